@@ -1,0 +1,111 @@
+//! `tsgnav alerts PATH... [--rules DIR] [--json]`: the alert routing table, and with
+//! Prometheus rule files the alerts no guide routes and the routes no rule defines.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::json;
+
+#[derive(Debug, Args)]
+pub struct AlertsArgs {
+    /// Guides or folders of guides (default: the bundled guides).
+    pub paths: Vec<PathBuf>,
+    /// Prometheus rule files or folders of them (PrometheusRule CRDs or plain rule groups).
+    #[arg(long, value_name = "DIR|FILE")]
+    pub rules: Vec<PathBuf>,
+    /// Print JSON: {"routes":[…],"unrouted":[…],"dangling":[…]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Alert names defined under `groups[].rules[].alert` anywhere in a YAML document.
+fn collect_alerts(v: &yaml_serde::Value, out: &mut BTreeSet<String>) {
+    match v {
+        yaml_serde::Value::Mapping(m) => {
+            if let Some(rules) = m.get("rules").and_then(|r| r.as_sequence()) {
+                for r in rules {
+                    if let Some(a) = r.get("alert").and_then(|a| a.as_str()) {
+                        out.insert(a.to_string());
+                    }
+                }
+            }
+            m.values().for_each(|x| collect_alerts(x, out));
+        }
+        yaml_serde::Value::Sequence(s) => s.iter().for_each(|x| collect_alerts(x, out)),
+        _ => {}
+    }
+}
+
+fn rule_files(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if p.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            rule_files(&e, out)?;
+        }
+    } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+        out.push(p.to_path_buf());
+    } else if !p.exists() {
+        return Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{}: no such file or folder", p.display())));
+    }
+    Ok(())
+}
+
+/// Every alert the rule files define. Unparseable files are errors naming the file.
+pub fn defined_alerts(paths: &[PathBuf]) -> anyhow::Result<BTreeSet<String>> {
+    let mut files = Vec::new();
+    for p in paths {
+        rule_files(p, &mut files)?;
+    }
+    let mut alerts = BTreeSet::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", f.display()))?;
+        for doc in yaml_serde::Deserializer::from_str(&text) {
+            let v = <yaml_serde::Value as serde::Deserialize>::deserialize(doc)
+                .map_err(|e| anyhow::anyhow!("{}: not valid YAML: {e}", f.display()))?;
+            collect_alerts(&v, &mut alerts);
+        }
+    }
+    Ok(alerts)
+}
+
+impl AlertsArgs {
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        let (lib, failed) = super::load(&self.paths);
+        let routes: Vec<(String, String, String, usize)> = lib
+            .guides
+            .iter()
+            .flat_map(|g| g.routes.iter().map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line)))
+            .collect();
+        let routed: BTreeSet<String> = routes.iter().map(|r| r.0.clone()).collect();
+        let (mut unrouted, mut dangling) = (Vec::new(), Vec::new());
+        if !self.rules.is_empty() {
+            let defined = defined_alerts(&self.rules)?;
+            unrouted = defined.iter().filter(|a| !routed.contains(*a)).cloned().collect();
+            dangling = routes.iter().filter(|r| !defined.contains(&r.0)).cloned().collect();
+        }
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            let v = json!({
+                "routes": routes.iter().map(|r| json!({"alert": r.0, "to": r.1, "path": r.2, "line": r.3})).collect::<Vec<_>>(),
+                "unrouted": unrouted.iter().map(|a| json!({"rule": "unrouted-alert", "alert": a})).collect::<Vec<_>>(),
+                "dangling": dangling.iter().map(|r| json!({"rule": "dangling-alert-route", "alert": r.0, "path": r.2, "line": r.3})).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{v}")?;
+        } else {
+            for r in &routes {
+                writeln!(out, "{:<44} → {}", r.0, r.1)?;
+            }
+            for a in &unrouted {
+                writeln!(out, "warning[unrouted-alert]: alert `{a}` is defined in the rules but no guide routes it; add a row for it to a guide's Alert Triage table")?;
+            }
+            for r in &dangling {
+                writeln!(out, "{}:{}: warning[dangling-alert-route]: `{}` is routed here but no rule file defines it; fix the name or remove the row", r.2, r.3, r.0)?;
+            }
+        }
+        Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    }
+}

@@ -1,0 +1,168 @@
+//! The IO edge that reads guide files: walks roots (files or folders), refuses what is not a
+//! readable UTF-8 markdown file with a message naming it, and parses the rest with
+//! `tsg::parse_guide`. Must not import `cli` or any UI code.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::tsg::{self, Library};
+
+/// Largest guide read, in bytes. Real TSGs are a few hundred KiB at most.
+pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// Deepest folder nesting walked below a root.
+const MAX_DEPTH: usize = 64;
+
+/// Why a file or folder was not loaded. Each message names the path and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: no such file or folder; check the path")]
+    Missing { path: String },
+    #[error("{path}: cannot read it: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}: is {mib:.1} MiB; tsgnav reads guides up to 16 MiB. Split the guide or pass a smaller file")]
+    TooLarge { path: String, mib: f64 },
+    #[error("{path}: looks binary (NUL byte at offset {offset}); pass markdown files only")]
+    Binary { path: String, offset: usize },
+    #[error("{path}:{line}:{column}: is not UTF-8 (invalid byte 0x{byte:02x}); save the file as UTF-8")]
+    NotUtf8 { path: String, line: usize, column: usize, byte: u8 },
+    #[error("{path}: skipped: it links back to {target}, a folder already being read (symlink loop)")]
+    SymlinkLoop { path: String, target: String },
+    #[error("{path}: skipped: folders nest deeper than {MAX_DEPTH} levels")]
+    TooDeep { path: String },
+}
+
+impl LoadError {
+    /// Loops are reported but are not failures: the folder was read once.
+    pub fn is_warning(&self) -> bool {
+        matches!(self, LoadError::SymlinkLoop { .. })
+    }
+}
+
+/// Reads every `.md` file under `roots`. Bad files become errors; the rest still load.
+pub fn load_library(roots: &[PathBuf]) -> (Library, Vec<LoadError>) {
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    let mut errors = Vec::new();
+    for root in roots {
+        let display = root.display().to_string();
+        match std::fs::metadata(root) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => errors.push(LoadError::Missing { path: display }),
+            Err(e) => errors.push(LoadError::Io { path: display, source: e }),
+            Ok(m) if m.is_dir() => {
+                let mut seen = HashSet::new();
+                walk_dir(root, root, 0, &mut seen, &mut files, &mut errors);
+            }
+            Ok(_) => {
+                let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                files.push((root.clone(), name));
+            }
+        }
+    }
+    let mut lib = Library::default();
+    let mut read = HashSet::new();
+    for (file, rel) in files {
+        if let Ok(c) = std::fs::canonicalize(&file) {
+            if !read.insert(c) {
+                continue;
+            }
+        }
+        match read_text(&file) {
+            Ok(text) => {
+                let mut g = tsg::parse_guide(&rel, &text);
+                g.file = file.display().to_string();
+                lib.guides.push(g);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    tsg::link_library(&mut lib);
+    (lib, errors)
+}
+
+fn is_markdown(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+}
+
+fn walk_dir(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    seen: &mut HashSet<PathBuf>,
+    files: &mut Vec<(PathBuf, String)>,
+    errors: &mut Vec<LoadError>,
+) {
+    if depth > MAX_DEPTH {
+        errors.push(LoadError::TooDeep { path: dir.display().to_string() });
+        return;
+    }
+    match std::fs::canonicalize(dir) {
+        Ok(c) if !seen.insert(c.clone()) => {
+            let target = c.display().to_string();
+            errors.push(LoadError::SymlinkLoop { path: dir.display().to_string(), target });
+            return;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            errors.push(LoadError::Io { path: dir.display().to_string(), source: e });
+            return;
+        }
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            errors.push(LoadError::Io { path: dir.display().to_string(), source: e });
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.starts_with('.') || name == "target" || name == "node_modules" {
+            continue;
+        }
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_dir() => walk_dir(root, &p, depth + 1, seen, files, errors),
+            Ok(_) if is_markdown(&p) => {
+                let rel = p.strip_prefix(root).unwrap_or(&p);
+                let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                files.push((p, rel));
+            }
+            Ok(_) => {}
+            Err(e) if is_markdown(&p) => errors.push(LoadError::Io { path: p.display().to_string(), source: e }),
+            Err(_) => {}
+        }
+    }
+}
+
+/// Reads one file as UTF-8 markdown, refusing huge, binary and non-UTF-8 files.
+pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    let display = path.display().to_string();
+    let io = |source| LoadError::Io { path: display.clone(), source };
+    let len = std::fs::metadata(path).map_err(io)?.len();
+    if len > MAX_BYTES {
+        return Err(LoadError::TooLarge { path: display, mib: len as f64 / (1024.0 * 1024.0) });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    if let Some(offset) = bytes.iter().take(8192).position(|b| *b == 0) {
+        return Err(LoadError::Binary { path: display, offset });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = at - before.iter().rposition(|b| *b == b'\n').map(|p| p + 1).unwrap_or(0) + 1;
+        LoadError::NotUtf8 { path: display.clone(), line, column, byte: bytes.get(at).copied().unwrap_or(0) }
+    })
+}
+
+/// Whether a relative link from `guide` points at an existing file (the link check of lint).
+pub fn link_target_exists(guide_file: &str, dest: &str) -> bool {
+    let file = dest.split(['#', '?']).next().unwrap_or(dest);
+    // Repository-absolute links (`/docs/x.md`) depend on where the repository root is.
+    if file.is_empty() || file.starts_with('/') {
+        return true;
+    }
+    let base = Path::new(guide_file).parent().unwrap_or(Path::new(""));
+    base.join(file).exists()
+}

@@ -1,0 +1,148 @@
+//! Raw sections → a `Guide`: node ids, parents, roles, fields, callouts, checklists, probes.
+//! Tables, escalations and edges are added by `tables` and `edges`. Pure; must not import IO.
+
+use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role};
+use super::raw::{RawDoc, RawQuote, RawSection};
+use super::roles::Synonyms;
+use super::slug::Slugger;
+use super::text::{field_key, LineIndex};
+
+fn callout_kind(q: &RawQuote) -> CalloutKind {
+    let from_word = |w: &str| {
+        let w = w.to_lowercase();
+        let w = w.trim_start_matches("[!").trim_end_matches(']');
+        match () {
+            _ if w.starts_with("risk") || w.starts_with("danger") => Some(CalloutKind::Risk),
+            _ if w.starts_with("gotcha") => Some(CalloutKind::Gotcha),
+            _ if w.starts_with("warning") => Some(CalloutKind::Warning),
+            _ if w.starts_with("caution") => Some(CalloutKind::Caution),
+            _ if w.starts_with("important") => Some(CalloutKind::Important),
+            _ if w.starts_with("note") => Some(CalloutKind::Note),
+            _ if w.starts_with("tip") => Some(CalloutKind::Tip),
+            _ => None,
+        }
+    };
+    if let Some(k) = q.gfm_kind.as_deref().and_then(from_word) {
+        return k;
+    }
+    // `>[!NOTE]` written without the space, or a parser that did not tag it.
+    if let Some(rest) = q.text.trim_start().strip_prefix("[!") {
+        if let Some(k) = from_word(rest.split(']').next().unwrap_or("")) {
+            return k;
+        }
+    }
+    q.label.as_ref().and_then(|l| from_word(&l.text)).unwrap_or(CalloutKind::Quote)
+}
+
+fn callout_text(q: &RawQuote) -> String {
+    let t = q.text.trim();
+    match t.strip_prefix("[!") {
+        Some(rest) => rest.split_once(']').map(|(_, r)| r.trim()).unwrap_or(t).to_string(),
+        None => t.to_string(),
+    }
+}
+
+/// Builds the nodes of one guide from its raw sections.
+pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<Node> {
+    let lines = LineIndex::new(src);
+    let total_lines = lines.line(src.len());
+    let mut slugger = Slugger::default();
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    let sections: Vec<&RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
+    let preamble = doc.sections.first().filter(|s| s.level == 0);
+    for (i, s) in sections.iter().enumerate() {
+        while stack.last().is_some_and(|(lvl, _)| *lvl >= s.level) {
+            stack.pop();
+        }
+        let parent = stack.last().map(|(_, idx)| *idx);
+        let slug = slugger.unique(&s.title);
+        let role = synonyms.infer(&s.title, parent.map(|p| nodes[p].role));
+        let end = sections.get(i + 1).map(|n| n.start).unwrap_or(src.len());
+        let end_line = sections.get(i + 1).map(|n| n.line.saturating_sub(1)).unwrap_or(total_lines);
+        let mut node = Node {
+            id: format!("{path}#{slug}"),
+            slug,
+            title: s.title.clone(),
+            level: s.level,
+            role,
+            parent: parent.map(|p| nodes[p].id.clone()),
+            line: s.line,
+            end_line,
+            body: src.get(s.body_start.min(end)..end).unwrap_or("").to_string(),
+            ..Node::default()
+        };
+        fill(&mut node, s);
+        stack.push((s.level, nodes.len()));
+        nodes.push(node);
+    }
+    if nodes.is_empty() && !src.trim().is_empty() {
+        // A file with text but no heading at all is one node named after the file.
+        let title = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md").to_string();
+        let mut node = Node {
+            id: format!("{path}#"),
+            title,
+            level: 1,
+            line: 1,
+            end_line: total_lines,
+            body: src.to_string(),
+            ..Node::default()
+        };
+        if let Some(s) = preamble {
+            fill(&mut node, s);
+        }
+        nodes.push(node);
+    }
+    nodes
+}
+
+fn fill(node: &mut Node, s: &RawSection) {
+    let top_items = s.items.iter().filter(|i| i.depth == 0 || node.role == Role::Escalation);
+    for p in s.paras.iter().chain(top_items.map(|i| &i.para)) {
+        if let Some(label) = p.label.as_ref().filter(|l| l.colon && l.text.len() <= 40) {
+            let key = field_key(&label.text);
+            if key.is_empty() {
+                continue;
+            }
+            let slot = node.fields.entry(key).or_default();
+            if !slot.is_empty() && !p.value.is_empty() {
+                slot.push('\n');
+            }
+            slot.push_str(&p.value);
+        }
+    }
+    for q in &s.quotes {
+        let kind = callout_kind(q);
+        node.callouts.push(Callout { kind, text: callout_text(q), line: q.line });
+    }
+    for item in &s.items {
+        let validation = node.role == Role::Validation && item.depth == 0;
+        if item.checked.is_some() || validation {
+            node.checklist.push(ChecklistItem { text: item.para.text.clone(), checked: item.checked, line: item.para.line });
+        }
+    }
+    node.probes = s.codes.iter().filter_map(super::probe::probe).collect();
+}
+
+/// Parses the YAML front matter; an error names the line and the problem.
+pub fn front_matter(doc: &RawDoc) -> Result<Option<FrontMatter>, (usize, String)> {
+    let Some((text, line)) = doc.front_matter.as_ref() else {
+        return Ok(None);
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    yaml_serde::from_str::<FrontMatter>(text).map(Some).map_err(|e| {
+        let at = e.location().map(|l| line + l.line().saturating_sub(1)).unwrap_or(*line);
+        (at, e.to_string())
+    })
+}
+
+/// Title: front matter, else the first H1, else the first heading, else the file name.
+pub fn title(path: &str, fm: Option<&FrontMatter>, nodes: &[Node]) -> String {
+    fm.and_then(|f| f.title.clone())
+        .or_else(|| nodes.iter().find(|n| n.level == 1).map(|n| n.title.clone()))
+        .or_else(|| nodes.first().map(|n| n.title.clone()))
+        .unwrap_or_else(|| path.to_string())
+}
+

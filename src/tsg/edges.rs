@@ -1,0 +1,237 @@
+//! Edges between nodes: links, branches (if/then bullets, "Next step" columns), plain-text
+//! references ("see Strategy 4", "→ Scenario 7"), alert routes and document-order `next`.
+//! Pure; imports only sibling `tsg` modules.
+
+use super::model::{Edge, EdgeKind, Node, Role, Route};
+use super::raw::RawSection;
+use super::tables::{self, RawTarget};
+
+/// Whether a link leaves the repository (web, mail).
+pub fn is_external(dest: &str) -> bool {
+    dest.contains("://") || dest.starts_with("mailto:") || dest.starts_with("tel:")
+}
+
+/// Joins a relative link onto the directory of `from` and normalises `.`/`..`.
+pub fn join(from: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// A link destination as a node id (`path#slug`, or `path` for a file link); `None` when external.
+pub fn resolve_dest(path: &str, dest: &str) -> Option<String> {
+    if is_external(dest) || dest.is_empty() {
+        return None;
+    }
+    let dest = dest.split('?').next().unwrap_or(dest);
+    Some(match dest.split_once('#') {
+        Some(("", anchor)) => format!("{path}#{anchor}"),
+        Some((file, anchor)) => format!("{}#{anchor}", join(path, file)),
+        None => join(path, dest),
+    })
+}
+
+const TRIGGERS: &[&str] = &[
+    "see ", "→", "->", "go to", "proceed to", "jump to", "skip to", "continue", "then ", "use ", "fix",
+    "per ", "refer", "back to", "return to", "follow", "instead", "next:", "apply",
+];
+const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
+
+/// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
+pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    for kind in KINDS {
+        for (at, _) in lower.match_indices(kind) {
+            let after = &lower[at + kind.len()..];
+            let Some(rest) = after.strip_prefix(' ') else { continue };
+            let num: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+            let num = num.trim_end_matches('.').to_string();
+            if !num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let before = &lower[..at];
+            let window: String = before.chars().rev().take(24).collect::<Vec<_>>().into_iter().rev().collect();
+            let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
+            if boundary && (bare || TRIGGERS.iter().any(|t| window.contains(t))) {
+                out.push((kind.to_string(), num));
+            }
+        }
+    }
+    out
+}
+
+/// The node a numbered reference names: a heading starting with "Strategy 3", falling back
+/// from "Step 2a" to "Step 2".
+pub fn resolve_ref(nodes: &[Node], kind: &str, num: &str) -> Option<usize> {
+    let find = |n: &str| {
+        let prefix = format!("{kind} {n}");
+        nodes.iter().position(|node| {
+            let t = node.title.to_lowercase();
+            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+            t.strip_prefix(&prefix).is_some_and(|rest| {
+                let mut cs = rest.chars();
+                match cs.next() {
+                    None => true,
+                    Some('.') => !cs.next().is_some_and(|c| c.is_ascii_digit()),
+                    Some(c) => !c.is_alphanumeric(),
+                }
+            })
+        })
+    };
+    find(num).or_else(|| find(num.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
+}
+
+fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
+    if to == node.id || node.edges.iter().any(|e| e.to == to && e.kind == kind) {
+        return;
+    }
+    node.edges.push(Edge { to, kind, label: label.to_string(), line });
+}
+
+fn target_id(path: &str, nodes: &[Node], t: &RawTarget) -> Option<String> {
+    if let Some(id) = t.dest.as_deref().and_then(|d| resolve_dest(path, d)) {
+        return Some(id);
+    }
+    text_refs(&t.text, true).into_iter().find_map(|(k, n)| resolve_ref(nodes, &k, &n)).map(|i| nodes[i].id.clone())
+}
+
+fn is_condition(text: &str) -> bool {
+    let t = text.trim_start().to_lowercase();
+    ["if ", "if/", "when ", "otherwise", "else", "unless ", "only if"].iter().any(|w| t.starts_with(w))
+}
+
+/// Adds edges to every node and returns the guide's alert routes.
+pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Route> {
+    let mut routes = Vec::new();
+    for (i, s) in sections.iter().enumerate() {
+        if i >= nodes.len() {
+            break;
+        }
+        let mut pending: Vec<(String, EdgeKind, String, usize)> = Vec::new();
+        let mut routed_links = Vec::new();
+        for (alert, t) in tables::routes(s) {
+            if let Some(to) = target_id(path, nodes, &t) {
+                routes.push(Route { alert, to: to.clone(), line: t.line });
+                pending.push((to, EdgeKind::Route, t.label.clone(), t.line));
+            }
+            routed_links.extend(t.dest);
+        }
+        for t in tables::branches(s) {
+            if let Some(to) = target_id(path, nodes, &t) {
+                pending.push((to, EdgeKind::Branch, t.label.clone(), t.line));
+            }
+            routed_links.extend(t.dest);
+        }
+        let mut branch_links = Vec::new();
+        for p in s.paras.iter().chain(s.items.iter().map(|i| &i.para)) {
+            // A bullet that is only a link ("- [When to use](#…)") is a table of contents entry.
+            let link_only = p.links.len() == 1
+                && s.links.get(p.links[0]).is_some_and(|l| l.text.trim() == p.text.trim());
+            let cond = !link_only && (p.label.as_ref().is_some_and(|l| is_condition(&l.text)) || is_condition(&p.text));
+            if cond {
+                branch_links.extend(p.links.iter().copied());
+            }
+            let kind = if cond { EdgeKind::Branch } else { EdgeKind::Ref };
+            for (k, n) in text_refs(&p.text, false) {
+                if let Some(j) = resolve_ref(nodes, &k, &n) {
+                    pending.push((nodes[j].id.clone(), kind, p.text.clone(), p.line));
+                }
+            }
+        }
+        for q in &s.quotes {
+            for (k, n) in text_refs(&q.text, false) {
+                if let Some(j) = resolve_ref(nodes, &k, &n) {
+                    pending.push((nodes[j].id.clone(), EdgeKind::Ref, q.text.clone(), q.line));
+                }
+            }
+        }
+        for (idx, l) in s.links.iter().enumerate() {
+            if routed_links.contains(&l.dest) {
+                continue;
+            }
+            if let Some(to) = resolve_dest(path, &l.dest) {
+                let kind = if branch_links.contains(&idx) { EdgeKind::Branch } else { EdgeKind::Link };
+                pending.push((to, kind, l.text.clone(), l.line));
+            }
+        }
+        // Strongest kind first so a link that is also a branch is kept as the branch.
+        pending.sort_by_key(|p| match p.1 {
+            EdgeKind::Route => 0,
+            EdgeKind::Branch => 1,
+            EdgeKind::Ref => 2,
+            EdgeKind::Link => 3,
+            EdgeKind::Next => 4,
+        });
+        let node = &mut nodes[i];
+        for (to, kind, label, line) in pending {
+            if !node.edges.iter().any(|e| e.to == to) {
+                push(node, to, kind, &label, line);
+            }
+        }
+    }
+    add_next(nodes);
+    routes
+}
+
+fn phase(role: Role) -> Option<Role> {
+    match role {
+        Role::Diagnostic | Role::BlastRadius => Some(Role::Diagnostic),
+        Role::Mitigation | Role::Rollback => Some(Role::Mitigation),
+        Role::Validation | Role::Escalation | Role::Postmortem | Role::Prerequisites | Role::Symptoms => Some(role),
+        _ => None,
+    }
+}
+
+/// `next`: each node to the following node in document order when both are in one phase.
+fn add_next(nodes: &mut [Node]) {
+    for i in 1..nodes.len() {
+        let (a, b) = (phase(nodes[i - 1].role), phase(nodes[i].role));
+        if a.is_some() && a == b {
+            let to = nodes[i].id.clone();
+            let line = nodes[i].line;
+            push(&mut nodes[i - 1], to, EdgeKind::Next, "", line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_and_resolves() {
+        assert_eq!(join("docs/drafts/a.md", "../ops/b.md"), "docs/ops/b.md");
+        assert_eq!(resolve_dest("a/b.md", "#x").as_deref(), Some("a/b.md#x"));
+        assert_eq!(resolve_dest("a/b.md", "c.md#y").as_deref(), Some("a/c.md#y"));
+        assert_eq!(resolve_dest("a/b.md", "https://x"), None);
+    }
+
+    #[test]
+    fn finds_plain_text_refs() {
+        assert_eq!(text_refs("Fix → Strategy 3", false), vec![("strategy".into(), "3".into())]);
+        assert_eq!(text_refs("see Strategy 4, step 0", false), vec![("strategy".into(), "4".into())]);
+        assert_eq!(text_refs("Step 3.5 then Step 4", true).len(), 2);
+        assert!(text_refs("The commands in Steps 2f and 4", false).is_empty());
+        assert_eq!(text_refs("Step 2a", true), vec![("step".into(), "2a".into())]);
+    }
+
+    #[test]
+    fn numbered_heading_lookup() {
+        let mk = |t: &str| Node { title: t.into(), id: t.into(), ..Node::default() };
+        let nodes = vec![mk("Step 3: Read CNS logs"), mk("Step 3.5: AKS Kusto"), mk("Step 2: Check")];
+        assert_eq!(resolve_ref(&nodes, "step", "3"), Some(0));
+        assert_eq!(resolve_ref(&nodes, "step", "3.5"), Some(1));
+        assert_eq!(resolve_ref(&nodes, "step", "2a"), Some(2));
+        assert_eq!(resolve_ref(&nodes, "step", "7"), None);
+    }
+}

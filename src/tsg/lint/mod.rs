@@ -1,0 +1,90 @@
+//! Lint: rules over a loaded library. Pure.
+//!
+//! Must not import IO (std::fs, std::process, tokio, network crates) nor `crate::safety`:
+//! the caller passes a classifier and a file-existence check in `LintConfig`.
+
+mod rules;
+pub mod shell_rules;
+
+use serde::Serialize;
+
+use crate::tsg::model::{Guide, Library, Probe, SafetyClass};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// One lint finding. `message` says what is wrong and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub path: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// What lint needs from outside the pure core.
+pub struct LintConfig<'a> {
+    /// The template whose H1 sections every guide must have (`None` skips `missing-section`).
+    pub template: Option<&'a Guide>,
+    /// The safety class of a probe (from `crate::safety`).
+    pub classify: &'a dyn Fn(&Probe) -> SafetyClass,
+    /// Whether a relative link of a guide points at an existing file.
+    pub file_exists: &'a dyn Fn(&Guide, &str) -> bool,
+}
+
+/// Every rule id with its default severity and a one-line description.
+pub const RULES: &[(&str, Severity, &str)] = &[
+    ("missing-section", Severity::Warning, "A section of the template is absent"),
+    ("scenario-missing-goal", Severity::Error, "A mitigation scenario or strategy has no Goal"),
+    ("scenario-missing-preconditions", Severity::Error, "A mitigation scenario or strategy has no Preconditions"),
+    ("mutation-without-risk", Severity::Error, "A step runs a mutating command but states no Risk"),
+    ("broken-anchor", Severity::Error, "A link names a heading anchor that does not exist"),
+    ("broken-link", Severity::Error, "A relative link points at a file that does not exist"),
+    ("rollout-restart-all", Severity::Error, "`rollout restart deployment` without a name restarts every deployment"),
+    ("grep-regex-id", Severity::Warning, "An ID variable is grepped as a regex (use grep -F)"),
+    ("hardcoded-restore", Severity::Warning, "A scale-to-zero is restored to a literal count instead of the captured one"),
+    ("undefined-variable", Severity::Warning, "A shell variable is used but never set nor declared as an input"),
+    ("escalation-missing-evidence", Severity::Warning, "An escalation target lists no evidence to attach"),
+    ("mixed-cli", Severity::Info, "The guide mixes `oc` and `kubectl`"),
+    ("front-matter", Severity::Error, "The YAML front matter does not parse"),
+];
+
+fn uses_template(g: &Guide, template: &Guide) -> bool {
+    let opted_out = g.front_matter.as_ref().and_then(|f| f.template.as_deref()).is_some_and(|t| t.eq_ignore_ascii_case("none"));
+    !opted_out && g.path != template.path && !g.path.ends_with("TEMPLATE.md")
+}
+
+/// Lints every guide of `lib`; findings sorted by file, line, rule.
+pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for g in &lib.guides {
+        rules::front_matter(g, &mut out);
+        if let Some(t) = cfg.template.filter(|t| uses_template(g, t)) {
+            rules::missing_section(g, t, &mut out);
+        }
+        rules::scenario_fields(g, &mut out);
+        rules::mutation_risk(g, cfg, &mut out);
+        rules::links(g, lib, cfg, &mut out);
+        rules::undefined_vars(g, &mut out);
+        rules::escalation_evidence(g, &mut out);
+        // SHELL_RULES_HOOK shell_rules::check(g, &mut out);
+    }
+    out.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
+    out
+}

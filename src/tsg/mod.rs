@@ -1,0 +1,84 @@
+//! PURE markdown → model. Must not import IO (std::fs, std::process, tokio, network crates)
+//! nor `crate::safety`, `crate::cli` or `crate::load`.
+//!
+//! `parse_guide` turns one file's text into a `Guide`; `link_library` resolves what spans
+//! files (links to another guide without an anchor).
+
+mod build;
+mod edges;
+pub mod lint;
+pub mod model;
+mod probe;
+mod raw;
+pub mod roles;
+pub mod shell;
+pub mod slug;
+mod tables;
+pub mod text;
+pub mod vars;
+mod walk;
+
+pub use edges::{is_external, join, resolve_dest};
+pub use model::*;
+pub use probe::split_info;
+
+/// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used
+/// in node ids. Never panics; problems (bad front matter) are kept in `Guide::problems`.
+pub fn parse_guide(path: &str, source: &str) -> Guide {
+    parse_guide_with(path, source, &roles::Synonyms::default())
+}
+
+/// `parse_guide` with a custom role synonym table.
+pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) -> Guide {
+    let doc = walk::walk(source);
+    let mut guide = Guide { path: path.to_string(), file: path.to_string(), ..Guide::default() };
+    match build::front_matter(&doc) {
+        Ok(fm) => guide.front_matter = fm,
+        Err((line, msg)) => guide.problems.push((line, msg)),
+    }
+    guide.nodes = build::nodes(path, source, &doc, synonyms);
+    guide.title = build::title(path, guide.front_matter.as_ref(), &guide.nodes);
+    let sections: Vec<&raw::RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
+    guide.routes = edges::link(path, &sections, &mut guide.nodes);
+    if let Some(fm) = guide.front_matter.as_ref() {
+        for (alert, slug) in &fm.alerts {
+            let to = format!("{path}#{}", slug.trim_start_matches('#'));
+            if !guide.routes.iter().any(|r| &r.alert == alert && r.to == to) {
+                guide.routes.push(Route { alert: alert.clone(), to, line: 1 });
+            }
+        }
+    }
+    for s in &sections {
+        guide.escalations.extend(tables::escalations(s));
+    }
+    for (i, s) in sections.iter().enumerate() {
+        let from = guide.nodes.get(i).map(|n| n.slug.clone()).unwrap_or_default();
+        for l in &s.links {
+            guide.links.push(Link { dest: l.dest.clone(), text: l.text.clone(), line: l.line, from_slug: from.clone() });
+        }
+    }
+    guide
+}
+
+/// Resolves links across guides: a link or route to `other.md` (no anchor) points at that
+/// guide's first node.
+pub fn link_library(lib: &mut Library) {
+    let first: std::collections::HashMap<String, String> = lib
+        .guides
+        .iter()
+        .filter_map(|g| g.nodes.first().map(|n| (g.path.clone(), n.id.clone())))
+        .collect();
+    let fix = |to: &mut String| {
+        if !to.contains('#') {
+            if let Some(id) = first.get(to.as_str()) {
+                *to = id.clone();
+            }
+        }
+    };
+    for g in &mut lib.guides {
+        for n in &mut g.nodes {
+            n.edges.iter_mut().for_each(|e| fix(&mut e.to));
+        }
+        g.routes.iter_mut().for_each(|r| fix(&mut r.to));
+    }
+}

@@ -1,0 +1,273 @@
+//! The TSG model: library → guides → nodes → probes, edges, fields.
+//!
+//! Plain data only. Must not import IO (std::fs, std::process, tokio, network crates)
+//! nor any other tsgnav module.
+
+use serde::Serialize;
+
+/// Every guide loaded from the given roots.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Library {
+    pub guides: Vec<Guide>,
+}
+
+/// One markdown file.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Guide {
+    /// Path relative to the root it was found under, with `/` separators.
+    pub path: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_matter: Option<FrontMatter>,
+    pub nodes: Vec<Node>,
+    pub routes: Vec<Route>,
+    pub escalations: Vec<Escalation>,
+    /// Every link target written in the guide (for broken-link/broken-anchor lint).
+    #[serde(skip)]
+    pub links: Vec<Link>,
+    /// The file as the user named it (for messages); `path` is relative to its root.
+    #[serde(skip)]
+    pub file: String,
+    /// Problems found while reading (bad front matter …): line and message.
+    #[serde(skip)]
+    pub problems: Vec<(usize, String)>,
+}
+
+/// Optional YAML front matter. Sharpens inference; never required.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct FrontMatter {
+    pub title: Option<String>,
+    /// Alert name → node slug (e.g. `step-1-establish-blast-radius`).
+    pub alerts: std::collections::BTreeMap<String, String>,
+    pub owners: Vec<String>,
+    /// Variables an operator supplies, with optional defaults.
+    pub inputs: std::collections::BTreeMap<String, Option<String>>,
+    /// Required sections (overrides the template for this guide).
+    pub template: Option<String>,
+}
+
+/// One heading section.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Node {
+    /// `<relative path>#<GitHub slug>`.
+    pub id: String,
+    /// The slug alone (the anchor).
+    #[serde(skip)]
+    pub slug: String,
+    pub title: String,
+    pub level: u8,
+    pub role: Role,
+    pub parent: Option<String>,
+    /// 1-based line of the heading.
+    pub line: usize,
+    /// 1-based line of the last line of the section (before the next heading).
+    #[serde(skip)]
+    pub end_line: usize,
+    /// Bold-label fields, key lower-cased and dashed (`goal`, `preconditions`, `risk`,
+    /// `action`, `expected-result`, `if-then` …).
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub callouts: Vec<Callout>,
+    pub checklist: Vec<ChecklistItem>,
+    pub probes: Vec<Probe>,
+    pub edges: Vec<Edge>,
+    /// The section's markdown source (heading line excluded).
+    #[serde(skip)]
+    pub body: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Triage,
+    WhenToUse,
+    Access,
+    Glossary,
+    Severity,
+    Symptoms,
+    Diagnostic,
+    BlastRadius,
+    Mitigation,
+    Rollback,
+    Escalation,
+    Validation,
+    Postmortem,
+    Prerequisites,
+    Reference,
+    #[default]
+    Other,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Triage => "triage",
+            Role::WhenToUse => "when-to-use",
+            Role::Access => "access",
+            Role::Glossary => "glossary",
+            Role::Severity => "severity",
+            Role::Symptoms => "symptoms",
+            Role::Diagnostic => "diagnostic",
+            Role::BlastRadius => "blast-radius",
+            Role::Mitigation => "mitigation",
+            Role::Rollback => "rollback",
+            Role::Escalation => "escalation",
+            Role::Validation => "validation",
+            Role::Postmortem => "postmortem",
+            Role::Prerequisites => "prerequisites",
+            Role::Reference => "reference",
+            Role::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CalloutKind {
+    Risk,
+    Gotcha,
+    Warning,
+    Caution,
+    Important,
+    Note,
+    Tip,
+    Quote,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Callout {
+    pub kind: CalloutKind,
+    pub text: String,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChecklistItem {
+    pub text: String,
+    /// `Some(true|false)` for a task list item, `None` for a plain bullet of a validation section.
+    pub checked: Option<bool>,
+    pub line: usize,
+}
+
+/// Language of a fenced block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Shell,
+    Promql,
+    Kql,
+    Http,
+    /// Shown, never run (yaml, json, mermaid, go, text, …).
+    Text,
+}
+
+/// Safety class of a probe. Computed by `crate::safety`; `tsg` only names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum SafetyClass {
+    ReadOnly,
+    LongRunning,
+    Interactive,
+    Unknown,
+    Mutating,
+}
+
+impl SafetyClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SafetyClass::ReadOnly => "read-only",
+            SafetyClass::LongRunning => "long-running",
+            SafetyClass::Interactive => "interactive",
+            SafetyClass::Unknown => "unknown",
+            SafetyClass::Mutating => "mutating",
+        }
+    }
+    /// Whether running it needs a person's confirmation (mutating and unknown do).
+    pub fn needs_confirmation(self) -> bool {
+        matches!(self, SafetyClass::Mutating | SafetyClass::Unknown)
+    }
+}
+
+/// A fenced block.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probe {
+    pub lang: Lang,
+    /// The info string as written (`bash {name=x timeout=30s}`).
+    #[serde(skip)]
+    pub info: String,
+    /// Fence attributes (`name`, `timeout`, …) from `{…}` in the info string.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub attrs: std::collections::BTreeMap<String, String>,
+    pub code: String,
+    /// 1-based line of the first line of code (the line after the opening fence).
+    pub line: usize,
+    /// Variables the probe reads (placeholders included), in first-use order.
+    pub vars: Vec<String>,
+    /// Variables the probe assigns itself (`export X=`, `X=$(…)`, `for X in`).
+    pub assigns: Vec<String>,
+    pub hints: BackendHints,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct BackendHints {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kube_context: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kusto_cluster: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kusto_database: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeKind {
+    Route,
+    Branch,
+    Link,
+    Ref,
+    Next,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    /// Target node id (`path#slug`), or the raw target when unresolved.
+    pub to: String,
+    pub kind: EdgeKind,
+    /// Why (the condition text of a branch, the link text…).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    #[serde(skip)]
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Route {
+    pub alert: String,
+    pub to: String,
+    #[serde(skip)]
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Escalation {
+    pub team: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub trigger: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub channel: String,
+    pub evidence: Vec<String>,
+    #[serde(skip)]
+    pub line: usize,
+}
+
+/// A link as written in the guide.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub dest: String,
+    pub text: String,
+    pub line: usize,
+    /// Node slug of the section holding the link (empty before the first heading).
+    pub from_slug: String,
+}

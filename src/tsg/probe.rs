@@ -1,0 +1,175 @@
+//! Fenced blocks → probes: language from the info string, fence attributes, variables and
+//! backend hints. Pure; imports only sibling `tsg` modules.
+
+use std::collections::BTreeMap;
+
+use super::model::{BackendHints, Lang, Probe};
+use super::raw::RawCode;
+use super::vars;
+
+/// Command words that mark an untagged fence as shell.
+const SHELL_WORDS: &[&str] = &[
+    "kubectl", "oc", "az", "curl", "export", "for", "jq", "hcpctl", "helm", "grep", "cat", "echo",
+    "wget", "ssh", "kubelogin", "make", "go", "docker", "sudo", "watch", "cd", "ls", "while", "if",
+    "promtool", "psql", "openssl", "dig", "nslookup", "ping", "systemctl", "journalctl", "git",
+];
+
+/// Splits an info string into the language word and `{k=v …}` attributes.
+pub fn split_info(info: &str) -> (String, BTreeMap<String, String>) {
+    let info = info.trim();
+    let (head, attrs) = match info.find('{') {
+        Some(i) => (&info[..i], info[i + 1..].trim_end().trim_end_matches('}')),
+        None => (info, ""),
+    };
+    let lang = head.split([' ', ',']).next().unwrap_or("").trim().to_lowercase();
+    let mut map = BTreeMap::new();
+    for pair in attrs.split([' ', ',']).filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, "true"));
+        map.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
+    }
+    (lang, map)
+}
+
+fn lang_of(word: &str, code: &str) -> Option<Lang> {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    match base {
+        "bash" | "sh" | "shell" | "zsh" | "console" | "shell-session" | "ksh" => Some(Lang::Shell),
+        "promql" | "prometheus" => Some(Lang::Promql),
+        "kql" | "kusto" => Some(Lang::Kql),
+        "http" | "rest" => Some(Lang::Http),
+        "" if looks_like_shell(code) => Some(Lang::Shell),
+        _ => None,
+    }
+}
+
+fn looks_like_shell(code: &str) -> bool {
+    code.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().next())
+        .is_some_and(|w| SHELL_WORDS.contains(&w.trim_start_matches('$')) || w.contains('=') && !w.contains(':'))
+}
+
+/// Kusto `cluster('c').database('d')`, or a leading `// host / database` comment.
+fn kusto_hints(code: &str, hints: &mut BackendHints) {
+    let quoted = |s: &str| -> Option<String> {
+        let s = s.trim_start_matches(['(', ' ']);
+        let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let rest = &s[1..];
+        rest.find(q).map(|e| rest[..e].to_string())
+    };
+    if let Some(i) = code.find("cluster(") {
+        hints.kusto_cluster = quoted(&code[i + 7..]);
+    }
+    if let Some(i) = code.find("database(") {
+        hints.kusto_database = quoted(&code[i + 8..]);
+    }
+    if hints.kusto_cluster.is_none() {
+        let first = code.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        if let Some(c) = first.strip_prefix("//") {
+            if let Some((host, db)) = c.split_once(" / ") {
+                let (host, db) = (host.trim(), db.trim());
+                if host.contains('.') && !host.contains(' ') && !db.contains(' ') {
+                    hints.kusto_cluster = Some(host.to_string());
+                    hints.kusto_database = Some(db.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// `--context X`, `-n X` / `--namespace X` (first seen wins).
+fn kube_hints(code: &str, hints: &mut BackendHints) {
+    let words: Vec<&str> = code.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(|s| s.trim_matches(['"', '\'']).to_string());
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) => (f, Some(v.trim_matches(['"', '\'']).to_string())),
+            None => (*w, None),
+        };
+        match flag {
+            "--context" if hints.kube_context.is_none() => hints.kube_context = inline.or(next),
+            "-n" | "--namespace" if hints.namespace.is_none() => hints.namespace = inline.or(next),
+            _ => {}
+        }
+    }
+}
+
+/// A probe from a fenced block, or `None` for blocks that are shown but never run.
+pub fn probe(raw: &RawCode) -> Option<Probe> {
+    if !raw.fenced {
+        return None;
+    }
+    let (word, attrs) = split_info(&raw.info);
+    let lang = lang_of(&word, &raw.code)?;
+    let mut hints = BackendHints::default();
+    let (mut vars_used, assigns) = match lang {
+        Lang::Shell => {
+            kube_hints(&raw.code, &mut hints);
+            (vars::shell_uses(&raw.code), vars::shell_assigns(&raw.code))
+        }
+        Lang::Kql => {
+            kusto_hints(&raw.code, &mut hints);
+            (Vec::new(), Vec::new())
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    for name in vars::placeholders(&raw.code).into_iter().chain(vars::brace_placeholders(&raw.code)) {
+        if !vars_used.contains(&name) {
+            vars_used.push(name);
+        }
+    }
+    if let Some(ctx) = attrs.get("context") {
+        hints.kube_context = Some(ctx.clone());
+    }
+    if let Some(ns) = attrs.get("namespace") {
+        hints.namespace = Some(ns.clone());
+    }
+    Some(Probe {
+        lang,
+        info: raw.info.clone(),
+        attrs,
+        code: raw.code.clone(),
+        line: raw.line,
+        vars: vars_used,
+        assigns,
+        hints,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(info: &str, code: &str) -> RawCode {
+        RawCode { info: info.into(), code: code.into(), line: 3, fenced: true }
+    }
+
+    #[test]
+    fn languages() {
+        assert_eq!(probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.lang), Some(Lang::Shell));
+        assert_eq!(probe(&code("/bin/sh", "ls")).map(|p| p.lang), Some(Lang::Shell));
+        assert_eq!(probe(&code("", "kubectl get nodes")).map(|p| p.lang), Some(Lang::Shell));
+        assert_eq!(probe(&code("", "just some text")).map(|p| p.lang), None);
+        assert_eq!(probe(&code("kusto", "T | take 1")).map(|p| p.lang), Some(Lang::Kql));
+        assert_eq!(probe(&code("promql", "up")).map(|p| p.lang), Some(Lang::Promql));
+        assert_eq!(probe(&code("yaml", "a: b")).map(|p| p.lang), None);
+        let p = probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.attrs);
+        assert_eq!(p.and_then(|a| a.get("timeout").cloned()).as_deref(), Some("30s"));
+    }
+
+    #[test]
+    fn hints_and_vars() {
+        let p = probe(&code("kql", "cluster('hcp-prod-{region}').database('HCPLogs').T\n| where ns == \"<CCP ID>\""));
+        let p = p.expect("kql probe");
+        assert_eq!(p.hints.kusto_cluster.as_deref(), Some("hcp-prod-{region}"));
+        assert_eq!(p.hints.kusto_database.as_deref(), Some("HCPLogs"));
+        assert_eq!(p.vars, vec!["CCP ID", "region"]);
+        let p = probe(&code("kusto", "// nrp.kusto.windows.net / mdsnrp\nT")).expect("kql");
+        assert_eq!(p.hints.kusto_database.as_deref(), Some("mdsnrp"));
+        let p = probe(&code("bash", "kubectl --context mc-1 get pods -n maestro $X")).expect("sh");
+        assert_eq!(p.hints.kube_context.as_deref(), Some("mc-1"));
+        assert_eq!(p.hints.namespace.as_deref(), Some("maestro"));
+        assert_eq!(p.vars, vec!["X"]);
+    }
+}

@@ -1,0 +1,101 @@
+//! Role inference from heading text and ancestors. Pure; imports only `super::model`.
+//!
+//! The synonym table is data (`Synonyms`), so callers can extend it from configuration.
+
+use super::model::Role;
+
+/// Heading words that name each role, checked in order; the first match wins.
+#[derive(Debug, Clone)]
+pub struct Synonyms {
+    pub table: Vec<(Role, Vec<String>)>,
+}
+
+impl Default for Synonyms {
+    fn default() -> Self {
+        let t: &[(Role, &[&str])] = &[
+            (Role::Triage, &["alert triage", "triage", "alerts routing", "alert routing"]),
+            (Role::BlastRadius, &["blast radius", "scope of impact", "impact assessment"]),
+            (Role::WhenToUse, &["when to use", "when to apply", "applies when", "scope"]),
+            (Role::Rollback, &["rollback", "roll back", "restore", "revert", "undo"]),
+            (Role::Escalation, &["escalat", "who to engage", "contacts"]),
+            (Role::Validation, &["validation", "validate", "verify", "verification", "confirmation"]),
+            (Role::Postmortem, &["postmortem", "post-mortem", "after incident", "after the incident", "post-incident", "retrospective"]),
+            (Role::Mitigation, &["mitigat", "scenario", "strategy", "strategies", "remediat", "workaround", "fix "]),
+            (Role::Access, &["cluster access", "access", "breakglass", "break-glass", "credentials", "login"]),
+            (Role::Glossary, &["glossary", "terminology", "definitions", "terms"]),
+            (Role::Severity, &["severity", "impact"]),
+            (Role::Symptoms, &["symptom"]),
+            (Role::Prerequisites, &["prerequisite", "before you begin", "requirements", "pre-requisite"]),
+            (Role::Reference, &["appendix", "reference", "table of contents", "contents", "purpose", "background", "overview", "see also", "related", "architecture", "components"]),
+            (Role::Diagnostic, &["diagnos", "identify", "investigat", "troubleshoot", "step", "check", "dashboards", "logging", "queries", "logs", "inspect", "find the"]),
+        ];
+        Synonyms {
+            table: t
+                .iter()
+                .map(|(r, words)| (*r, words.iter().map(|w| w.to_string()).collect()))
+                .collect(),
+        }
+    }
+}
+
+impl Synonyms {
+    /// The role a heading names by itself, if any.
+    pub fn own(&self, title: &str) -> Option<Role> {
+        let t = format!("{} ", title.to_lowercase());
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+        // "Step N: …" is a diagnostic step unless it names another phase.
+        let is_step = t.starts_with("step ");
+        self.table
+            .iter()
+            .find(|(role, words)| {
+                let hit = words.iter().any(|w| t.contains(w.as_str()));
+                hit && !(is_step && matches!(role, Role::Prerequisites | Role::Access | Role::Reference))
+            })
+            .map(|(r, _)| match r {
+                // "Step 5: Classify the scenario" is a step, not a scenario.
+                Role::Mitigation if is_step => Role::Diagnostic,
+                r => *r,
+            })
+    }
+
+    /// The role of a heading given its parent's role: a step under a mitigation stays a
+    /// mitigation step; otherwise the heading's own words win, then the parent's role.
+    pub fn infer(&self, title: &str, parent: Option<Role>) -> Role {
+        let own = self.own(title);
+        match (own, parent) {
+            (Some(Role::Diagnostic), Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation))) => p,
+            (Some(Role::Symptoms), Some(Role::Diagnostic)) => Role::Symptoms,
+            (Some(r), _) => r,
+            (None, Some(p)) if p != Role::Triage && p != Role::WhenToUse => p,
+            _ => Role::Other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infers_roles_from_real_headings() {
+        let s = Synonyms::default();
+        assert_eq!(s.infer("Alert Triage", None), Role::Triage);
+        assert_eq!(s.infer("When to Use This TSG", None), Role::WhenToUse);
+        assert_eq!(s.infer("Step 1: Establish blast radius", Some(Role::Diagnostic)), Role::BlastRadius);
+        assert_eq!(
+            s.infer("Step 2: Check HCP-side prerequisites", Some(Role::Diagnostic)),
+            Role::Diagnostic
+        );
+        assert_eq!(s.infer("Scenario: Stuck MTPNC deletion", Some(Role::Mitigation)), Role::Mitigation);
+        assert_eq!(s.infer("Option A", Some(Role::Mitigation)), Role::Mitigation);
+        assert_eq!(s.infer("Step 3: Scale down", Some(Role::Mitigation)), Role::Mitigation);
+        assert_eq!(s.infer("Validation and Confirmation", None), Role::Validation);
+        assert_eq!(s.infer("After Incident", None), Role::Postmortem);
+        assert_eq!(s.infer("Appendix: CNS Prometheus Metrics Reference", None), Role::Reference);
+        assert_eq!(s.infer("Customer-Visible Symptoms", None), Role::Symptoms);
+        assert_eq!(s.infer("4. Escalation", None), Role::Escalation);
+        assert_eq!(s.infer("Restore the agent", Some(Role::Mitigation)), Role::Rollback);
+        assert_eq!(s.infer("Random heading", None), Role::Other);
+        assert_eq!(s.infer("Step 5: Classify the scenario", Some(Role::Diagnostic)), Role::Diagnostic);
+    }
+}

@@ -1,0 +1,69 @@
+//! GitHub-compatible heading slugs. Pure; imports nothing but std.
+
+use std::collections::HashMap;
+
+/// The anchor GitHub gives a heading: lower-case, every character that is not a letter,
+/// a digit, `-`, `_` or a space dropped, spaces turned into `-`.
+pub fn slug(title: &str) -> String {
+    let mut out = String::with_capacity(title.len());
+    for c in title.trim().chars() {
+        if c.is_alphanumeric() || c == '-' || c == '_' {
+            out.extend(c.to_lowercase());
+        } else if c == ' ' {
+            out.push('-');
+        }
+    }
+    out
+}
+
+/// Hands out unique slugs within one document: the second `foo` becomes `foo-1`, then `foo-2`.
+#[derive(Debug, Default)]
+pub struct Slugger {
+    seen: HashMap<String, usize>,
+}
+
+impl Slugger {
+    pub fn unique(&mut self, title: &str) -> String {
+        let base = slug(title);
+        let mut candidate = base.clone();
+        while let Some(count) = self.seen.get(&candidate).copied() {
+            let n = count + 1;
+            self.seen.insert(candidate.clone(), n);
+            candidate = format!("{base}-{n}");
+        }
+        self.seen.insert(candidate.clone(), 0);
+        candidate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_rules() {
+        assert_eq!(
+            slug("Step 3.5: AKS Kusto (DNC-RC logs)"),
+            "step-35-aks-kusto-dnc-rc-logs"
+        );
+        assert_eq!(
+            slug("Step 2: Check HCP-side prerequisites"),
+            "step-2-check-hcp-side-prerequisites"
+        );
+        assert_eq!(
+            slug("Appendix: Router Pod and SWIFT NIC Metrics (kube-state-metrics)"),
+            "appendix-router-pod-and-swift-nic-metrics-kube-state-metrics"
+        );
+        assert_eq!(slug("snake_case & More!"), "snake_case--more");
+        assert_eq!(slug("Über Straße"), "über-straße");
+    }
+
+    #[test]
+    fn duplicates_are_numbered() {
+        let mut s = Slugger::default();
+        assert_eq!(s.unique("Notes"), "notes");
+        assert_eq!(s.unique("Notes"), "notes-1");
+        assert_eq!(s.unique("Notes"), "notes-2");
+        assert_eq!(s.unique("Notes 1"), "notes-1-1");
+    }
+}

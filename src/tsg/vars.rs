@@ -1,0 +1,171 @@
+//! Variables of a probe: what it reads (`${VAR}`, `$VAR`, `<placeholder>`, `{region}`) and
+//! what it assigns (`X=…`, `export X=…`, `for X in`, `read X`). Pure; imports nothing but std.
+
+/// Names a shell provides or that belong to the operator's environment, never reported.
+pub const ENVIRONMENT: &[&str] = &[
+    "HOME", "PATH", "USER", "PWD", "OLDPWD", "SHELL", "TMPDIR", "HOSTNAME", "KUBECONFIG",
+    "RANDOM", "SECONDS", "LINENO", "IFS", "TERM", "LANG", "EDITOR", "PAGER", "BASH_SOURCE",
+    "UID", "EUID", "PPID", "REPLY", "OPTARG", "OPTIND",
+];
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn push_unique(out: &mut Vec<String>, name: &str) {
+    if !name.is_empty() && !out.iter().any(|n| n == name) {
+        out.push(name.to_string());
+    }
+}
+
+/// Shell `$VAR` / `${VAR…}` uses outside single quotes and comments, in first-use order.
+pub fn shell_uses(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let (mut i, mut single, mut double) = (0, false, false);
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' if !single => i += 1,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '#' if !single && !double && (i == 0 || chars[i - 1].is_whitespace()) => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '$' if !single => {
+                let braced = chars.get(i + 1) == Some(&'{');
+                let start = if braced { i + 2 } else { i + 1 };
+                if chars.get(start).copied().is_some_and(is_name_start) {
+                    let mut end = start;
+                    while end < chars.len() && is_name(chars[end]) {
+                        end += 1;
+                    }
+                    let name: String = chars[start..end].iter().collect();
+                    push_unique(&mut out, &name);
+                    i = end - 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Names a shell probe assigns: `X=…` and `export|local|readonly|declare X=…` at the start of
+/// a command, `for X in`, and `read [-r] X`.
+pub fn shell_assigns(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        for segment in line.split(['|', ';', '&', '(', '`']) {
+            let mut words = segment.split_whitespace().peekable();
+            while let Some(w) = words.peek() {
+                if matches!(*w, "export" | "local" | "readonly" | "declare" | "then" | "do" | "else" | "{" | "!") || w.starts_with('-') {
+                    words.next();
+                } else {
+                    break;
+                }
+            }
+            let Some(first) = words.next() else { continue };
+            if first == "for" || first == "read" {
+                let name = words.find(|w| !w.starts_with('-')).unwrap_or("");
+                if name.chars().all(is_name) && name.chars().next().is_some_and(is_name_start) {
+                    push_unique(&mut out, name);
+                }
+                continue;
+            }
+            if let Some((name, _)) = first.split_once('=') {
+                if name.chars().next().is_some_and(is_name_start) && name.chars().all(is_name) {
+                    push_unique(&mut out, name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `<placeholder>` forms: `<node-name>`, `<CCP ID>`, `pn-<cluster-id>`. Shell redirections
+/// (`< file`, `<<EOF`, `<(…)`) and comparisons are not placeholders.
+pub fn placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'<' && (i == 0 || bytes[i - 1] != b'<') {
+            let rest = &text[i + 1..];
+            if let Some(end) = rest.find('>') {
+                let inner = &rest[..end];
+                let ok = inner.len() <= 60
+                    && inner.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && inner.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+                    && inner.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ' ' | '.'));
+                if ok {
+                    push_unique(&mut out, inner);
+                    i += end + 2;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `{region}` forms (not `${…}`, not shell/jq/jsonpath braces, which hold spaces, dots or commas).
+pub fn brace_placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices('{') {
+        if i > 0 && bytes[i - 1] == b'$' {
+            continue;
+        }
+        let rest = &text[i + 1..];
+        if let Some(end) = rest.find('}') {
+            let inner = &rest[..end];
+            if inner.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && inner.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+                && inner.len() <= 40
+            {
+                push_unique(&mut out, inner);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uses_skip_single_quotes_and_comments() {
+        let code = "kubectl get mw -n \"$NS\" | grep -F \"${CLUSTER_ID}\"\n# uses $NOT_THIS\njq '.items[] | $x' $1 ${A:-b}";
+        assert_eq!(shell_uses(code), vec!["NS", "CLUSTER_ID", "A"]);
+    }
+
+    #[test]
+    fn assigns() {
+        let code = "export HCP_NAMESPACE=$(kubectl get ns -o name)\nORIG=3 kubectl x\nfor mw in $(kubectl get mw); do echo $mw; done\nread -r ANSWER\nkubectl get x --foo=bar";
+        assert_eq!(shell_assigns(code), vec!["HCP_NAMESPACE", "ORIG", "mw", "ANSWER"]);
+    }
+
+    #[test]
+    fn placeholder_forms() {
+        let t = "kubectl get podnetwork pn-<cluster-id> -n <ocm-namespace>; where namespace == \"<CCP ID>\"; cat < file; x <<EOF; a<b";
+        assert_eq!(placeholders(t), vec!["cluster-id", "ocm-namespace", "CCP ID"]);
+        assert_eq!(
+            brace_placeholders("cluster('hcp-prod-{region}') jsonpath='{.items[*]}' ${X} {id, name}"),
+            vec!["region"]
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! The markdown walk: one pass over pulldown-cmark events that sorts text, labels, links,
+//! tables, quotes and fences into per-section raw blocks. Pure; must not import IO.
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::raw::{Cell, Label, RawCode, RawDoc, RawItem, RawLink, RawPara, RawQuote, RawSection, RawTable};
+use super::text::LineIndex;
+
+/// Text being gathered for one block, with bold-label tracking.
+#[derive(Debug, Default)]
+struct Buf {
+    text: String,
+    label: LabelState,
+    links: Vec<usize>,
+    codes: Vec<String>,
+    line: usize,
+}
+
+#[derive(Debug, Default)]
+enum LabelState {
+    #[default]
+    Fresh,
+    InStrong(String),
+    Labeled(Label, usize, bool),
+    Plain,
+}
+
+impl Buf {
+    fn at(line: usize) -> Self {
+        Buf { line, ..Buf::default() }
+    }
+
+    fn push(&mut self, t: &str) {
+        match &mut self.label {
+            LabelState::Fresh if !t.trim().is_empty() => self.label = LabelState::Plain,
+            LabelState::InStrong(s) => s.push_str(t),
+            LabelState::Labeled(l, _, pending) if *pending && !t.trim().is_empty() => {
+                l.colon = t.trim_start().starts_with(':');
+                *pending = false;
+            }
+            _ => {}
+        }
+        self.text.push_str(t);
+    }
+
+    fn strong(&mut self, start: bool) {
+        match std::mem::take(&mut self.label) {
+            LabelState::Fresh if start => self.label = LabelState::InStrong(String::new()),
+            LabelState::InStrong(s) if !start => {
+                let colon = s.trim_end().ends_with(':');
+                let label = Label { text: s.trim().trim_end_matches(':').trim().to_string(), colon };
+                self.label = LabelState::Labeled(label, self.text.len(), !colon);
+            }
+            other => self.label = other,
+        }
+    }
+
+    fn into_para(self) -> RawPara {
+        let (label, value) = match self.label {
+            LabelState::Labeled(l, end, _) => {
+                let rest = self.text.get(end..).unwrap_or("");
+                let value = super::text::squash(rest.trim_start().trim_start_matches(':'));
+                (Some(l), value)
+            }
+            _ => (None, super::text::squash(&self.text)),
+        };
+        RawPara { label, value, text: super::text::squash(&self.text), line: self.line, links: self.links }
+    }
+}
+
+#[derive(Default)]
+struct Walker {
+    doc: RawDoc,
+    heading: Option<(Buf, u8, usize, Vec<RawLink>)>,
+    para: Option<Buf>,
+    items: Vec<(usize, Buf, Option<bool>)>,
+    quote_depth: usize,
+    quote: Option<(Buf, Option<String>)>,
+    table: Option<(RawTable, bool, Vec<Cell>)>,
+    cell: Option<Buf>,
+    code: Option<RawCode>,
+    link: Option<RawLink>,
+    meta: Option<(String, usize)>,
+}
+
+/// Walks `src` and returns its raw sections. Never panics; nesting depth costs only heap.
+pub fn walk(src: &str) -> RawDoc {
+    let lines = LineIndex::new(src);
+    let opts = Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_GFM;
+    let mut w = Walker::default();
+    w.doc.sections.push(RawSection::default());
+    for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
+        let line = lines.line(range.start);
+        match ev {
+            Event::Start(tag) => w.start(tag, line, range.start),
+            Event::End(tag) => w.end(tag, range.end),
+            Event::Text(t) => w.text(&t, false),
+            Event::Code(t) => w.text(&t, true),
+            Event::SoftBreak | Event::HardBreak => w.text(" ", false),
+            Event::InlineHtml(h) if h.trim().eq_ignore_ascii_case("<br>") => w.text("\n", false),
+            Event::TaskListMarker(done) => {
+                if let Some(item) = w.items.last_mut() {
+                    item.2 = Some(done);
+                }
+            }
+            _ => {}
+        }
+    }
+    w.doc
+}
+
+impl Walker {
+    fn section(&mut self) -> &mut RawSection {
+        if self.doc.sections.is_empty() {
+            self.doc.sections.push(RawSection::default());
+        }
+        let last = self.doc.sections.len() - 1;
+        &mut self.doc.sections[last]
+    }
+
+    fn target(&mut self) -> Option<&mut Buf> {
+        if let Some((b, _, _, _)) = self.heading.as_mut() {
+            return Some(b);
+        }
+        if let Some((b, _)) = self.quote.as_mut() {
+            return Some(b);
+        }
+        if self.quote_depth > 0 {
+            return None;
+        }
+        if let Some(b) = self.cell.as_mut() {
+            return Some(b);
+        }
+        if let Some((_, b, _)) = self.items.last_mut() {
+            return Some(b);
+        }
+        self.para.as_mut()
+    }
+
+    fn text(&mut self, t: &str, code: bool) {
+        if let Some(c) = self.code.as_mut() {
+            c.code.push_str(t);
+            return;
+        }
+        if let Some(m) = self.meta.as_mut() {
+            m.0.push_str(t);
+            return;
+        }
+        if let Some(l) = self.link.as_mut() {
+            l.text.push_str(t);
+        }
+        if let Some(b) = self.target() {
+            if code {
+                b.codes.push(t.to_string());
+                b.push("`");
+                b.push(t);
+                b.push("`");
+            } else {
+                b.push(t);
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag, line: usize, offset: usize) {
+        match tag {
+            Tag::Heading { level, .. } => {
+                self.heading = Some((Buf::at(line), level as u8, offset, Vec::new()))
+            }
+            Tag::Paragraph if self.quote_depth == 0 && self.items.is_empty() => self.para = Some(Buf::at(line)),
+            Tag::Item => {
+                let idx = self.section().items.len();
+                self.section().items.push(RawItem::default());
+                self.items.push((idx, Buf::at(line), None));
+            }
+            Tag::BlockQuote(kind) => {
+                self.quote_depth += 1;
+                if self.quote_depth == 1 {
+                    let gfm = kind.map(|k| format!("{k:?}").to_ascii_uppercase());
+                    self.quote = Some((Buf::at(line), gfm));
+                }
+            }
+            Tag::Table(_) => self.table = Some((RawTable::default(), false, Vec::new())),
+            Tag::TableHead => {
+                if let Some(t) = self.table.as_mut() {
+                    t.1 = true;
+                }
+            }
+            Tag::TableRow => {
+                if let Some(t) = self.table.as_mut() {
+                    t.0.rows.push((line, Vec::new()));
+                }
+            }
+            Tag::TableCell => self.cell = Some(Buf::at(line)),
+            Tag::Strong => {
+                if let Some(b) = self.target() {
+                    b.strong(true);
+                }
+            }
+            Tag::CodeBlock(kind) => {
+                let (info, fenced) = match kind {
+                    CodeBlockKind::Fenced(info) => (info.to_string(), true),
+                    CodeBlockKind::Indented => (String::new(), false),
+                };
+                let first = if fenced { line + 1 } else { line };
+                self.code = Some(RawCode { info, code: String::new(), line: first, fenced });
+            }
+            Tag::Link { dest_url, .. } => {
+                self.link = Some(RawLink { dest: dest_url.to_string(), text: String::new(), line })
+            }
+            Tag::MetadataBlock(_) => self.meta = Some((String::new(), line + 1)),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd, offset: usize) {
+        match tag {
+            TagEnd::Heading(_) => self.end_heading(offset),
+            TagEnd::Paragraph => {
+                if let Some(b) = self.para.take() {
+                    let p = b.into_para();
+                    self.section().paras.push(p);
+                }
+            }
+            TagEnd::Item => {
+                if let Some((idx, b, checked)) = self.items.pop() {
+                    let parent = self.items.last().map(|i| i.0);
+                    let depth = self.items.len();
+                    if let Some(slot) = self.section().items.get_mut(idx) {
+                        *slot = RawItem { para: b.into_para(), checked, depth, parent };
+                    }
+                }
+            }
+            TagEnd::BlockQuote(_) => {
+                self.quote_depth = self.quote_depth.saturating_sub(1);
+                if self.quote_depth == 0 {
+                    if let Some((b, gfm_kind)) = self.quote.take() {
+                        let p = b.into_para();
+                        let q = RawQuote { gfm_kind, label: p.label, text: p.text, line: p.line };
+                        self.section().quotes.push(q);
+                    }
+                }
+            }
+            TagEnd::TableCell => {
+                if let (Some(b), Some(t)) = (self.cell.take(), self.table.as_mut()) {
+                    let cell = Cell { text: super::text::squash(&b.text), codes: b.codes, links: b.links };
+                    match (t.1, t.0.rows.last_mut()) {
+                        (true, _) => t.2.push(cell),
+                        (false, Some(row)) => row.1.push(cell),
+                        (false, None) => {}
+                    }
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(t) = self.table.as_mut() {
+                    t.1 = false;
+                    t.0.header = std::mem::take(&mut t.2);
+                }
+            }
+            TagEnd::Table => {
+                if let Some((t, _, _)) = self.table.take() {
+                    self.section().tables.push(t);
+                }
+            }
+            TagEnd::Strong => {
+                if let Some(b) = self.target() {
+                    b.strong(false);
+                }
+            }
+            TagEnd::CodeBlock => {
+                if let Some(c) = self.code.take() {
+                    self.section().codes.push(c);
+                }
+            }
+            TagEnd::Link => {
+                if let Some(l) = self.link.take() {
+                    if let Some(h) = self.heading.as_mut() {
+                        h.3.push(l);
+                        return;
+                    }
+                    let idx = self.section().links.len();
+                    self.section().links.push(l);
+                    if let Some(b) = self.target() {
+                        b.links.push(idx);
+                    }
+                }
+            }
+            TagEnd::MetadataBlock(_) => self.doc.front_matter = self.meta.take(),
+            _ => {}
+        }
+    }
+
+    fn end_heading(&mut self, offset: usize) {
+        if let Some((b, level, start, links)) = self.heading.take() {
+            let p = b.into_para();
+            let section = RawSection {
+                title: p.text,
+                level,
+                line: p.line,
+                body_start: offset,
+                start,
+                links,
+                ..RawSection::default()
+            };
+            self.doc.sections.push(section);
+        }
+    }
+}
