@@ -1,0 +1,169 @@
+//! One simple command → its class: redirections, wrappers (`sudo`, `xargs`, `watch`,
+//! `timeout` …), the command name, then the tool's own rules.
+//!
+//! Pure; imports only `crate::tsg`.
+
+use super::args::{interactive, long_running, mutating, read_only, unknown, worse, Class};
+use super::{azure, kube, net, tools, unix};
+use crate::tsg::shell::{basename, SimpleCommand};
+
+/// The class of one simple command and why.
+pub(super) fn classify_command(cmd: &SimpleCommand) -> Class {
+    let mut class = classify_words(&cmd.words, cmd.piped, !cmd.assigns.is_empty());
+    for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
+        class = worse(
+            class,
+            mutating(format!("writes to the file `{}`", r.target)),
+        );
+    }
+    class
+}
+
+/// Flags of wrapper commands that take a value.
+fn wrapper_value_flag(name: &str, flag: &str) -> bool {
+    match name {
+        "sudo" | "doas" => matches!(
+            flag,
+            "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U"
+        ),
+        "xargs" => matches!(
+            flag,
+            "-I" | "-n"
+                | "-P"
+                | "-L"
+                | "-d"
+                | "-E"
+                | "-s"
+                | "-a"
+                | "--max-args"
+                | "--max-procs"
+                | "--delimiter"
+                | "--arg-file"
+                | "--max-lines"
+                | "--replace"
+        ),
+        "watch" => matches!(flag, "-n" | "--interval" | "-q" | "--equexit"),
+        "nice" => matches!(flag, "-n" | "--adjustment"),
+        "timeout" => matches!(flag, "-s" | "--signal" | "-k" | "--kill-after"),
+        "stdbuf" => matches!(flag, "-i" | "-o" | "-e"),
+        "env" => matches!(flag, "-u" | "--unset" | "-C" | "--chdir" | "-S"),
+        _ => false,
+    }
+}
+
+/// Skip a wrapper's own flags (and `env`'s `NAME=value`s); return the index of its command.
+fn skip_wrapper(name: &str, words: &[String]) -> usize {
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        if w == "--" {
+            return i + 1;
+        }
+        if name == "env" && w.contains('=') && !w.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        if !w.starts_with('-') || w.len() < 2 {
+            break;
+        }
+        let value_inline = w.contains('=') || (w.len() > 2 && !w.starts_with("--"));
+        i += if wrapper_value_flag(name, w) && !value_inline {
+            2
+        } else {
+            1
+        };
+    }
+    if name == "timeout" {
+        i += 1; // the duration
+    }
+    i
+}
+
+/// `class`, raised to `floor` (what a wrapper such as `watch` adds) when that is worse.
+fn with_floor(floor: Option<Class>, class: Class) -> Class {
+    match floor {
+        Some(f) => worse(class, f),
+        None => class,
+    }
+}
+
+/// Classify a command given as words, unwrapping wrappers iteratively.
+pub(super) fn classify_words(words: &[String], piped: bool, assigns: bool) -> Class {
+    let mut w = words;
+    let mut floor: Option<Class> = None;
+    loop {
+        let Some(first) = w.first() else {
+            let none = if assigns {
+                read_only("only sets shell variables")
+            } else {
+                read_only("runs nothing")
+            };
+            return with_floor(floor, none);
+        };
+        if first == "$" {
+            // A copied prompt (`$ kubectl …`): judge the command the reader means.
+            w = &w[1..];
+            continue;
+        }
+        if first.starts_with('$') || first.contains("$(") || first.contains('`') {
+            return unknown(format!(
+                "the command name `{first}` comes from a variable or substitution, so tsgnav cannot tell what runs"
+            ));
+        }
+        if first.starts_with('<') && first.ends_with('>') {
+            return unknown(format!(
+                "`{first}` is a placeholder in place of the command, so tsgnav cannot tell what runs"
+            ));
+        }
+        let name = basename(first);
+        match name {
+            "sudo" | "doas" | "env" | "nohup" | "command" | "builtin" | "exec" | "nice"
+            | "stdbuf" | "ionice" | "time" | "timeout" | "xargs" | "watch" => {
+                if name == "watch" {
+                    floor = Some(long_running(
+                        "`watch` reruns the command until it is stopped",
+                    ));
+                }
+                let next = skip_wrapper(name, w);
+                if next >= w.len() {
+                    let login = w.iter().any(|a| a == "-i" || a == "-s");
+                    let alone = match name {
+                        "sudo" | "doas" if login => {
+                            interactive(format!("`{name} -i` opens a root shell"))
+                        }
+                        "env" => read_only("`env` alone prints the environment"),
+                        "xargs" => read_only("`xargs` with no command only echoes its input"),
+                        _ => read_only(format!("`{name}` alone runs nothing")),
+                    };
+                    return with_floor(floor, alone);
+                }
+                if name == "watch" && next + 1 == w.len() && w[next].contains(' ') {
+                    return long_running(
+                        "`watch` reruns the quoted command (checked on its own) until it is stopped",
+                    );
+                }
+                w = &w[next..];
+            }
+            _ => {
+                let class = dispatch(name, &w[1..], piped);
+                return with_floor(floor, class);
+            }
+        }
+    }
+}
+
+fn dispatch(name: &str, args: &[String], piped: bool) -> Class {
+    match name {
+        "kubectl" | "oc" => kube::kubectl(name, args),
+        "helm" => kube::helm(args),
+        "curl" => net::curl(args),
+        "wget" => net::wget(args),
+        "az" => azure::az(args),
+        _ => tools::tool(name, args, piped)
+            .or_else(|| unix::utility(name, args))
+            .unwrap_or_else(|| {
+                unknown(format!(
+                    "`{name}` is not a command tsgnav knows, so it may change something"
+                ))
+            }),
+    }
+}

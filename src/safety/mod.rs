@@ -1,0 +1,207 @@
+//! PURE command classification: is a probe read-only, long-running, interactive, unknown or
+//! mutating, and why.
+//!
+//! Depends only on `crate::tsg` (the model and the shell parser). Must not import IO
+//! (std::fs, std::process, tokio, reqwest, kube) nor any other tsgnav module.
+//!
+//! A shell probe is parsed into simple commands ([`crate::tsg::shell`]), including those inside
+//! `$(…)`, loops, `sh -c "…"` and `kubectl exec … -- …`; each gets a [`Hit`] and the script
+//! takes the most dangerous class (`ReadOnly < LongRunning < Interactive < Unknown < Mutating`).
+
+mod args;
+mod azure;
+mod command;
+mod kube;
+mod net;
+mod tools;
+mod unix;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_kube;
+#[cfg(test)]
+mod tests_tools;
+
+use crate::tsg::shell::{self, Problem};
+use crate::tsg::{Lang, Probe, SafetyClass};
+
+/// Why one command of a script has its class. `reason` is shown to the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// 1-based line in the script.
+    pub line: usize,
+    /// The command as written (words joined by spaces).
+    pub command: String,
+    pub class: SafetyClass,
+    pub reason: String,
+}
+
+/// The class of a whole script and, for each command in it, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub class: SafetyClass,
+    /// One hit per simple command (nested ones included), in script order, plus one per
+    /// part of the script that could not be read.
+    pub hits: Vec<Hit>,
+}
+
+impl Verdict {
+    /// The hits of the script's class (the ones that explain it), first first.
+    pub fn reasons(&self) -> impl Iterator<Item = &Hit> {
+        self.hits.iter().filter(move |h| h.class == self.class)
+    }
+
+    fn from_hits(hits: Vec<Hit>) -> Self {
+        let class = hits
+            .iter()
+            .map(|h| h.class)
+            .max()
+            .unwrap_or(SafetyClass::ReadOnly);
+        Verdict { class, hits }
+    }
+
+    fn single(class: SafetyClass, line: usize, command: &str, reason: String) -> Self {
+        let command = command.to_string();
+        Verdict {
+            class,
+            hits: vec![Hit {
+                line,
+                command,
+                class,
+                reason,
+            }],
+        }
+    }
+}
+
+/// Classify a shell script.
+pub fn classify(script: &str) -> Verdict {
+    let parsed = shell::parse(script);
+    let mut hits: Vec<Hit> = parsed
+        .commands
+        .iter()
+        .map(|c| {
+            let (class, reason) = command::classify_command(c);
+            Hit {
+                line: c.line,
+                command: c.text(),
+                class,
+                reason,
+            }
+        })
+        .collect();
+    for p in &parsed.problems {
+        let reason = match p {
+            Problem::Unterminated { what, .. } => format!(
+                "a `{what}` is never closed, so tsgnav cannot tell where the command ends"
+            ),
+            Problem::TooDeep { .. } => format!(
+                "substitutions are nested more than {} levels deep, so the inner commands were not checked",
+                shell::MAX_DEPTH
+            ),
+        };
+        hits.push(Hit {
+            line: p.line(),
+            command: String::new(),
+            class: SafetyClass::Unknown,
+            reason,
+        });
+    }
+    hits.sort_by_key(|h| h.line);
+    Verdict::from_hits(hits)
+}
+
+/// The class of any probe.
+pub fn classify_probe(p: &Probe) -> SafetyClass {
+    explain_probe(p).class
+}
+
+/// The class of any probe, with its reasons.
+pub fn explain_probe(p: &Probe) -> Verdict {
+    match p.lang {
+        Lang::Shell => classify(&p.code),
+        Lang::Promql => Verdict::single(
+            SafetyClass::ReadOnly,
+            1,
+            "",
+            "PromQL queries only read".into(),
+        ),
+        Lang::Text => Verdict::single(SafetyClass::ReadOnly, 1, "", "shown, never run".into()),
+        Lang::Kql => kql(&p.code),
+        Lang::Http => http(&p.code),
+    }
+}
+
+/// KQL is read-only unless it holds a management command (`.drop`, `.set` …); `.show` reads.
+fn kql(code: &str) -> Verdict {
+    let mut hits = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('.') else {
+            continue;
+        };
+        let verb: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        let (class, reason) = if verb == "show" {
+            (
+                SafetyClass::ReadOnly,
+                "`.show` management commands only read".to_string(),
+            )
+        } else {
+            (
+                SafetyClass::Mutating,
+                format!("`.{verb}` is a Kusto management command that changes the database"),
+            )
+        };
+        hits.push(Hit {
+            line: i + 1,
+            command: t.to_string(),
+            class,
+            reason,
+        });
+    }
+    if hits.is_empty() {
+        return Verdict::single(SafetyClass::ReadOnly, 1, "", "KQL queries only read".into());
+    }
+    Verdict::from_hits(hits)
+}
+
+/// HTTP requests are classed by the method of the first request line.
+fn http(code: &str) -> Verdict {
+    let first = code
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .find(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"));
+    let Some((line, text)) = first else {
+        return Verdict::single(
+            SafetyClass::ReadOnly,
+            1,
+            "",
+            "an empty request sends nothing".into(),
+        );
+    };
+    let method = text.split_whitespace().next().unwrap_or("");
+    let (class, reason) = match method.to_ascii_uppercase().as_str() {
+        "GET" | "HEAD" | "OPTIONS" => (
+            SafetyClass::ReadOnly,
+            format!("`{method}` requests only read"),
+        ),
+        "POST" | "PUT" | "PATCH" | "DELETE" => (
+            SafetyClass::Mutating,
+            format!("`{method}` requests change the server's state"),
+        ),
+        _ if method.starts_with('/') || method.starts_with("http") => (
+            SafetyClass::ReadOnly,
+            "a request line without a method is a `GET`".to_string(),
+        ),
+        _ => (
+            SafetyClass::Unknown,
+            format!("`{method}` is not an HTTP method tsgnav knows"),
+        ),
+    };
+    Verdict::single(class, line, text, reason)
+}

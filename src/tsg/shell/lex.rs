@@ -1,0 +1,283 @@
+//! Tokenizer for the shell parser: turns script text into words and operators.
+//!
+//! Pure; must not import IO nor any tsgnav module outside `tsg::shell`. Substitutions
+//! (`$(…)`, backticks, `<(…)`) are parsed through `super::parse_at` with a depth bound,
+//! and their matching close is found by an iterative scan, so no input can exhaust the stack.
+
+use super::subst::{find_close, placeholder_len};
+use super::{Problem, SimpleCommand};
+
+/// A word after quote removal; `$VAR` and `$(…)` stay as written.
+pub(super) struct Word {
+    pub text: String,
+    pub quoted: bool,
+    /// Bytes of `text` before the first quoted or escaped character.
+    pub bare: usize,
+    pub line: usize,
+}
+
+pub(super) enum Tok {
+    Word(Word),
+    /// An operator (`|`, `&&`, `;`, `\n`, `(`, `>` …) and its line.
+    Op(&'static str, usize),
+    /// The file descriptor written right before a redirection (`2` of `2>`).
+    Fd(u32),
+    /// Commands found inside a substitution or a heredoc body.
+    Nested(Vec<SimpleCommand>),
+}
+
+pub(super) struct Lexer<'a> {
+    pub(super) src: &'a str,
+    pub(super) s: &'a [u8],
+    pub(super) pos: usize,
+    pub(super) line: usize,
+    pub(super) depth: usize,
+    pub(super) toks: Vec<Tok>,
+    pub(super) problems: Vec<Problem>,
+    pub(super) heredoc_next: bool,
+    pub(super) heredocs: Vec<(String, bool)>,
+}
+
+fn is_meta(c: u8) -> bool {
+    matches!(
+        c,
+        b' ' | b'\t' | b'\r' | b'\n' | b'|' | b'&' | b';' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str, line: usize, depth: usize) -> Self {
+        Lexer {
+            src,
+            s: src.as_bytes(),
+            pos: 0,
+            line,
+            depth,
+            toks: Vec::new(),
+            problems: Vec::new(),
+            heredoc_next: false,
+            heredocs: Vec::new(),
+        }
+    }
+
+    pub(super) fn peek(&self, k: usize) -> Option<u8> {
+        self.s.get(self.pos + k).copied()
+    }
+
+    fn op(&mut self, op: &'static str) {
+        self.pos += op.len();
+        self.toks.push(Tok::Op(op, self.line));
+    }
+
+    pub fn run(mut self) -> Self {
+        while self.pos < self.s.len() {
+            let c = self.s[self.pos];
+            match c {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\\' if self.peek(1) == Some(b'\n') => {
+                    self.pos += 2;
+                    self.line += 1;
+                }
+                b'\n' => {
+                    self.op("\n");
+                    self.line += 1;
+                    self.heredoc_bodies();
+                }
+                b'#' => {
+                    let rest = &self.s[self.pos..];
+                    self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+                b'|' => match self.peek(1) {
+                    Some(b'|') => self.op("||"),
+                    Some(b'&') => self.op("|&"),
+                    _ => self.op("|"),
+                },
+                b'&' => match (self.peek(1), self.peek(2)) {
+                    (Some(b'&'), _) => self.op("&&"),
+                    (Some(b'>'), Some(b'>')) => self.op("&>>"),
+                    (Some(b'>'), _) => self.op("&>"),
+                    _ => self.op("&"),
+                },
+                b';' => match (self.peek(1), self.peek(2)) {
+                    (Some(b';'), Some(b'&')) => self.op(";;&"),
+                    (Some(b';'), _) => self.op(";;"),
+                    (Some(b'&'), _) => self.op(";&"),
+                    _ => self.op(";"),
+                },
+                b'(' if self.peek(1) == Some(b'(') => {
+                    // Arithmetic command `(( … ))`: nothing runs.
+                    let end = find_close(self.s, self.pos).unwrap_or(self.s.len() - 1);
+                    self.skip_to(end + 1);
+                }
+                b'(' => self.op("("),
+                b')' => self.op(")"),
+                b'<' if placeholder_len(self.s, self.pos).is_some() => self.word(),
+                b'<' | b'>' if self.peek(1) == Some(b'(') => self.word(),
+                b'<' => self.redirect_in(),
+                b'>' => match self.peek(1) {
+                    Some(b'>') => self.op(">>"),
+                    Some(b'|') => self.op(">|"),
+                    Some(b'&') => self.op(">&"),
+                    _ => self.op(">"),
+                },
+                _ => self.word(),
+            }
+        }
+        self
+    }
+
+    fn redirect_in(&mut self) {
+        match (self.peek(1), self.peek(2)) {
+            (Some(b'<'), Some(b'<')) => self.op("<<<"),
+            (Some(b'<'), Some(b'-')) => {
+                self.op("<<-");
+                self.heredoc_next = true;
+            }
+            (Some(b'<'), _) => {
+                self.op("<<");
+                self.heredoc_next = true;
+            }
+            (Some(b'&'), _) => self.op("<&"),
+            (Some(b'>'), _) => self.op("<>"),
+            _ => self.op("<"),
+        }
+    }
+
+    /// Advance to `end`, counting the newlines passed.
+    pub(super) fn skip_to(&mut self, end: usize) {
+        let end = end.min(self.s.len());
+        self.line += self.s[self.pos..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.pos = end;
+    }
+
+    fn word(&mut self) {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut bare: Option<usize> = None;
+        let line = self.line;
+        while self.pos < self.s.len() {
+            let c = self.s[self.pos];
+            match c {
+                b'<' | b'>' if buf.is_empty() && self.peek(1) == Some(b'(') => {
+                    self.paren_subst(self.pos + 1, &mut buf, "<(…)");
+                }
+                b'<' => match placeholder_len(self.s, self.pos) {
+                    Some(n) => {
+                        buf.extend_from_slice(&self.s[self.pos..self.pos + n]);
+                        self.pos += n;
+                    }
+                    None => break,
+                },
+                _ if is_meta(c) => break,
+                b'\\' => {
+                    bare.get_or_insert(buf.len());
+                    match self.peek(1) {
+                        Some(b'\n') => self.skip_to(self.pos + 2),
+                        Some(_) => {
+                            let n = self.char_len(self.pos + 1);
+                            buf.extend_from_slice(&self.s[self.pos + 1..self.pos + 1 + n]);
+                            self.pos += 1 + n;
+                        }
+                        None => {
+                            buf.push(b'\\');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                b'\'' => {
+                    bare.get_or_insert(buf.len());
+                    let rest = &self.s[self.pos + 1..];
+                    let len = rest.iter().position(|&b| b == b'\'').unwrap_or_else(|| {
+                        self.problems.push(Problem::Unterminated {
+                            line: self.line,
+                            what: "'",
+                        });
+                        rest.len()
+                    });
+                    buf.extend_from_slice(&rest[..len]);
+                    let end = (self.pos + 2 + len).min(self.s.len());
+                    self.skip_to(end);
+                }
+                b'"' => {
+                    bare.get_or_insert(buf.len());
+                    self.pos += 1;
+                    self.dquote(&mut buf);
+                }
+                b'$' if self.peek(1) == Some(b'\'') => {
+                    bare.get_or_insert(buf.len());
+                    self.pos += 1;
+                }
+                b'$' => self.dollar(&mut buf),
+                b'`' => self.backtick(&mut buf),
+                _ => {
+                    buf.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let quoted = bare.is_some();
+        // A bare number right before `<` or `>` is a file descriptor, not a word.
+        if !quoted && !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            if let (Some(b'<' | b'>'), Ok(fd)) = (self.peek(0), text.parse()) {
+                self.toks.push(Tok::Fd(fd));
+                return;
+            }
+        }
+        if std::mem::take(&mut self.heredoc_next) {
+            self.heredocs.push((text.clone(), quoted));
+        }
+        let bare = bare.unwrap_or(text.len());
+        self.toks.push(Tok::Word(Word {
+            text,
+            quoted,
+            bare,
+            line,
+        }));
+    }
+
+    fn char_len(&self, i: usize) -> usize {
+        (i + 1..=self.s.len())
+            .find(|&e| self.src.is_char_boundary(e))
+            .map_or(1, |e| e - i)
+    }
+
+    /// Body of a double-quoted string; `self.pos` is just after the opening quote.
+    fn dquote(&mut self, buf: &mut Vec<u8>) {
+        while self.pos < self.s.len() {
+            match self.s[self.pos] {
+                b'"' => {
+                    self.pos += 1;
+                    return;
+                }
+                b'\\' => match self.peek(1) {
+                    Some(b'\n') => self.skip_to(self.pos + 2),
+                    Some(c @ (b'"' | b'\\' | b'$' | b'`')) => {
+                        buf.push(c);
+                        self.pos += 2;
+                    }
+                    _ => {
+                        buf.push(b'\\');
+                        self.pos += 1;
+                    }
+                },
+                b'$' => self.dollar(buf),
+                b'`' => self.backtick(buf),
+                b'\n' => {
+                    buf.push(b'\n');
+                    self.skip_to(self.pos + 1);
+                }
+                c => {
+                    buf.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        self.problems.push(Problem::Unterminated {
+            line: self.line,
+            what: "\"",
+        });
+    }
+}
