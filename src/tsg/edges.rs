@@ -49,22 +49,31 @@ const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 /// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
 pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     let lower = text.to_lowercase();
-    let mut out = Vec::new();
+    // (start, end, kind, number) of every numbered mention.
+    let mut found: Vec<(usize, usize, &str, String)> = Vec::new();
     for kind in KINDS {
         for (at, _) in lower.match_indices(kind) {
             let after = &lower[at + kind.len()..];
             let Some(rest) = after.strip_prefix(' ') else { continue };
             let num: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
             let num = num.trim_end_matches('.').to_string();
-            if !num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                continue;
+            if num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                found.push((at, at + kind.len() + 1 + num.len(), kind, num));
             }
-            let before = &lower[..at];
-            let window: String = before.chars().rev().take(24).collect::<Vec<_>>().into_iter().rev().collect();
-            let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
-            if boundary && (bare || TRIGGERS.iter().any(|t| window.contains(t))) {
-                out.push((kind.to_string(), num));
-            }
+        }
+    }
+    found.sort();
+    let mut out = Vec::new();
+    let mut prev_end = None;
+    for (at, end, kind, num) in found {
+        let before = &lower[..at];
+        // "Strategy 4, step 0": the step qualifies the strategy; it is not a reference of its own.
+        let qualifies = prev_end.is_some_and(|p: usize| p <= at && lower[p..at].chars().all(|c| c == ',' || c == ' '));
+        prev_end = Some(end);
+        let window: String = before.chars().rev().take(24).collect::<Vec<_>>().into_iter().rev().collect();
+        let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
+        if !qualifies && boundary && (bare || TRIGGERS.iter().any(|t| window.contains(t))) {
+            out.push((kind.to_string(), num));
         }
     }
     out

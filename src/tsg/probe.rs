@@ -43,11 +43,18 @@ fn lang_of(word: &str, code: &str) -> Option<Lang> {
 }
 
 fn looks_like_shell(code: &str) -> bool {
-    code.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .and_then(|l| l.split_whitespace().next())
-        .is_some_and(|w| SHELL_WORDS.contains(&w.trim_start_matches('$')) || w.contains('=') && !w.contains(':'))
+    let Some(first) = code.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')) else {
+        return false;
+    };
+    if first.contains(":=") || first.ends_with('{') {
+        return false; // Go and friends.
+    }
+    let word = first.split_whitespace().next().unwrap_or("").trim_start_matches('$');
+    let assignment = word.split_once('=').is_some_and(|(name, _)| {
+        name.chars().next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    SHELL_WORDS.contains(&word) || assignment
 }
 
 /// Kusto `cluster('c').database('d')`, or a leading `// host / database` comment.
@@ -151,6 +158,10 @@ mod tests {
         assert_eq!(probe(&code("/bin/sh", "ls")).map(|p| p.lang), Some(Lang::Shell));
         assert_eq!(probe(&code("", "kubectl get nodes")).map(|p| p.lang), Some(Lang::Shell));
         assert_eq!(probe(&code("", "just some text")).map(|p| p.lang), None);
+        assert_eq!(probe(&code("", "if err := f(); err != nil {")).map(|p| p.lang), None);
+        assert_eq!(probe(&code("", "\"ts\"=\"2024\" level=info")).map(|p| p.lang), None);
+        assert_eq!(probe(&code("", "underlay_clusters{a=\"b\"} = 1")).map(|p| p.lang), None);
+        assert_eq!(probe(&code("", "CLUSTER_ID=abc kubectl get x")).map(|p| p.lang), Some(Lang::Shell));
         assert_eq!(probe(&code("kusto", "T | take 1")).map(|p| p.lang), Some(Lang::Kql));
         assert_eq!(probe(&code("promql", "up")).map(|p| p.lang), Some(Lang::Promql));
         assert_eq!(probe(&code("yaml", "a: b")).map(|p| p.lang), None);

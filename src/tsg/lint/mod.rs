@@ -83,7 +83,7 @@ pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
         rules::links(g, lib, cfg, &mut out);
         rules::undefined_vars(g, &mut out);
         rules::escalation_evidence(g, &mut out);
-        // SHELL_RULES_HOOK shell_rules::check(g, &mut out);
+        shell_rules::check(g, &mut out);
     }
     out.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
     out
