@@ -78,6 +78,7 @@ impl AlertsArgs {
         let routes: Vec<(String, String, String, usize)> = lib
             .guides
             .iter()
+            .filter(|g| !g.is_template())
             .flat_map(|g| g.routes.iter().map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line)))
             .collect();
         let routed: BTreeSet<String> = routes.iter().map(|r| r.0.clone()).collect();

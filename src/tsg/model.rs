@@ -33,6 +33,13 @@ pub struct Guide {
     pub problems: Vec<(usize, String)>,
 }
 
+impl Guide {
+    /// A template (`TEMPLATE.md`) shows conventions; it is not a guide to route alerts to.
+    pub fn is_template(&self) -> bool {
+        self.path.rsplit('/').next().is_some_and(|f| f.eq_ignore_ascii_case("TEMPLATE.md"))
+    }
+}
+
 /// Optional YAML front matter. Sharpens inference; never required.
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]

@@ -85,19 +85,24 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
     }
 }
 
-/// `--context X`, `-n X` / `--namespace X` (first seen wins).
+/// `--context X`, `-n X` / `--namespace X` of kubectl/oc/helm commands (first seen wins).
 fn kube_hints(code: &str, hints: &mut BackendHints) {
-    let words: Vec<&str> = code.split_whitespace().collect();
-    for (i, w) in words.iter().enumerate() {
-        let next = words.get(i + 1).map(|s| s.trim_matches(['"', '\'']).to_string());
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) => (f, Some(v.trim_matches(['"', '\'']).to_string())),
-            None => (*w, None),
-        };
-        match flag {
-            "--context" if hints.kube_context.is_none() => hints.kube_context = inline.or(next),
-            "-n" | "--namespace" if hints.namespace.is_none() => hints.namespace = inline.or(next),
-            _ => {}
+    for cmd in super::shell::commands(code) {
+        if !matches!(cmd.name().map(super::shell::basename), Some("kubectl" | "oc" | "helm")) {
+            continue;
+        }
+        let words = &cmd.words;
+        for (i, w) in words.iter().enumerate() {
+            let next = words.get(i + 1).cloned();
+            let (flag, inline) = match w.split_once('=') {
+                Some((f, v)) => (f, Some(v.to_string())),
+                None => (w.as_str(), None),
+            };
+            match flag {
+                "--context" if hints.kube_context.is_none() => hints.kube_context = inline.or(next),
+                "-n" | "--namespace" if hints.namespace.is_none() => hints.namespace = inline.or(next),
+                _ => {}
+            }
         }
     }
 }
@@ -117,9 +122,9 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
         }
         Lang::Kql => {
             kusto_hints(&raw.code, &mut hints);
-            (Vec::new(), Vec::new())
+            (vars::braced_uses(&raw.code), Vec::new())
         }
-        _ => (Vec::new(), Vec::new()),
+        _ => (vars::braced_uses(&raw.code), Vec::new()),
     };
     for name in vars::placeholders(&raw.code).into_iter().chain(vars::brace_placeholders(&raw.code)) {
         if !vars_used.contains(&name) {
@@ -178,7 +183,7 @@ mod tests {
         assert_eq!(p.vars, vec!["CCP ID", "region"]);
         let p = probe(&code("kusto", "// nrp.kusto.windows.net / mdsnrp\nT")).expect("kql");
         assert_eq!(p.hints.kusto_database.as_deref(), Some("mdsnrp"));
-        let p = probe(&code("bash", "kubectl --context mc-1 get pods -n maestro $X")).expect("sh");
+        let p = probe(&code("bash", "kubectl get x | head -n 5\naz feature show --namespace Microsoft.X\nkubectl --context mc-1 get pods -n maestro $X")).expect("sh");
         assert_eq!(p.hints.kube_context.as_deref(), Some("mc-1"));
         assert_eq!(p.hints.namespace.as_deref(), Some("maestro"));
         assert_eq!(p.vars, vec!["X"]);

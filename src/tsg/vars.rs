@@ -58,37 +58,58 @@ pub fn shell_uses(code: &str) -> Vec<String> {
     out
 }
 
-/// Names a shell probe assigns: `X=…` and `export|local|readonly|declare X=…` at the start of
-/// a command, `for X in`, and `read [-r] X`.
+/// Names a shell probe assigns: `X=…` and `export|local|readonly|declare X=…` commands,
+/// `for X in`, and `read [-r] X`.
 pub fn shell_assigns(code: &str) -> Vec<String> {
+    let valid = |n: &str| n.chars().next().is_some_and(is_name_start) && n.chars().all(is_name);
     let mut out = Vec::new();
-    for line in code.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
+    for cmd in super::shell::commands(code) {
+        for a in &cmd.assigns {
+            let name = a.split('=').next().unwrap_or("");
+            if valid(name) {
+                push_unique(&mut out, name);
+            }
         }
-        for segment in line.split(['|', ';', '&', '(', '`']) {
-            let mut words = segment.split_whitespace().peekable();
-            while let Some(w) = words.peek() {
-                if matches!(*w, "export" | "local" | "readonly" | "declare" | "then" | "do" | "else" | "{" | "!") || w.starts_with('-') {
-                    words.next();
-                } else {
-                    break;
+        match cmd.name() {
+            Some("export" | "local" | "readonly" | "declare" | "typeset") => {
+                for w in cmd.words.iter().skip(1).filter(|w| !w.starts_with('-')) {
+                    let name = w.split('=').next().unwrap_or("");
+                    if valid(name) {
+                        push_unique(&mut out, name);
+                    }
                 }
             }
-            let Some(first) = words.next() else { continue };
-            if first == "for" || first == "read" {
-                let name = words.find(|w| !w.starts_with('-')).unwrap_or("");
-                if name.chars().all(is_name) && name.chars().next().is_some_and(is_name_start) {
+            Some("read") => {
+                for w in cmd.words.iter().skip(1).filter(|w| !w.starts_with('-') && valid(w)) {
+                    push_unique(&mut out, w);
+                }
+            }
+            _ => {}
+        }
+    }
+    // `for X in …` is a compound command the parser does not emit as a simple command.
+    for line in code.lines() {
+        let mut words = line.split([' ', ';', '\t']).filter(|w| !w.is_empty());
+        while let Some(w) = words.next() {
+            if w == "for" {
+                if let Some(name) = words.next().filter(|n| valid(n)) {
                     push_unique(&mut out, name);
                 }
-                continue;
             }
-            if let Some((name, _)) = first.split_once('=') {
-                if name.chars().next().is_some_and(is_name_start) && name.chars().all(is_name) {
-                    push_unique(&mut out, name);
-                }
-            }
+        }
+    }
+    out
+}
+
+/// Braced `${NAME}` uses in a non-shell probe (KQL, PromQL, HTTP), where a bare `$` may be
+/// part of the language.
+pub fn braced_uses(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("${") {
+        let rest = &code[i + 2..];
+        let name: String = rest.chars().take_while(|c| is_name(*c)).collect();
+        if name.chars().next().is_some_and(is_name_start) && rest[name.len()..].starts_with(['}', ':']) {
+            push_unique(&mut out, &name);
         }
     }
     out
@@ -155,8 +176,9 @@ mod tests {
 
     #[test]
     fn assigns() {
-        let code = "export HCP_NAMESPACE=$(kubectl get ns -o name)\nORIG=3 kubectl x\nfor mw in $(kubectl get mw); do echo $mw; done\nread -r ANSWER\nkubectl get x --foo=bar";
-        assert_eq!(shell_assigns(code), vec!["HCP_NAMESPACE", "ORIG", "mw", "ANSWER"]);
+        let code = "export HCP_NAMESPACE=$(kubectl get ns -o name)\nORIG=3 kubectl x\nfor mw in $(kubectl get mw); do echo $mw; done\nread -r ANSWER\nkubectl get x --foo=bar \\\n  -o jsonpath='{.a}'\ncurl 'http://x/?size=3&search=y'";
+        assert_eq!(shell_assigns(code), vec!["HCP_NAMESPACE", "ORIG", "ANSWER", "mw"]);
+        assert_eq!(braced_uses("where ns == '${CCP_ID}' and x == ${A:-b} and $__interval"), vec!["CCP_ID", "A"]);
     }
 
     #[test]

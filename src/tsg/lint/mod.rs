@@ -67,7 +67,7 @@ pub const RULES: &[(&str, Severity, &str)] = &[
 
 fn uses_template(g: &Guide, template: &Guide) -> bool {
     let opted_out = g.front_matter.as_ref().and_then(|f| f.template.as_deref()).is_some_and(|t| t.eq_ignore_ascii_case("none"));
-    !opted_out && g.path != template.path && !g.path.ends_with("TEMPLATE.md")
+    !opted_out && g.path != template.path && !g.is_template()
 }
 
 /// Lints every guide of `lib`; findings sorted by file, line, rule.
