@@ -18,14 +18,26 @@ pub enum LoadError {
     #[error("{path}: no such file or folder; check the path")]
     Missing { path: String },
     #[error("{path}: cannot read it: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: is {mib:.1} MiB; tsgnav reads guides up to 16 MiB. Split the guide or pass a smaller file")]
     TooLarge { path: String, mib: f64 },
     #[error("{path}: looks binary (NUL byte at offset {offset}); pass markdown files only")]
     Binary { path: String, offset: usize },
-    #[error("{path}:{line}:{column}: is not UTF-8 (invalid byte 0x{byte:02x}); save the file as UTF-8")]
-    NotUtf8 { path: String, line: usize, column: usize, byte: u8 },
-    #[error("{path}: skipped: it links back to {target}, a folder already being read (symlink loop)")]
+    #[error(
+        "{path}:{line}:{column}: is not UTF-8 (invalid byte 0x{byte:02x}); save the file as UTF-8"
+    )]
+    NotUtf8 {
+        path: String,
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
+    #[error(
+        "{path}: skipped: it links back to {target}, a folder already being read (symlink loop)"
+    )]
     SymlinkLoop { path: String, target: String },
     #[error("{path}: skipped: folders nest deeper than {MAX_DEPTH} levels")]
     TooDeep { path: String },
@@ -45,14 +57,22 @@ pub fn load_library(roots: &[PathBuf]) -> (Library, Vec<LoadError>) {
     for root in roots {
         let display = root.display().to_string();
         match std::fs::metadata(root) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => errors.push(LoadError::Missing { path: display }),
-            Err(e) => errors.push(LoadError::Io { path: display, source: e }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                errors.push(LoadError::Missing { path: display })
+            }
+            Err(e) => errors.push(LoadError::Io {
+                path: display,
+                source: e,
+            }),
             Ok(m) if m.is_dir() => {
                 let mut seen = HashSet::new();
                 walk_dir(root, root, 0, &mut seen, &mut files, &mut errors);
             }
             Ok(_) => {
-                let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 files.push((root.clone(), name));
             }
         }
@@ -79,7 +99,8 @@ pub fn load_library(roots: &[PathBuf]) -> (Library, Vec<LoadError>) {
 }
 
 fn is_markdown(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    p.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
 fn walk_dir(
@@ -91,32 +112,46 @@ fn walk_dir(
     errors: &mut Vec<LoadError>,
 ) {
     if depth > MAX_DEPTH {
-        errors.push(LoadError::TooDeep { path: dir.display().to_string() });
+        errors.push(LoadError::TooDeep {
+            path: dir.display().to_string(),
+        });
         return;
     }
     match std::fs::canonicalize(dir) {
         Ok(c) if !seen.insert(c.clone()) => {
             let target = c.display().to_string();
-            errors.push(LoadError::SymlinkLoop { path: dir.display().to_string(), target });
+            errors.push(LoadError::SymlinkLoop {
+                path: dir.display().to_string(),
+                target,
+            });
             return;
         }
         Ok(_) => {}
         Err(e) => {
-            errors.push(LoadError::Io { path: dir.display().to_string(), source: e });
+            errors.push(LoadError::Io {
+                path: dir.display().to_string(),
+                source: e,
+            });
             return;
         }
     }
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
-            errors.push(LoadError::Io { path: dir.display().to_string(), source: e });
+            errors.push(LoadError::Io {
+                path: dir.display().to_string(),
+                source: e,
+            });
             return;
         }
     };
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if name.starts_with('.') || name == "target" || name == "node_modules" {
             continue;
         }
@@ -124,11 +159,18 @@ fn walk_dir(
             Ok(m) if m.is_dir() => walk_dir(root, &p, depth + 1, seen, files, errors),
             Ok(_) if is_markdown(&p) => {
                 let rel = p.strip_prefix(root).unwrap_or(&p);
-                let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
                 files.push((p, rel));
             }
             Ok(_) => {}
-            Err(e) if is_markdown(&p) => errors.push(LoadError::Io { path: p.display().to_string(), source: e }),
+            Err(e) if is_markdown(&p) => errors.push(LoadError::Io {
+                path: p.display().to_string(),
+                source: e,
+            }),
             Err(_) => {}
         }
     }
@@ -137,22 +179,42 @@ fn walk_dir(
 /// Reads one file as UTF-8 markdown, refusing huge, binary and non-UTF-8 files.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
     let display = path.display().to_string();
-    let io = |source| LoadError::Io { path: display.clone(), source };
+    let io = |source| LoadError::Io {
+        path: display.clone(),
+        source,
+    };
     let len = std::fs::metadata(path).map_err(io)?.len();
     if len > MAX_BYTES {
-        return Err(LoadError::TooLarge { path: display, mib: len as f64 / (1024.0 * 1024.0) });
+        return Err(LoadError::TooLarge {
+            path: display,
+            mib: len as f64 / (1024.0 * 1024.0),
+        });
     }
     let bytes = std::fs::read(path).map_err(io)?;
     if let Some(offset) = bytes.iter().take(8192).position(|b| *b == 0) {
-        return Err(LoadError::Binary { path: display, offset });
+        return Err(LoadError::Binary {
+            path: display,
+            offset,
+        });
     }
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let at = e.utf8_error().valid_up_to();
         let before = &bytes[..at];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = at - before.iter().rposition(|b| *b == b'\n').map(|p| p + 1).unwrap_or(0) + 1;
-        LoadError::NotUtf8 { path: display.clone(), line, column, byte: bytes.get(at).copied().unwrap_or(0) }
+        let column = at
+            - before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map(|p| p + 1)
+                .unwrap_or(0)
+            + 1;
+        LoadError::NotUtf8 {
+            path: display.clone(),
+            line,
+            column,
+            byte: bytes.get(at).copied().unwrap_or(0),
+        }
     })
 }
 

@@ -41,7 +41,9 @@ fn collect_alerts(v: &yaml_serde::Value, out: &mut BTreeSet<String>) {
 
 fn rule_files(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if p.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         entries.sort();
         for e in entries {
             rule_files(&e, out)?;
@@ -49,7 +51,10 @@ fn rule_files(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
         out.push(p.to_path_buf());
     } else if !p.exists() {
-        return Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{}: no such file or folder", p.display())));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("{}: no such file or folder", p.display()),
+        ));
     }
     Ok(())
 }
@@ -62,7 +67,8 @@ pub fn defined_alerts(paths: &[PathBuf]) -> anyhow::Result<BTreeSet<String>> {
     }
     let mut alerts = BTreeSet::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", f.display()))?;
+        let text = std::fs::read_to_string(&f)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", f.display()))?;
         for doc in yaml_serde::Deserializer::from_str(&text) {
             let v = <yaml_serde::Value as serde::Deserialize>::deserialize(doc)
                 .map_err(|e| anyhow::anyhow!("{}: not valid YAML: {e}", f.display()))?;
@@ -79,14 +85,26 @@ impl AlertsArgs {
             .guides
             .iter()
             .filter(|g| !g.is_template())
-            .flat_map(|g| g.routes.iter().map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line)))
+            .flat_map(|g| {
+                g.routes
+                    .iter()
+                    .map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line))
+            })
             .collect();
         let routed: BTreeSet<String> = routes.iter().map(|r| r.0.clone()).collect();
         let (mut unrouted, mut dangling) = (Vec::new(), Vec::new());
         if !self.rules.is_empty() {
             let defined = defined_alerts(&self.rules)?;
-            unrouted = defined.iter().filter(|a| !routed.contains(*a)).cloned().collect();
-            dangling = routes.iter().filter(|r| !defined.contains(&r.0)).cloned().collect();
+            unrouted = defined
+                .iter()
+                .filter(|a| !routed.contains(*a))
+                .cloned()
+                .collect();
+            dangling = routes
+                .iter()
+                .filter(|r| !defined.contains(&r.0))
+                .cloned()
+                .collect();
         }
         let mut out = std::io::stdout().lock();
         if self.json {
@@ -107,6 +125,10 @@ impl AlertsArgs {
                 writeln!(out, "{}:{}: warning[dangling-alert-route]: `{}` is routed here but no rule file defines it; fix the name or remove the row", r.2, r.3, r.0)?;
             }
         }
-        Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
+        Ok(if failed {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }

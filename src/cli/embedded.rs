@@ -5,8 +5,14 @@ use crate::tsg::{self, Library};
 /// (path, text) of every bundled guide.
 pub const GUIDES: &[(&str, &str)] = &[
     ("TEMPLATE.md", include_str!("../../tsg/TEMPLATE.md")),
-    ("swift-networking.md", include_str!("../../tsg/swift-networking.md")),
-    ("maestro-stuck-deletion.md", include_str!("../../tsg/maestro-stuck-deletion.md")),
+    (
+        "swift-networking.md",
+        include_str!("../../tsg/swift-networking.md"),
+    ),
+    (
+        "maestro-stuck-deletion.md",
+        include_str!("../../tsg/maestro-stuck-deletion.md"),
+    ),
 ];
 
 /// The bundled template text (the default for `lint --template`).

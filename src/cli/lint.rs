@@ -36,7 +36,8 @@ impl LintArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         let template = match &self.template {
             Some(p) => {
-                let text = crate::load::read_text(p).map_err(|e| anyhow::anyhow!("template {e}"))?;
+                let text =
+                    crate::load::read_text(p).map_err(|e| anyhow::anyhow!("template {e}"))?;
                 let mut t = crate::tsg::parse_guide(&p.display().to_string(), &text);
                 t.file = p.display().to_string();
                 t
@@ -44,8 +45,13 @@ impl LintArgs {
             None => super::embedded::template(),
         };
         let (lib, failed) = super::load(&self.paths);
-        let exists = |g: &crate::tsg::Guide, dest: &str| crate::load::link_target_exists(&g.file, dest);
-        let cfg = LintConfig { template: Some(&template), classify: &super::classify, file_exists: &exists };
+        let exists =
+            |g: &crate::tsg::Guide, dest: &str| crate::load::link_target_exists(&g.file, dest);
+        let cfg = LintConfig {
+            template: Some(&template),
+            classify: &super::classify,
+            file_exists: &exists,
+        };
         let findings = lint::lint(&lib, &cfg);
         let mut out = std::io::stdout().lock();
         match self.format {
@@ -55,7 +61,13 @@ impl LintArgs {
         }
         out.flush()?;
         let errors = findings.iter().any(|f| f.severity == Severity::Error);
-        Ok(ExitCode::from(if failed { 2 } else if errors { 1 } else { 0 }))
+        Ok(ExitCode::from(if failed {
+            2
+        } else if errors {
+            1
+        } else {
+            0
+        }))
     }
 }
 
@@ -63,7 +75,14 @@ impl LintArgs {
 pub fn text(findings: &[Finding], guides: usize) -> String {
     let mut s = String::new();
     for f in findings {
-        s.push_str(&format!("{}:{}: {}[{}]: {}\n", f.path, f.line, f.severity.as_str(), f.rule, f.message));
+        s.push_str(&format!(
+            "{}:{}: {}[{}]: {}\n",
+            f.path,
+            f.line,
+            f.severity.as_str(),
+            f.rule,
+            f.message
+        ));
     }
     let count = |sev| findings.iter().filter(|f| f.severity == sev).count();
     s.push_str(&format!(

@@ -22,11 +22,19 @@ pub struct TreeArgs {
 impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         let (lib, failed) = super::load(&self.paths);
-        let out = if self.json { to_json(&lib).to_string() + "\n" } else { render(&lib) };
+        let out = if self.json {
+            to_json(&lib).to_string() + "\n"
+        } else {
+            render(&lib)
+        };
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(out.as_bytes())?;
         stdout.flush()?;
-        Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
+        Ok(if failed {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }
 
@@ -82,20 +90,49 @@ pub fn render(lib: &Library) -> String {
         }
         for n in &g.nodes {
             let indent = "  ".repeat(usize::from(n.level));
-            let _ = write!(s, "{indent}{} {}  [{}]", glyph(n.role), n.title, n.role.as_str());
+            let _ = write!(
+                s,
+                "{indent}{} {}  [{}]",
+                glyph(n.role),
+                n.title,
+                n.role.as_str()
+            );
             if !n.probes.is_empty() {
-                let classes: Vec<&str> = n.probes.iter().map(|p| super::classify(p).as_str()).collect();
-                let _ = write!(s, "  ({} probe{}: {})", n.probes.len(), if n.probes.len() == 1 { "" } else { "s" }, classes.join(", "));
+                let classes: Vec<&str> = n
+                    .probes
+                    .iter()
+                    .map(|p| super::classify(p).as_str())
+                    .collect();
+                let _ = write!(
+                    s,
+                    "  ({} probe{}: {})",
+                    n.probes.len(),
+                    if n.probes.len() == 1 { "" } else { "s" },
+                    classes.join(", ")
+                );
             }
             s.push('\n');
-            for e in n.edges.iter().filter(|e| matches!(e.kind, EdgeKind::Branch | EdgeKind::Ref | EdgeKind::Route)) {
+            for e in n
+                .edges
+                .iter()
+                .filter(|e| matches!(e.kind, EdgeKind::Branch | EdgeKind::Ref | EdgeKind::Route))
+            {
                 let label: String = e.label.chars().take(60).collect();
-                let label = if label.is_empty() { String::new() } else { format!("  “{label}”") };
+                let label = if label.is_empty() {
+                    String::new()
+                } else {
+                    format!("  “{label}”")
+                };
                 let _ = writeln!(s, "{indent}    ↳ {:?} → {}{label}", e.kind, short(&e.to, g));
             }
         }
         for e in &g.escalations {
-            let _ = writeln!(s, "  escalate to {} — evidence: {}", e.team, e.evidence.join("; "));
+            let _ = writeln!(
+                s,
+                "  escalate to {} — evidence: {}",
+                e.team,
+                e.evidence.join("; ")
+            );
         }
         s.push('\n');
     }

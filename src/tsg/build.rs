@@ -31,13 +31,20 @@ fn callout_kind(q: &RawQuote) -> CalloutKind {
             return k;
         }
     }
-    q.label.as_ref().and_then(|l| from_word(&l.text)).unwrap_or(CalloutKind::Quote)
+    q.label
+        .as_ref()
+        .and_then(|l| from_word(&l.text))
+        .unwrap_or(CalloutKind::Quote)
 }
 
 fn callout_text(q: &RawQuote) -> String {
     let t = q.text.trim();
     match t.strip_prefix("[!") {
-        Some(rest) => rest.split_once(']').map(|(_, r)| r.trim()).unwrap_or(t).to_string(),
+        Some(rest) => rest
+            .split_once(']')
+            .map(|(_, r)| r.trim())
+            .unwrap_or(t)
+            .to_string(),
         None => t.to_string(),
     }
 }
@@ -59,7 +66,10 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
         let slug = slugger.unique(&s.title);
         let role = synonyms.infer(&s.title, parent.map(|p| nodes[p].role));
         let end = sections.get(i + 1).map(|n| n.start).unwrap_or(src.len());
-        let end_line = sections.get(i + 1).map(|n| n.line.saturating_sub(1)).unwrap_or(total_lines);
+        let end_line = sections
+            .get(i + 1)
+            .map(|n| n.line.saturating_sub(1))
+            .unwrap_or(total_lines);
         let mut node = Node {
             id: format!("{path}#{slug}"),
             slug,
@@ -69,7 +79,10 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             parent: parent.map(|p| nodes[p].id.clone()),
             line: s.line,
             end_line,
-            body: src.get(s.body_start.min(end)..end).unwrap_or("").to_string(),
+            body: src
+                .get(s.body_start.min(end)..end)
+                .unwrap_or("")
+                .to_string(),
             ..Node::default()
         };
         fill(&mut node, s);
@@ -78,7 +91,12 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
     }
     if nodes.is_empty() && !src.trim().is_empty() {
         // A file with text but no heading at all is one node named after the file.
-        let title = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md").to_string();
+        let title = path
+            .rsplit('/')
+            .next()
+            .unwrap_or(path)
+            .trim_end_matches(".md")
+            .to_string();
         let mut node = Node {
             id: format!("{path}#"),
             title,
@@ -97,7 +115,10 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
 }
 
 fn fill(node: &mut Node, s: &RawSection) {
-    let top_items = s.items.iter().filter(|i| i.depth == 0 || node.role == Role::Escalation);
+    let top_items = s
+        .items
+        .iter()
+        .filter(|i| i.depth == 0 || node.role == Role::Escalation);
     for p in s.paras.iter().chain(top_items.map(|i| &i.para)) {
         if let Some(label) = p.label.as_ref().filter(|l| l.colon && l.text.len() <= 40) {
             let key = field_key(&label.text);
@@ -113,12 +134,20 @@ fn fill(node: &mut Node, s: &RawSection) {
     }
     for q in &s.quotes {
         let kind = callout_kind(q);
-        node.callouts.push(Callout { kind, text: callout_text(q), line: q.line });
+        node.callouts.push(Callout {
+            kind,
+            text: callout_text(q),
+            line: q.line,
+        });
     }
     for item in &s.items {
         let validation = node.role == Role::Validation && item.depth == 0;
         if item.checked.is_some() || validation {
-            node.checklist.push(ChecklistItem { text: item.para.text.clone(), checked: item.checked, line: item.para.line });
+            node.checklist.push(ChecklistItem {
+                text: item.para.text.clone(),
+                checked: item.checked,
+                line: item.para.line,
+            });
         }
     }
     node.probes = s.codes.iter().filter_map(super::probe::probe).collect();
@@ -132,10 +161,15 @@ pub fn front_matter(doc: &RawDoc) -> Result<Option<FrontMatter>, (usize, String)
     if text.trim().is_empty() {
         return Ok(None);
     }
-    yaml_serde::from_str::<FrontMatter>(text).map(Some).map_err(|e| {
-        let at = e.location().map(|l| line + l.line().saturating_sub(1)).unwrap_or(*line);
-        (at, e.to_string())
-    })
+    yaml_serde::from_str::<FrontMatter>(text)
+        .map(Some)
+        .map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| line + l.line().saturating_sub(1))
+                .unwrap_or(*line);
+            (at, e.to_string())
+        })
 }
 
 /// Title: front matter, else the first H1, else the first heading, else the file name.
@@ -145,4 +179,3 @@ pub fn title(path: &str, fm: Option<&FrontMatter>, nodes: &[Node]) -> String {
         .or_else(|| nodes.first().map(|n| n.title.clone()))
         .unwrap_or_else(|| path.to_string())
 }
-

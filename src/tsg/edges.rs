@@ -41,8 +41,25 @@ pub fn resolve_dest(path: &str, dest: &str) -> Option<String> {
 }
 
 const TRIGGERS: &[&str] = &[
-    "see ", "→", "->", "go to", "proceed to", "jump to", "skip to", "continue", "then ", "use ", "fix",
-    "per ", "refer", "back to", "return to", "follow", "instead", "next:", "apply",
+    "see ",
+    "→",
+    "->",
+    "go to",
+    "proceed to",
+    "jump to",
+    "skip to",
+    "continue",
+    "then ",
+    "use ",
+    "fix",
+    "per ",
+    "refer",
+    "back to",
+    "return to",
+    "follow",
+    "instead",
+    "next:",
+    "apply",
 ];
 const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 
@@ -54,8 +71,13 @@ pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     for kind in KINDS {
         for (at, _) in lower.match_indices(kind) {
             let after = &lower[at + kind.len()..];
-            let Some(rest) = after.strip_prefix(' ') else { continue };
-            let num: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+            let Some(rest) = after.strip_prefix(' ') else {
+                continue;
+            };
+            let num: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect();
             let num = num.trim_end_matches('.').to_string();
             if num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
                 found.push((at, at + kind.len() + 1 + num.len(), kind, num));
@@ -68,9 +90,17 @@ pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     for (at, end, kind, num) in found {
         let before = &lower[..at];
         // "Strategy 4, step 0": the step qualifies the strategy; it is not a reference of its own.
-        let qualifies = prev_end.is_some_and(|p: usize| p <= at && lower[p..at].chars().all(|c| c == ',' || c == ' '));
+        let qualifies = prev_end
+            .is_some_and(|p: usize| p <= at && lower[p..at].chars().all(|c| c == ',' || c == ' '));
         prev_end = Some(end);
-        let window: String = before.chars().rev().take(24).collect::<Vec<_>>().into_iter().rev().collect();
+        let window: String = before
+            .chars()
+            .rev()
+            .take(24)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
         if !qualifies && boundary && (bare || TRIGGERS.iter().any(|t| window.contains(t))) {
             out.push((kind.to_string(), num));
@@ -104,19 +134,37 @@ fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
     if to == node.id || node.edges.iter().any(|e| e.to == to && e.kind == kind) {
         return;
     }
-    node.edges.push(Edge { to, kind, label: label.to_string(), line });
+    node.edges.push(Edge {
+        to,
+        kind,
+        label: label.to_string(),
+        line,
+    });
 }
 
 fn target_id(path: &str, nodes: &[Node], t: &RawTarget) -> Option<String> {
     if let Some(id) = t.dest.as_deref().and_then(|d| resolve_dest(path, d)) {
         return Some(id);
     }
-    text_refs(&t.text, true).into_iter().find_map(|(k, n)| resolve_ref(nodes, &k, &n)).map(|i| nodes[i].id.clone())
+    text_refs(&t.text, true)
+        .into_iter()
+        .find_map(|(k, n)| resolve_ref(nodes, &k, &n))
+        .map(|i| nodes[i].id.clone())
 }
 
 fn is_condition(text: &str) -> bool {
     let t = text.trim_start().to_lowercase();
-    ["if ", "if/", "when ", "otherwise", "else", "unless ", "only if"].iter().any(|w| t.starts_with(w))
+    [
+        "if ",
+        "if/",
+        "when ",
+        "otherwise",
+        "else",
+        "unless ",
+        "only if",
+    ]
+    .iter()
+    .any(|w| t.starts_with(w))
 }
 
 /// Adds edges to every node and returns the guide's alert routes.
@@ -130,7 +178,11 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
         let mut routed_links = Vec::new();
         for (alert, t) in tables::routes(s) {
             if let Some(to) = target_id(path, nodes, &t) {
-                routes.push(Route { alert, to: to.clone(), line: t.line });
+                routes.push(Route {
+                    alert,
+                    to: to.clone(),
+                    line: t.line,
+                });
                 pending.push((to, EdgeKind::Route, t.label.clone(), t.line));
             }
             routed_links.extend(t.dest);
@@ -145,12 +197,20 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
         for p in s.paras.iter().chain(s.items.iter().map(|i| &i.para)) {
             // A bullet that is only a link ("- [When to use](#…)") is a table of contents entry.
             let link_only = p.links.len() == 1
-                && s.links.get(p.links[0]).is_some_and(|l| l.text.trim() == p.text.trim());
-            let cond = !link_only && (p.label.as_ref().is_some_and(|l| is_condition(&l.text)) || is_condition(&p.text));
+                && s.links
+                    .get(p.links[0])
+                    .is_some_and(|l| l.text.trim() == p.text.trim());
+            let cond = !link_only
+                && (p.label.as_ref().is_some_and(|l| is_condition(&l.text))
+                    || is_condition(&p.text));
             if cond {
                 branch_links.extend(p.links.iter().copied());
             }
-            let kind = if cond { EdgeKind::Branch } else { EdgeKind::Ref };
+            let kind = if cond {
+                EdgeKind::Branch
+            } else {
+                EdgeKind::Ref
+            };
             for (k, n) in text_refs(&p.text, false) {
                 if let Some(j) = resolve_ref(nodes, &k, &n) {
                     pending.push((nodes[j].id.clone(), kind, p.text.clone(), p.line));
@@ -169,7 +229,11 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 continue;
             }
             if let Some(to) = resolve_dest(path, &l.dest) {
-                let kind = if branch_links.contains(&idx) { EdgeKind::Branch } else { EdgeKind::Link };
+                let kind = if branch_links.contains(&idx) {
+                    EdgeKind::Branch
+                } else {
+                    EdgeKind::Link
+                };
                 pending.push((to, kind, l.text.clone(), l.line));
             }
         }
@@ -196,7 +260,11 @@ fn phase(role: Role) -> Option<Role> {
     match role {
         Role::Diagnostic | Role::BlastRadius => Some(Role::Diagnostic),
         Role::Mitigation | Role::Rollback => Some(Role::Mitigation),
-        Role::Validation | Role::Escalation | Role::Postmortem | Role::Prerequisites | Role::Symptoms => Some(role),
+        Role::Validation
+        | Role::Escalation
+        | Role::Postmortem
+        | Role::Prerequisites
+        | Role::Symptoms => Some(role),
         _ => None,
     }
 }
@@ -221,23 +289,43 @@ mod tests {
     fn joins_and_resolves() {
         assert_eq!(join("docs/drafts/a.md", "../ops/b.md"), "docs/ops/b.md");
         assert_eq!(resolve_dest("a/b.md", "#x").as_deref(), Some("a/b.md#x"));
-        assert_eq!(resolve_dest("a/b.md", "c.md#y").as_deref(), Some("a/c.md#y"));
+        assert_eq!(
+            resolve_dest("a/b.md", "c.md#y").as_deref(),
+            Some("a/c.md#y")
+        );
         assert_eq!(resolve_dest("a/b.md", "https://x"), None);
     }
 
     #[test]
     fn finds_plain_text_refs() {
-        assert_eq!(text_refs("Fix → Strategy 3", false), vec![("strategy".into(), "3".into())]);
-        assert_eq!(text_refs("see Strategy 4, step 0", false), vec![("strategy".into(), "4".into())]);
+        assert_eq!(
+            text_refs("Fix → Strategy 3", false),
+            vec![("strategy".into(), "3".into())]
+        );
+        assert_eq!(
+            text_refs("see Strategy 4, step 0", false),
+            vec![("strategy".into(), "4".into())]
+        );
         assert_eq!(text_refs("Step 3.5 then Step 4", true).len(), 2);
         assert!(text_refs("The commands in Steps 2f and 4", false).is_empty());
-        assert_eq!(text_refs("Step 2a", true), vec![("step".into(), "2a".into())]);
+        assert_eq!(
+            text_refs("Step 2a", true),
+            vec![("step".into(), "2a".into())]
+        );
     }
 
     #[test]
     fn numbered_heading_lookup() {
-        let mk = |t: &str| Node { title: t.into(), id: t.into(), ..Node::default() };
-        let nodes = vec![mk("Step 3: Read CNS logs"), mk("Step 3.5: AKS Kusto"), mk("Step 2: Check")];
+        let mk = |t: &str| Node {
+            title: t.into(),
+            id: t.into(),
+            ..Node::default()
+        };
+        let nodes = vec![
+            mk("Step 3: Read CNS logs"),
+            mk("Step 3.5: AKS Kusto"),
+            mk("Step 2: Check"),
+        ];
         assert_eq!(resolve_ref(&nodes, "step", "3"), Some(0));
         assert_eq!(resolve_ref(&nodes, "step", "3.5"), Some(1));
         assert_eq!(resolve_ref(&nodes, "step", "2a"), Some(2));

@@ -31,7 +31,11 @@ pub fn parse_guide(path: &str, source: &str) -> Guide {
 /// `parse_guide` with a custom role synonym table.
 pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) -> Guide {
     let doc = walk::walk(source);
-    let mut guide = Guide { path: path.to_string(), file: path.to_string(), ..Guide::default() };
+    let mut guide = Guide {
+        path: path.to_string(),
+        file: path.to_string(),
+        ..Guide::default()
+    };
     match build::front_matter(&doc) {
         Ok(fm) => guide.front_matter = fm,
         Err((line, msg)) => guide.problems.push((line, msg)),
@@ -44,7 +48,11 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
         for (alert, slug) in &fm.alerts {
             let to = format!("{path}#{}", slug.trim_start_matches('#'));
             if !guide.routes.iter().any(|r| &r.alert == alert && r.to == to) {
-                guide.routes.push(Route { alert: alert.clone(), to, line: 1 });
+                guide.routes.push(Route {
+                    alert: alert.clone(),
+                    to,
+                    line: 1,
+                });
             }
         }
     }
@@ -52,9 +60,18 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
         guide.escalations.extend(tables::escalations(s));
     }
     for (i, s) in sections.iter().enumerate() {
-        let from = guide.nodes.get(i).map(|n| n.slug.clone()).unwrap_or_default();
+        let from = guide
+            .nodes
+            .get(i)
+            .map(|n| n.slug.clone())
+            .unwrap_or_default();
         for l in &s.links {
-            guide.links.push(Link { dest: l.dest.clone(), text: l.text.clone(), line: l.line, from_slug: from.clone() });
+            guide.links.push(Link {
+                dest: l.dest.clone(),
+                text: l.text.clone(),
+                line: l.line,
+                from_slug: from.clone(),
+            });
         }
     }
     guide

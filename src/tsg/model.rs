@@ -36,7 +36,10 @@ pub struct Guide {
 impl Guide {
     /// A template (`TEMPLATE.md`) shows conventions; it is not a guide to route alerts to.
     pub fn is_template(&self) -> bool {
-        self.path.rsplit('/').next().is_some_and(|f| f.eq_ignore_ascii_case("TEMPLATE.md"))
+        self.path
+            .rsplit('/')
+            .next()
+            .is_some_and(|f| f.eq_ignore_ascii_case("TEMPLATE.md"))
     }
 }
 

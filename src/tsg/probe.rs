@@ -9,9 +9,39 @@ use super::vars;
 
 /// Command words that mark an untagged fence as shell.
 const SHELL_WORDS: &[&str] = &[
-    "kubectl", "oc", "az", "curl", "export", "for", "jq", "hcpctl", "helm", "grep", "cat", "echo",
-    "wget", "ssh", "kubelogin", "make", "go", "docker", "sudo", "watch", "cd", "ls", "while", "if",
-    "promtool", "psql", "openssl", "dig", "nslookup", "ping", "systemctl", "journalctl", "git",
+    "kubectl",
+    "oc",
+    "az",
+    "curl",
+    "export",
+    "for",
+    "jq",
+    "hcpctl",
+    "helm",
+    "grep",
+    "cat",
+    "echo",
+    "wget",
+    "ssh",
+    "kubelogin",
+    "make",
+    "go",
+    "docker",
+    "sudo",
+    "watch",
+    "cd",
+    "ls",
+    "while",
+    "if",
+    "promtool",
+    "psql",
+    "openssl",
+    "dig",
+    "nslookup",
+    "ping",
+    "systemctl",
+    "journalctl",
+    "git",
 ];
 
 /// Splits an info string into the language word and `{k=v …}` attributes.
@@ -21,7 +51,12 @@ pub fn split_info(info: &str) -> (String, BTreeMap<String, String>) {
         Some(i) => (&info[..i], info[i + 1..].trim_end().trim_end_matches('}')),
         None => (info, ""),
     };
-    let lang = head.split([' ', ',']).next().unwrap_or("").trim().to_lowercase();
+    let lang = head
+        .split([' ', ','])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_lowercase();
     let mut map = BTreeMap::new();
     for pair in attrs.split([' ', ',']).filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, "true"));
@@ -43,15 +78,25 @@ fn lang_of(word: &str, code: &str) -> Option<Lang> {
 }
 
 fn looks_like_shell(code: &str) -> bool {
-    let Some(first) = code.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')) else {
+    let Some(first) = code
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
         return false;
     };
     if first.contains(":=") || first.ends_with('{') {
         return false; // Go and friends.
     }
-    let word = first.split_whitespace().next().unwrap_or("").trim_start_matches('$');
+    let word = first
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('$');
     let assignment = word.split_once('=').is_some_and(|(name, _)| {
-        name.chars().next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        name.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     });
     SHELL_WORDS.contains(&word) || assignment
@@ -72,7 +117,11 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
         hints.kusto_database = quoted(&code[i + 8..]);
     }
     if hints.kusto_cluster.is_none() {
-        let first = code.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let first = code
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
         if let Some(c) = first.strip_prefix("//") {
             if let Some((host, db)) = c.split_once(" / ") {
                 let (host, db) = (host.trim(), db.trim());
@@ -88,7 +137,10 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
 /// `--context X`, `-n X` / `--namespace X` of kubectl/oc/helm commands (first seen wins).
 fn kube_hints(code: &str, hints: &mut BackendHints) {
     for cmd in super::shell::commands(code) {
-        if !matches!(cmd.name().map(super::shell::basename), Some("kubectl" | "oc" | "helm")) {
+        if !matches!(
+            cmd.name().map(super::shell::basename),
+            Some("kubectl" | "oc" | "helm")
+        ) {
             continue;
         }
         let words = &cmd.words;
@@ -100,7 +152,9 @@ fn kube_hints(code: &str, hints: &mut BackendHints) {
             };
             match flag {
                 "--context" if hints.kube_context.is_none() => hints.kube_context = inline.or(next),
-                "-n" | "--namespace" if hints.namespace.is_none() => hints.namespace = inline.or(next),
+                "-n" | "--namespace" if hints.namespace.is_none() => {
+                    hints.namespace = inline.or(next)
+                }
                 _ => {}
             }
         }
@@ -126,7 +180,10 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
         }
         _ => (vars::braced_uses(&raw.code), Vec::new()),
     };
-    for name in vars::placeholders(&raw.code).into_iter().chain(vars::brace_placeholders(&raw.code)) {
+    for name in vars::placeholders(&raw.code)
+        .into_iter()
+        .chain(vars::brace_placeholders(&raw.code))
+    {
         if !vars_used.contains(&name) {
             vars_used.push(name);
         }
@@ -154,29 +211,67 @@ mod tests {
     use super::*;
 
     fn code(info: &str, code: &str) -> RawCode {
-        RawCode { info: info.into(), code: code.into(), line: 3, fenced: true }
+        RawCode {
+            info: info.into(),
+            code: code.into(),
+            line: 3,
+            fenced: true,
+        }
     }
 
     #[test]
     fn languages() {
-        assert_eq!(probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.lang), Some(Lang::Shell));
-        assert_eq!(probe(&code("/bin/sh", "ls")).map(|p| p.lang), Some(Lang::Shell));
-        assert_eq!(probe(&code("", "kubectl get nodes")).map(|p| p.lang), Some(Lang::Shell));
+        assert_eq!(
+            probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.lang),
+            Some(Lang::Shell)
+        );
+        assert_eq!(
+            probe(&code("/bin/sh", "ls")).map(|p| p.lang),
+            Some(Lang::Shell)
+        );
+        assert_eq!(
+            probe(&code("", "kubectl get nodes")).map(|p| p.lang),
+            Some(Lang::Shell)
+        );
         assert_eq!(probe(&code("", "just some text")).map(|p| p.lang), None);
-        assert_eq!(probe(&code("", "if err := f(); err != nil {")).map(|p| p.lang), None);
-        assert_eq!(probe(&code("", "\"ts\"=\"2024\" level=info")).map(|p| p.lang), None);
-        assert_eq!(probe(&code("", "underlay_clusters{a=\"b\"} = 1")).map(|p| p.lang), None);
-        assert_eq!(probe(&code("", "CLUSTER_ID=abc kubectl get x")).map(|p| p.lang), Some(Lang::Shell));
-        assert_eq!(probe(&code("kusto", "T | take 1")).map(|p| p.lang), Some(Lang::Kql));
-        assert_eq!(probe(&code("promql", "up")).map(|p| p.lang), Some(Lang::Promql));
+        assert_eq!(
+            probe(&code("", "if err := f(); err != nil {")).map(|p| p.lang),
+            None
+        );
+        assert_eq!(
+            probe(&code("", "\"ts\"=\"2024\" level=info")).map(|p| p.lang),
+            None
+        );
+        assert_eq!(
+            probe(&code("", "underlay_clusters{a=\"b\"} = 1")).map(|p| p.lang),
+            None
+        );
+        assert_eq!(
+            probe(&code("", "CLUSTER_ID=abc kubectl get x")).map(|p| p.lang),
+            Some(Lang::Shell)
+        );
+        assert_eq!(
+            probe(&code("kusto", "T | take 1")).map(|p| p.lang),
+            Some(Lang::Kql)
+        );
+        assert_eq!(
+            probe(&code("promql", "up")).map(|p| p.lang),
+            Some(Lang::Promql)
+        );
         assert_eq!(probe(&code("yaml", "a: b")).map(|p| p.lang), None);
         let p = probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.attrs);
-        assert_eq!(p.and_then(|a| a.get("timeout").cloned()).as_deref(), Some("30s"));
+        assert_eq!(
+            p.and_then(|a| a.get("timeout").cloned()).as_deref(),
+            Some("30s")
+        );
     }
 
     #[test]
     fn hints_and_vars() {
-        let p = probe(&code("kql", "cluster('hcp-prod-{region}').database('HCPLogs').T\n| where ns == \"<CCP ID>\""));
+        let p = probe(&code(
+            "kql",
+            "cluster('hcp-prod-{region}').database('HCPLogs').T\n| where ns == \"<CCP ID>\"",
+        ));
         let p = p.expect("kql probe");
         assert_eq!(p.hints.kusto_cluster.as_deref(), Some("hcp-prod-{region}"));
         assert_eq!(p.hints.kusto_database.as_deref(), Some("HCPLogs"));

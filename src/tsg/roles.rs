@@ -13,21 +13,115 @@ pub struct Synonyms {
 impl Default for Synonyms {
     fn default() -> Self {
         let t: &[(Role, &[&str])] = &[
-            (Role::Triage, &["alert triage", "triage", "alerts routing", "alert routing"]),
-            (Role::BlastRadius, &["blast radius", "scope of impact", "impact assessment"]),
-            (Role::WhenToUse, &["when to use", "when to apply", "applies when", "scope"]),
-            (Role::Rollback, &["rollback", "roll back", "restore", "revert", "undo"]),
+            (
+                Role::Triage,
+                &["alert triage", "triage", "alerts routing", "alert routing"],
+            ),
+            (
+                Role::BlastRadius,
+                &["blast radius", "scope of impact", "impact assessment"],
+            ),
+            (
+                Role::WhenToUse,
+                &["when to use", "when to apply", "applies when", "scope"],
+            ),
+            (
+                Role::Rollback,
+                &["rollback", "roll back", "restore", "revert", "undo"],
+            ),
             (Role::Escalation, &["escalat", "who to engage", "contacts"]),
-            (Role::Validation, &["validation", "validate", "verify", "verification", "confirmation"]),
-            (Role::Postmortem, &["postmortem", "post-mortem", "after incident", "after the incident", "post-incident", "retrospective"]),
-            (Role::Mitigation, &["mitigat", "scenario", "strategy", "strategies", "remediat", "workaround", "fix "]),
-            (Role::Access, &["cluster access", "access", "breakglass", "break-glass", "credentials", "login"]),
-            (Role::Glossary, &["glossary", "terminology", "definitions", "terms"]),
+            (
+                Role::Validation,
+                &[
+                    "validation",
+                    "validate",
+                    "verify",
+                    "verification",
+                    "confirmation",
+                ],
+            ),
+            (
+                Role::Postmortem,
+                &[
+                    "postmortem",
+                    "post-mortem",
+                    "after incident",
+                    "after the incident",
+                    "post-incident",
+                    "retrospective",
+                ],
+            ),
+            (
+                Role::Mitigation,
+                &[
+                    "mitigat",
+                    "scenario",
+                    "strategy",
+                    "strategies",
+                    "remediat",
+                    "workaround",
+                    "fix ",
+                ],
+            ),
+            (
+                Role::Access,
+                &[
+                    "cluster access",
+                    "access",
+                    "breakglass",
+                    "break-glass",
+                    "credentials",
+                    "login",
+                ],
+            ),
+            (
+                Role::Glossary,
+                &["glossary", "terminology", "definitions", "terms"],
+            ),
             (Role::Severity, &["severity", "impact"]),
             (Role::Symptoms, &["symptom"]),
-            (Role::Prerequisites, &["prerequisite", "before you begin", "requirements", "pre-requisite"]),
-            (Role::Reference, &["appendix", "reference", "table of contents", "contents", "purpose", "background", "overview", "see also", "related", "architecture", "components"]),
-            (Role::Diagnostic, &["diagnos", "identify", "investigat", "troubleshoot", "step", "check", "dashboards", "logging", "queries", "logs", "inspect", "find the"]),
+            (
+                Role::Prerequisites,
+                &[
+                    "prerequisite",
+                    "before you begin",
+                    "requirements",
+                    "pre-requisite",
+                ],
+            ),
+            (
+                Role::Reference,
+                &[
+                    "appendix",
+                    "reference",
+                    "table of contents",
+                    "contents",
+                    "purpose",
+                    "background",
+                    "overview",
+                    "see also",
+                    "related",
+                    "architecture",
+                    "components",
+                ],
+            ),
+            (
+                Role::Diagnostic,
+                &[
+                    "diagnos",
+                    "identify",
+                    "investigat",
+                    "troubleshoot",
+                    "step",
+                    "check",
+                    "dashboards",
+                    "logging",
+                    "queries",
+                    "logs",
+                    "inspect",
+                    "find the",
+                ],
+            ),
         ];
         Synonyms {
             table: t
@@ -49,7 +143,8 @@ impl Synonyms {
             .iter()
             .find(|(role, words)| {
                 let hit = words.iter().any(|w| t.contains(w.as_str()));
-                hit && !(is_step && matches!(role, Role::Prerequisites | Role::Access | Role::Reference))
+                hit && !(is_step
+                    && matches!(role, Role::Prerequisites | Role::Access | Role::Reference))
             })
             .map(|(r, _)| match r {
                 // "Step 5: Classify the scenario" is a step, not a scenario.
@@ -63,7 +158,10 @@ impl Synonyms {
     pub fn infer(&self, title: &str, parent: Option<Role>) -> Role {
         let own = self.own(title);
         match (own, parent) {
-            (Some(Role::Diagnostic), Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation))) => p,
+            (
+                Some(Role::Diagnostic),
+                Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation)),
+            ) => p,
             (Some(Role::Symptoms), Some(Role::Diagnostic)) => Role::Symptoms,
             (Some(r), _) => r,
             (None, Some(p)) if p != Role::Triage && p != Role::WhenToUse => p,
@@ -81,21 +179,48 @@ mod tests {
         let s = Synonyms::default();
         assert_eq!(s.infer("Alert Triage", None), Role::Triage);
         assert_eq!(s.infer("When to Use This TSG", None), Role::WhenToUse);
-        assert_eq!(s.infer("Step 1: Establish blast radius", Some(Role::Diagnostic)), Role::BlastRadius);
         assert_eq!(
-            s.infer("Step 2: Check HCP-side prerequisites", Some(Role::Diagnostic)),
+            s.infer("Step 1: Establish blast radius", Some(Role::Diagnostic)),
+            Role::BlastRadius
+        );
+        assert_eq!(
+            s.infer(
+                "Step 2: Check HCP-side prerequisites",
+                Some(Role::Diagnostic)
+            ),
             Role::Diagnostic
         );
-        assert_eq!(s.infer("Scenario: Stuck MTPNC deletion", Some(Role::Mitigation)), Role::Mitigation);
-        assert_eq!(s.infer("Option A", Some(Role::Mitigation)), Role::Mitigation);
-        assert_eq!(s.infer("Step 3: Scale down", Some(Role::Mitigation)), Role::Mitigation);
-        assert_eq!(s.infer("Validation and Confirmation", None), Role::Validation);
+        assert_eq!(
+            s.infer("Scenario: Stuck MTPNC deletion", Some(Role::Mitigation)),
+            Role::Mitigation
+        );
+        assert_eq!(
+            s.infer("Option A", Some(Role::Mitigation)),
+            Role::Mitigation
+        );
+        assert_eq!(
+            s.infer("Step 3: Scale down", Some(Role::Mitigation)),
+            Role::Mitigation
+        );
+        assert_eq!(
+            s.infer("Validation and Confirmation", None),
+            Role::Validation
+        );
         assert_eq!(s.infer("After Incident", None), Role::Postmortem);
-        assert_eq!(s.infer("Appendix: CNS Prometheus Metrics Reference", None), Role::Reference);
+        assert_eq!(
+            s.infer("Appendix: CNS Prometheus Metrics Reference", None),
+            Role::Reference
+        );
         assert_eq!(s.infer("Customer-Visible Symptoms", None), Role::Symptoms);
         assert_eq!(s.infer("4. Escalation", None), Role::Escalation);
-        assert_eq!(s.infer("Restore the agent", Some(Role::Mitigation)), Role::Rollback);
+        assert_eq!(
+            s.infer("Restore the agent", Some(Role::Mitigation)),
+            Role::Rollback
+        );
         assert_eq!(s.infer("Random heading", None), Role::Other);
-        assert_eq!(s.infer("Step 5: Classify the scenario", Some(Role::Diagnostic)), Role::Diagnostic);
+        assert_eq!(
+            s.infer("Step 5: Classify the scenario", Some(Role::Diagnostic)),
+            Role::Diagnostic
+        );
     }
 }

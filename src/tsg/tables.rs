@@ -24,45 +24,80 @@ fn col(header: &[Cell], words: &[&str]) -> Option<usize> {
 }
 
 fn first_link(section: &RawSection, cell: &Cell) -> Option<String> {
-    cell.links.iter().filter_map(|i| section.links.get(*i)).map(|l| l.dest.clone()).find(|d| {
-        !d.starts_with("http:") && !d.starts_with("https:") && !d.starts_with("mailto:")
-    })
+    cell.links
+        .iter()
+        .filter_map(|i| section.links.get(*i))
+        .map(|l| l.dest.clone())
+        .find(|d| !d.starts_with("http:") && !d.starts_with("https:") && !d.starts_with("mailto:"))
 }
 
 fn looks_like_alert(w: &str) -> bool {
     w.len() >= 3
         && w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '-')
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '-')
         && w.chars().any(|c| c.is_ascii_uppercase())
 }
 
 /// Alert names in a cell: its code spans, else identifier-like words.
 fn alert_names(cell: &Cell) -> Vec<String> {
-    let names: Vec<String> = cell.codes.iter().map(|c| c.trim().to_string()).filter(|c| looks_like_alert(c)).collect();
+    let names: Vec<String> = cell
+        .codes
+        .iter()
+        .map(|c| c.trim().to_string())
+        .filter(|c| looks_like_alert(c))
+        .collect();
     if !names.is_empty() {
         return names;
     }
-    cell.text.split(|c: char| c.is_whitespace() || c == '/' || c == ',').filter(|w| looks_like_alert(w)).map(str::to_string).collect()
+    cell.text
+        .split(|c: char| c.is_whitespace() || c == '/' || c == ',')
+        .filter(|w| looks_like_alert(w))
+        .map(str::to_string)
+        .collect()
 }
 
 fn target(section: &RawSection, cell: &Cell, label: &str, line: usize) -> RawTarget {
-    RawTarget { dest: first_link(section, cell), text: cell.text.clone(), label: label.to_string(), line }
+    RawTarget {
+        dest: first_link(section, cell),
+        text: cell.text.clone(),
+        label: label.to_string(),
+        line,
+    }
 }
 
-const TARGET_WORDS: &[&str] = &["start here", "next step", "go to", "tsg", "runbook", "route", "entry point", "section", "step", "start"];
+const TARGET_WORDS: &[&str] = &[
+    "start here",
+    "next step",
+    "go to",
+    "tsg",
+    "runbook",
+    "route",
+    "entry point",
+    "section",
+    "step",
+    "start",
+];
 
 /// Routes (alert name, target) from every triage-style table of a section.
 pub fn routes(section: &RawSection) -> Vec<(String, RawTarget)> {
     let mut out = Vec::new();
     for t in &section.tables {
-        let Some(alert) = col(&t.header, &["alert"]) else { continue };
+        let Some(alert) = col(&t.header, &["alert"]) else {
+            continue;
+        };
         let Some(to) = t.header.iter().enumerate().position(|(i, c)| {
-            i != alert && TARGET_WORDS.iter().any(|w| c.text.to_lowercase().contains(w))
+            i != alert
+                && TARGET_WORDS
+                    .iter()
+                    .any(|w| c.text.to_lowercase().contains(w))
         }) else {
             continue;
         };
         for (line, row) in &t.rows {
-            let (Some(a), Some(dest)) = (row.get(alert), row.get(to)) else { continue };
+            let (Some(a), Some(dest)) = (row.get(alert), row.get(to)) else {
+                continue;
+            };
             for name in alert_names(a) {
                 out.push((name, target(section, dest, &a.text, *line)));
             }
@@ -79,7 +114,9 @@ fn is_triage(t: &RawTable) -> bool {
 pub fn branches(section: &RawSection) -> Vec<RawTarget> {
     let mut out = Vec::new();
     for t in section.tables.iter().filter(|t| !is_triage(t)) {
-        let Some(next) = col(&t.header, &["next step", "next", "go to", "then"]) else { continue };
+        let Some(next) = col(&t.header, &["next step", "next", "go to", "then"]) else {
+            continue;
+        };
         for (line, row) in &t.rows {
             let label = row.first().map(|c| c.text.clone()).unwrap_or_default();
             if let Some(cell) = row.get(next) {
@@ -133,18 +170,31 @@ pub fn split_evidence(s: &str) -> Vec<String> {
 pub fn escalations(section: &RawSection) -> Vec<Escalation> {
     let mut out = Vec::new();
     for t in &section.tables {
-        let (Some(team), Some(ev)) = (col(&t.header, &["escalate to", "team", "who", "owner"]), col(&t.header, &["evidence", "attach"])) else {
+        let (Some(team), Some(ev)) = (
+            col(&t.header, &["escalate to", "team", "who", "owner"]),
+            col(&t.header, &["evidence", "attach"]),
+        ) else {
             continue;
         };
         let trig = col(&t.header, &["symptom", "signal", "trigger", "when"]);
         let chan = col(&t.header, &["channel", "how"]);
         for (line, row) in &t.rows {
-            let cell = |i: Option<usize>| i.and_then(|i| row.get(i)).map(|c| c.text.clone()).unwrap_or_default();
+            let cell = |i: Option<usize>| {
+                i.and_then(|i| row.get(i))
+                    .map(|c| c.text.clone())
+                    .unwrap_or_default()
+            };
             let name = clean_team(&cell(Some(team)));
             if name.is_empty() || name == "-" {
                 continue;
             }
-            out.push(Escalation { team: name, trigger: cell(trig), channel: cell(chan), evidence: split_evidence(&cell(Some(ev))), line: *line });
+            out.push(Escalation {
+                team: name,
+                trigger: cell(trig),
+                channel: cell(chan),
+                evidence: split_evidence(&cell(Some(ev))),
+                line: *line,
+            });
         }
     }
     out.extend(bullet_escalations(&section.items));
@@ -154,14 +204,22 @@ pub fn escalations(section: &RawSection) -> Vec<Escalation> {
 fn bullet_escalations(items: &[RawItem]) -> Vec<Escalation> {
     let mut out: Vec<(usize, Escalation)> = Vec::new();
     for (idx, item) in items.iter().enumerate() {
-        let Some(label) = item.para.label.as_ref().filter(|l| l.colon) else { continue };
+        let Some(label) = item.para.label.as_ref().filter(|l| l.colon) else {
+            continue;
+        };
         let key = label.text.to_lowercase();
         if ["who to engage", "team", "escalate to"].contains(&key.as_str()) {
-            let e = Escalation { team: clean_team(&item.para.value), line: item.para.line, ..Escalation::default() };
+            let e = Escalation {
+                team: clean_team(&item.para.value),
+                line: item.para.line,
+                ..Escalation::default()
+            };
             out.push((idx, e));
             continue;
         }
-        let Some((_, e)) = out.iter_mut().rev().find(|(i, _)| item.parent == Some(*i)) else { continue };
+        let Some((_, e)) = out.iter_mut().rev().find(|(i, _)| item.parent == Some(*i)) else {
+            continue;
+        };
         if key.contains("evidence") || key.contains("attach") {
             e.evidence = split_evidence(&item.para.value);
         } else if key.contains("trigger") || key == "when" {
@@ -180,10 +238,19 @@ mod tests {
     #[test]
     fn evidence_split_respects_code_and_parens() {
         assert_eq!(
-            split_evidence("`kubectl describe mtpnc`, CNS logs, blast radius (subscriptions, clusters)."),
-            vec!["`kubectl describe mtpnc`", "CNS logs", "blast radius (subscriptions, clusters)"]
+            split_evidence(
+                "`kubectl describe mtpnc`, CNS logs, blast radius (subscriptions, clusters)."
+            ),
+            vec![
+                "`kubectl describe mtpnc`",
+                "CNS logs",
+                "blast radius (subscriptions, clusters)"
+            ]
         );
         assert!(split_evidence("-").is_empty());
-        assert_eq!(clean_team("**Cloudnet/NRP** (not DNC, not RNM)"), "Cloudnet/NRP");
+        assert_eq!(
+            clean_team("**Cloudnet/NRP** (not DNC, not RNM)"),
+            "Cloudnet/NRP"
+        );
     }
 }

@@ -3,9 +3,30 @@
 
 /// Names a shell provides or that belong to the operator's environment, never reported.
 pub const ENVIRONMENT: &[&str] = &[
-    "HOME", "PATH", "USER", "PWD", "OLDPWD", "SHELL", "TMPDIR", "HOSTNAME", "KUBECONFIG",
-    "RANDOM", "SECONDS", "LINENO", "IFS", "TERM", "LANG", "EDITOR", "PAGER", "BASH_SOURCE",
-    "UID", "EUID", "PPID", "REPLY", "OPTARG", "OPTIND",
+    "HOME",
+    "PATH",
+    "USER",
+    "PWD",
+    "OLDPWD",
+    "SHELL",
+    "TMPDIR",
+    "HOSTNAME",
+    "KUBECONFIG",
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "IFS",
+    "TERM",
+    "LANG",
+    "EDITOR",
+    "PAGER",
+    "BASH_SOURCE",
+    "UID",
+    "EUID",
+    "PPID",
+    "REPLY",
+    "OPTARG",
+    "OPTIND",
 ];
 
 fn is_name_start(c: char) -> bool {
@@ -80,7 +101,12 @@ pub fn shell_assigns(code: &str) -> Vec<String> {
                 }
             }
             Some("read") => {
-                for w in cmd.words.iter().skip(1).filter(|w| !w.starts_with('-') && valid(w)) {
+                for w in cmd
+                    .words
+                    .iter()
+                    .skip(1)
+                    .filter(|w| !w.starts_with('-') && valid(w))
+                {
                     push_unique(&mut out, w);
                 }
             }
@@ -108,7 +134,9 @@ pub fn braced_uses(code: &str) -> Vec<String> {
     for (i, _) in code.match_indices("${") {
         let rest = &code[i + 2..];
         let name: String = rest.chars().take_while(|c| is_name(*c)).collect();
-        if name.chars().next().is_some_and(is_name_start) && rest[name.len()..].starts_with(['}', ':']) {
+        if name.chars().next().is_some_and(is_name_start)
+            && rest[name.len()..].starts_with(['}', ':'])
+        {
             push_unique(&mut out, &name);
         }
     }
@@ -127,9 +155,17 @@ pub fn placeholders(text: &str) -> Vec<String> {
             if let Some(end) = rest.find('>') {
                 let inner = &rest[..end];
                 let ok = inner.len() <= 60
-                    && inner.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                    && inner.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
-                    && inner.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ' ' | '.'));
+                    && inner
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic())
+                    && inner
+                        .chars()
+                        .last()
+                        .is_some_and(|c| c.is_ascii_alphanumeric())
+                    && inner
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ' ' | '.'));
                 if ok {
                     push_unique(&mut out, inner);
                     i += end + 2;
@@ -154,7 +190,9 @@ pub fn brace_placeholders(text: &str) -> Vec<String> {
         if let Some(end) = rest.find('}') {
             let inner = &rest[..end];
             if inner.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                && inner.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
                 && inner.len() <= 40
             {
                 push_unique(&mut out, inner);
@@ -177,16 +215,27 @@ mod tests {
     #[test]
     fn assigns() {
         let code = "export HCP_NAMESPACE=$(kubectl get ns -o name)\nORIG=3 kubectl x\nfor mw in $(kubectl get mw); do echo $mw; done\nread -r ANSWER\nkubectl get x --foo=bar \\\n  -o jsonpath='{.a}'\ncurl 'http://x/?size=3&search=y'";
-        assert_eq!(shell_assigns(code), vec!["HCP_NAMESPACE", "ORIG", "ANSWER", "mw"]);
-        assert_eq!(braced_uses("where ns == '${CCP_ID}' and x == ${A:-b} and $__interval"), vec!["CCP_ID", "A"]);
+        assert_eq!(
+            shell_assigns(code),
+            vec!["HCP_NAMESPACE", "ORIG", "ANSWER", "mw"]
+        );
+        assert_eq!(
+            braced_uses("where ns == '${CCP_ID}' and x == ${A:-b} and $__interval"),
+            vec!["CCP_ID", "A"]
+        );
     }
 
     #[test]
     fn placeholder_forms() {
         let t = "kubectl get podnetwork pn-<cluster-id> -n <ocm-namespace>; where namespace == \"<CCP ID>\"; cat < file; x <<EOF; a<b";
-        assert_eq!(placeholders(t), vec!["cluster-id", "ocm-namespace", "CCP ID"]);
         assert_eq!(
-            brace_placeholders("cluster('hcp-prod-{region}') jsonpath='{.items[*]}' ${X} {id, name}"),
+            placeholders(t),
+            vec!["cluster-id", "ocm-namespace", "CCP ID"]
+        );
+        assert_eq!(
+            brace_placeholders(
+                "cluster('hcp-prod-{region}') jsonpath='{.items[*]}' ${X} {id, name}"
+            ),
             vec!["region"]
         );
     }

@@ -3,7 +3,9 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::raw::{Cell, Label, RawCode, RawDoc, RawItem, RawLink, RawPara, RawQuote, RawSection, RawTable};
+use super::raw::{
+    Cell, Label, RawCode, RawDoc, RawItem, RawLink, RawPara, RawQuote, RawSection, RawTable,
+};
 use super::text::LineIndex;
 
 /// Text being gathered for one block, with bold-label tracking.
@@ -27,7 +29,10 @@ enum LabelState {
 
 impl Buf {
     fn at(line: usize) -> Self {
-        Buf { line, ..Buf::default() }
+        Buf {
+            line,
+            ..Buf::default()
+        }
     }
 
     fn push(&mut self, t: &str) {
@@ -48,7 +53,10 @@ impl Buf {
             LabelState::Fresh if start => self.label = LabelState::InStrong(String::new()),
             LabelState::InStrong(s) if !start => {
                 let colon = s.trim_end().ends_with(':');
-                let label = Label { text: s.trim().trim_end_matches(':').trim().to_string(), colon };
+                let label = Label {
+                    text: s.trim().trim_end_matches(':').trim().to_string(),
+                    colon,
+                };
                 self.label = LabelState::Labeled(label, self.text.len(), !colon);
             }
             other => self.label = other,
@@ -64,7 +72,13 @@ impl Buf {
             }
             _ => (None, super::text::squash(&self.text)),
         };
-        RawPara { label, value, text: super::text::squash(&self.text), line: self.line, links: self.links }
+        RawPara {
+            label,
+            value,
+            text: super::text::squash(&self.text),
+            line: self.line,
+            links: self.links,
+        }
     }
 }
 
@@ -170,7 +184,9 @@ impl Walker {
             Tag::Heading { level, .. } => {
                 self.heading = Some((Buf::at(line), level as u8, offset, Vec::new()))
             }
-            Tag::Paragraph if self.quote_depth == 0 && self.items.is_empty() => self.para = Some(Buf::at(line)),
+            Tag::Paragraph if self.quote_depth == 0 && self.items.is_empty() => {
+                self.para = Some(Buf::at(line))
+            }
             Tag::Item => {
                 let idx = self.section().items.len();
                 self.section().items.push(RawItem::default());
@@ -206,10 +222,19 @@ impl Walker {
                     CodeBlockKind::Indented => (String::new(), false),
                 };
                 let first = if fenced { line + 1 } else { line };
-                self.code = Some(RawCode { info, code: String::new(), line: first, fenced });
+                self.code = Some(RawCode {
+                    info,
+                    code: String::new(),
+                    line: first,
+                    fenced,
+                });
             }
             Tag::Link { dest_url, .. } => {
-                self.link = Some(RawLink { dest: dest_url.to_string(), text: String::new(), line })
+                self.link = Some(RawLink {
+                    dest: dest_url.to_string(),
+                    text: String::new(),
+                    line,
+                })
             }
             Tag::MetadataBlock(_) => self.meta = Some((String::new(), line + 1)),
             _ => {}
@@ -230,7 +255,12 @@ impl Walker {
                     let parent = self.items.last().map(|i| i.0);
                     let depth = self.items.len();
                     if let Some(slot) = self.section().items.get_mut(idx) {
-                        *slot = RawItem { para: b.into_para(), checked, depth, parent };
+                        *slot = RawItem {
+                            para: b.into_para(),
+                            checked,
+                            depth,
+                            parent,
+                        };
                     }
                 }
             }
@@ -239,14 +269,23 @@ impl Walker {
                 if self.quote_depth == 0 {
                     if let Some((b, gfm_kind)) = self.quote.take() {
                         let p = b.into_para();
-                        let q = RawQuote { gfm_kind, label: p.label, text: p.text, line: p.line };
+                        let q = RawQuote {
+                            gfm_kind,
+                            label: p.label,
+                            text: p.text,
+                            line: p.line,
+                        };
                         self.section().quotes.push(q);
                     }
                 }
             }
             TagEnd::TableCell => {
                 if let (Some(b), Some(t)) = (self.cell.take(), self.table.as_mut()) {
-                    let cell = Cell { text: super::text::squash(&b.text), codes: b.codes, links: b.links };
+                    let cell = Cell {
+                        text: super::text::squash(&b.text),
+                        codes: b.codes,
+                        links: b.links,
+                    };
                     match (t.1, t.0.rows.last_mut()) {
                         (true, _) => t.2.push(cell),
                         (false, Some(row)) => row.1.push(cell),

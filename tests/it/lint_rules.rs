@@ -10,23 +10,45 @@ fn findings(rule: &str) -> Vec<Finding> {
     let (lib, errors) = tsgnav::load::load_library(&[dir]);
     assert!(errors.is_empty(), "{errors:?}");
     let tpath = crate::common::root().join("tsg/TEMPLATE.md");
-    let mut template = tsgnav::tsg::parse_guide("TEMPLATE.md", &std::fs::read_to_string(&tpath).expect("template"));
+    let mut template = tsgnav::tsg::parse_guide(
+        "TEMPLATE.md",
+        &std::fs::read_to_string(&tpath).expect("template"),
+    );
     template.file = tpath.display().to_string();
     let exists = |g: &Guide, d: &str| tsgnav::load::link_target_exists(&g.file, d);
-    let cfg = LintConfig { template: Some(&template), classify: &tsgnav::safety::classify_probe, file_exists: &exists };
+    let cfg = LintConfig {
+        template: Some(&template),
+        classify: &tsgnav::safety::classify_probe,
+        file_exists: &exists,
+    };
     lint::lint(&lib, &cfg)
 }
 
 fn check(rule: &str) {
     let all = findings(rule);
-    let of = |file: &str| -> Vec<&Finding> { all.iter().filter(|f| f.path.ends_with(file) && f.rule == rule).collect() };
+    let of = |file: &str| -> Vec<&Finding> {
+        all.iter()
+            .filter(|f| f.path.ends_with(file) && f.rule == rule)
+            .collect()
+    };
     let bad = of("bad.md");
-    assert!(!bad.is_empty(), "{rule}: bad.md should trigger it; got {all:#?}");
+    assert!(
+        !bad.is_empty(),
+        "{rule}: bad.md should trigger it; got {all:#?}"
+    );
     for f in &bad {
         assert!(f.line >= 1, "{rule}: a line number");
-        assert!(f.message.len() > 40, "{rule}: the message says what and how to fix: {}", f.message);
+        assert!(
+            f.message.len() > 40,
+            "{rule}: the message says what and how to fix: {}",
+            f.message
+        );
     }
-    assert!(of("good.md").is_empty(), "{rule}: good.md should not trigger it: {:#?}", of("good.md"));
+    assert!(
+        of("good.md").is_empty(),
+        "{rule}: good.md should not trigger it: {:#?}",
+        of("good.md")
+    );
 }
 
 macro_rules! rule_tests {
@@ -62,13 +84,30 @@ rule_tests! {
 #[test]
 fn broken_anchor_suggests_the_slug() {
     let all = findings("broken-anchor");
-    let f = all.iter().find(|f| f.rule == "broken-anchor" && f.message.contains("akskusto")).expect("finding");
-    assert!(f.message.contains("did you mean `#step-35-aks-kusto-dnc-rc-logs`"), "{}", f.message);
-    assert!(all.iter().any(|f| f.rule == "broken-anchor" && f.message.contains("good.md#no-such-heading")), "cross-document anchors are checked");
+    let f = all
+        .iter()
+        .find(|f| f.rule == "broken-anchor" && f.message.contains("akskusto"))
+        .expect("finding");
+    assert!(
+        f.message
+            .contains("did you mean `#step-35-aks-kusto-dnc-rc-logs`"),
+        "{}",
+        f.message
+    );
+    assert!(
+        all.iter()
+            .any(|f| f.rule == "broken-anchor" && f.message.contains("good.md#no-such-heading")),
+        "cross-document anchors are checked"
+    );
 }
 
 fn lint_cli(args: &[&str]) -> std::process::Output {
-    crate::common::bin().arg("lint").args(args).current_dir(crate::common::root()).output().expect("run tsgnav")
+    crate::common::bin()
+        .arg("lint")
+        .args(args)
+        .current_dir(crate::common::root())
+        .output()
+        .expect("run tsgnav")
 }
 
 #[test]
@@ -84,33 +123,57 @@ fn text_format_reads_like_a_compiler() {
     let out = lint_cli(&["tests/fixtures/lint/rollout-restart-all/bad.md"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("tests/fixtures/lint/rollout-restart-all/bad.md:6: error[rollout-restart-all]:"), "{text}");
+    assert!(
+        text.contains(
+            "tests/fixtures/lint/rollout-restart-all/bad.md:6: error[rollout-restart-all]:"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
 fn json_format() {
-    let out = lint_cli(&["--format", "json", "tests/fixtures/lint/grep-regex-id/bad.md"]);
+    let out = lint_cli(&[
+        "--format",
+        "json",
+        "tests/fixtures/lint/grep-regex-id/bad.md",
+    ]);
     assert_eq!(out.status.code(), Some(0), "warnings alone exit 0");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let findings = v["findings"].as_array().expect("findings");
-    let f = findings.iter().find(|f| f["rule"] == "grep-regex-id").expect("a grep-regex-id finding");
+    let f = findings
+        .iter()
+        .find(|f| f["rule"] == "grep-regex-id")
+        .expect("a grep-regex-id finding");
     assert_eq!(f["severity"], "warning");
     assert_eq!(f["line"], 8, "the line of the grep, not of the fence");
-    assert!(f["path"].as_str().is_some_and(|p| p.ends_with("grep-regex-id/bad.md")));
+    assert!(f["path"]
+        .as_str()
+        .is_some_and(|p| p.ends_with("grep-regex-id/bad.md")));
 }
 
 #[test]
 fn sarif_format() {
-    let out = lint_cli(&["--format", "sarif", "tests/fixtures/lint/broken-link/bad.md"]);
+    let out = lint_cli(&[
+        "--format",
+        "sarif",
+        "tests/fixtures/lint/broken-link/bad.md",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif json");
     assert_eq!(v["version"], "2.1.0");
     let run = &v["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "tsgnav");
     let results = run["results"].as_array().expect("results");
-    let r = results.iter().find(|r| r["ruleId"] == "broken-link").expect("a broken-link result");
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "broken-link")
+        .expect("a broken-link result");
     assert_eq!(r["level"], "error");
-    assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
     let idx = r["ruleIndex"].as_u64().expect("ruleIndex") as usize;
     assert_eq!(run["tool"]["driver"]["rules"][idx]["id"], "broken-link");
 }
@@ -119,5 +182,7 @@ fn sarif_format() {
 fn missing_path_is_a_usage_error() {
     let out = lint_cli(&["no/such/guide.md"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/guide.md: no such file or folder"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no/such/guide.md: no such file or folder")
+    );
 }

@@ -16,7 +16,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Code lines only: comments and doc comments may name what a module must not import.
 fn code(text: &str) -> String {
-    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn assert_free_of(module: &str, forbidden: &[&str]) {
@@ -29,14 +32,35 @@ fn assert_free_of(module: &str, forbidden: &[&str]) {
             // `super::kube::x` is a sibling module, not the kube crate: only a path that starts
             // at `word` counts.
             let used = text.match_indices(word).any(|(i, _)| {
-                !text[..i].chars().next_back().is_some_and(|c| c == ':' || c.is_alphanumeric() || c == '_')
+                !text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c == ':' || c.is_alphanumeric() || c == '_')
             });
-            assert!(!used, "{} uses `{word}`, which the pure core must not import", f.display());
+            assert!(
+                !used,
+                "{} uses `{word}`, which the pure core must not import",
+                f.display()
+            );
         }
     }
 }
 
-const IO: &[&str] = &["std::fs", "std::process", "std::net", "tokio", "reqwest", "use kube", "kube::api", "kube::Client", "kube::runtime", "k8s_openapi", "std::io::stdin", "std::env", "std::thread"];
+const IO: &[&str] = &[
+    "std::fs",
+    "std::process",
+    "std::net",
+    "tokio",
+    "reqwest",
+    "use kube",
+    "kube::api",
+    "kube::Client",
+    "kube::runtime",
+    "k8s_openapi",
+    "std::io::stdin",
+    "std::env",
+    "std::thread",
+];
 
 #[test]
 fn tsg_is_pure() {
@@ -58,7 +82,11 @@ fn every_module_says_its_role() {
     rust_files(&crate::common::root().join("src"), &mut files);
     for f in files {
         let text = std::fs::read_to_string(&f).expect("read");
-        assert!(text.trim_start().starts_with("//!"), "{} must open with a `//!` module comment", f.display());
+        assert!(
+            text.trim_start().starts_with("//!"),
+            "{} must open with a `//!` module comment",
+            f.display()
+        );
     }
 }
 
@@ -70,6 +98,10 @@ fn no_unwrap_outside_tests() {
         let text = std::fs::read_to_string(&f).expect("read");
         // Everything after `#[cfg(test)]` is test code.
         let body = text.split("#[cfg(test)]").next().unwrap_or("");
-        assert!(!code(body).contains(".unwrap()"), "{} calls unwrap() outside tests", f.display());
+        assert!(
+            !code(body).contains(".unwrap()"),
+            "{} calls unwrap() outside tests",
+            f.display()
+        );
     }
 }

@@ -50,23 +50,79 @@ pub struct LintConfig<'a> {
 
 /// Every rule id with its default severity and a one-line description.
 pub const RULES: &[(&str, Severity, &str)] = &[
-    ("missing-section", Severity::Warning, "A section of the template is absent"),
-    ("scenario-missing-goal", Severity::Error, "A mitigation scenario or strategy has no Goal"),
-    ("scenario-missing-preconditions", Severity::Error, "A mitigation scenario or strategy has no Preconditions"),
-    ("mutation-without-risk", Severity::Error, "A step runs a mutating command but states no Risk"),
-    ("broken-anchor", Severity::Error, "A link names a heading anchor that does not exist"),
-    ("broken-link", Severity::Error, "A relative link points at a file that does not exist"),
-    ("rollout-restart-all", Severity::Error, "`rollout restart deployment` without a name restarts every deployment"),
-    ("grep-regex-id", Severity::Warning, "An ID variable is grepped as a regex (use grep -F)"),
-    ("hardcoded-restore", Severity::Warning, "A scale-to-zero is restored to a literal count instead of the captured one"),
-    ("undefined-variable", Severity::Warning, "A shell variable is used but never set nor declared as an input"),
-    ("escalation-missing-evidence", Severity::Warning, "An escalation target lists no evidence to attach"),
-    ("mixed-cli", Severity::Info, "The guide mixes `oc` and `kubectl`"),
-    ("front-matter", Severity::Error, "The YAML front matter does not parse"),
+    (
+        "missing-section",
+        Severity::Warning,
+        "A section of the template is absent",
+    ),
+    (
+        "scenario-missing-goal",
+        Severity::Error,
+        "A mitigation scenario or strategy has no Goal",
+    ),
+    (
+        "scenario-missing-preconditions",
+        Severity::Error,
+        "A mitigation scenario or strategy has no Preconditions",
+    ),
+    (
+        "mutation-without-risk",
+        Severity::Error,
+        "A step runs a mutating command but states no Risk",
+    ),
+    (
+        "broken-anchor",
+        Severity::Error,
+        "A link names a heading anchor that does not exist",
+    ),
+    (
+        "broken-link",
+        Severity::Error,
+        "A relative link points at a file that does not exist",
+    ),
+    (
+        "rollout-restart-all",
+        Severity::Error,
+        "`rollout restart deployment` without a name restarts every deployment",
+    ),
+    (
+        "grep-regex-id",
+        Severity::Warning,
+        "An ID variable is grepped as a regex (use grep -F)",
+    ),
+    (
+        "hardcoded-restore",
+        Severity::Warning,
+        "A scale-to-zero is restored to a literal count instead of the captured one",
+    ),
+    (
+        "undefined-variable",
+        Severity::Warning,
+        "A shell variable is used but never set nor declared as an input",
+    ),
+    (
+        "escalation-missing-evidence",
+        Severity::Warning,
+        "An escalation target lists no evidence to attach",
+    ),
+    (
+        "mixed-cli",
+        Severity::Info,
+        "The guide mixes `oc` and `kubectl`",
+    ),
+    (
+        "front-matter",
+        Severity::Error,
+        "The YAML front matter does not parse",
+    ),
 ];
 
 fn uses_template(g: &Guide, template: &Guide) -> bool {
-    let opted_out = g.front_matter.as_ref().and_then(|f| f.template.as_deref()).is_some_and(|t| t.eq_ignore_ascii_case("none"));
+    let opted_out = g
+        .front_matter
+        .as_ref()
+        .and_then(|f| f.template.as_deref())
+        .is_some_and(|t| t.eq_ignore_ascii_case("none"));
     !opted_out && g.path != template.path && !g.is_template()
 }
 

@@ -8,8 +8,20 @@ use super::{Finding, LintConfig, Severity};
 use crate::tsg::model::{CalloutKind, Guide, Lang, Library, Node, Role, SafetyClass};
 use crate::tsg::{edges, slug, vars};
 
-fn finding(rule: &'static str, severity: Severity, g: &Guide, line: usize, message: String) -> Finding {
-    Finding { rule, severity, path: g.file.clone(), line, message }
+fn finding(
+    rule: &'static str,
+    severity: Severity,
+    g: &Guide,
+    line: usize,
+    message: String,
+) -> Finding {
+    Finding {
+        rule,
+        severity,
+        path: g.file.clone(),
+        line,
+        message,
+    }
 }
 
 /// `front-matter`: YAML that does not parse or has unknown keys.
@@ -24,7 +36,8 @@ pub fn front_matter(g: &Guide, out: &mut Vec<Finding>) {
 pub fn missing_section(g: &Guide, template: &Guide, out: &mut Vec<Finding>) {
     for t in template.nodes.iter().filter(|n| n.level == 1) {
         let found = g.nodes.iter().any(|n| {
-            (t.role != Role::Other && n.role == t.role) || slug::slug(&n.title) == slug::slug(&t.title)
+            (t.role != Role::Other && n.role == t.role)
+                || slug::slug(&n.title) == slug::slug(&t.title)
         });
         if !found {
             let m = format!(
@@ -39,7 +52,11 @@ pub fn missing_section(g: &Guide, template: &Guide, out: &mut Vec<Finding>) {
 /// The node at `i` and every node below it in the outline.
 fn subtree(nodes: &[Node], i: usize) -> &[Node] {
     let level = nodes[i].level;
-    let end = nodes[i + 1..].iter().position(|n| n.level <= level).map(|p| i + 1 + p).unwrap_or(nodes.len());
+    let end = nodes[i + 1..]
+        .iter()
+        .position(|n| n.level <= level)
+        .map(|p| i + 1 + p)
+        .unwrap_or(nodes.len());
     &nodes[i..end]
 }
 
@@ -57,7 +74,8 @@ fn ancestors<'a>(nodes: &'a [Node], n: &'a Node) -> Vec<&'a Node> {
 fn is_scenario(n: &Node) -> bool {
     let t = n.title.to_lowercase();
     let t = t.trim_start_matches(|c: char| !c.is_alphabetic());
-    matches!(n.role, Role::Mitigation | Role::Rollback) && (t.starts_with("scenario") || t.starts_with("strategy"))
+    matches!(n.role, Role::Mitigation | Role::Rollback)
+        && (t.starts_with("scenario") || t.starts_with("strategy"))
 }
 
 /// `scenario-missing-goal`, `scenario-missing-preconditions`.
@@ -65,12 +83,30 @@ pub fn scenario_fields(g: &Guide, out: &mut Vec<Finding>) {
     for (i, n) in g.nodes.iter().enumerate().filter(|(_, n)| is_scenario(n)) {
         let tree = subtree(&g.nodes, i);
         for (rule, key, what) in [
-            ("scenario-missing-goal", "goal", "what this scenario sets out to achieve"),
-            ("scenario-missing-preconditions", "preconditions", "what must be true before it is safe to apply"),
+            (
+                "scenario-missing-goal",
+                "goal",
+                "what this scenario sets out to achieve",
+            ),
+            (
+                "scenario-missing-preconditions",
+                "preconditions",
+                "what must be true before it is safe to apply",
+            ),
         ] {
-            if !tree.iter().any(|d| d.fields.get(key).is_some_and(|v| !v.trim().is_empty())) {
-                let label = if key == "goal" { "Goal" } else { "Preconditions" };
-                let m = format!("\"{}\" has no **{label}:**; add `**{label}:** …` saying {what}", n.title);
+            if !tree
+                .iter()
+                .any(|d| d.fields.get(key).is_some_and(|v| !v.trim().is_empty()))
+            {
+                let label = if key == "goal" {
+                    "Goal"
+                } else {
+                    "Preconditions"
+                };
+                let m = format!(
+                    "\"{}\" has no **{label}:**; add `**{label}:** …` saying {what}",
+                    n.title
+                );
                 out.push(finding(rule, Severity::Error, g, n.line, m));
             }
         }
@@ -79,27 +115,52 @@ pub fn scenario_fields(g: &Guide, out: &mut Vec<Finding>) {
 
 fn states_risk(n: &Node) -> bool {
     n.fields.contains_key("risk")
-        || n.callouts.iter().any(|c| matches!(c.kind, CalloutKind::Risk | CalloutKind::Warning | CalloutKind::Caution))
+        || n.callouts.iter().any(|c| {
+            matches!(
+                c.kind,
+                CalloutKind::Risk | CalloutKind::Warning | CalloutKind::Caution
+            )
+        })
 }
 
 /// `mutation-without-risk`: a mutating probe with no Risk callout or field in its node or above.
 pub fn mutation_risk(g: &Guide, cfg: &LintConfig, out: &mut Vec<Finding>) {
     for n in &g.nodes {
-        let Some(p) = n.probes.iter().find(|p| (cfg.classify)(p) == SafetyClass::Mutating) else { continue };
+        let Some(p) = n
+            .probes
+            .iter()
+            .find(|p| (cfg.classify)(p) == SafetyClass::Mutating)
+        else {
+            continue;
+        };
         if ancestors(&g.nodes, n).iter().any(|a| states_risk(a)) {
             continue;
         }
-        let first = p.code.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("");
+        let first = p
+            .code
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .unwrap_or("");
         let m = format!(
             "\"{}\" runs a command that changes the system (`{first}`) but states no risk; add a `> **Risk:** …` callout saying what can go wrong and how to back out",
             n.title
         );
-        out.push(finding("mutation-without-risk", Severity::Error, g, p.line, m));
+        out.push(finding(
+            "mutation-without-risk",
+            Severity::Error,
+            g,
+            p.line,
+            m,
+        ));
     }
 }
 
 fn closest<'a>(want: &str, have: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    have.map(|h| (distance(want, h), h)).filter(|(d, h)| *d <= want.len().max(h.len()) / 3).min().map(|(_, h)| h)
+    have.map(|h| (distance(want, h), h))
+        .filter(|(d, h)| *d <= want.len().max(h.len()) / 3)
+        .min()
+        .map(|(_, h)| h)
 }
 
 fn distance(a: &str, b: &str) -> usize {
@@ -108,7 +169,11 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
         }
         prev = cur;
     }
@@ -119,15 +184,22 @@ fn distance(a: &str, b: &str) -> usize {
 pub fn links(g: &Guide, lib: &Library, cfg: &LintConfig, out: &mut Vec<Finding>) {
     let by_path: HashMap<&str, &Guide> = lib.guides.iter().map(|x| (x.path.as_str(), x)).collect();
     for l in &g.links {
-        let Some(id) = edges::resolve_dest(&g.path, &l.dest) else { continue };
-        let (file, anchor) = id.split_once('#').map(|(f, a)| (f, Some(a))).unwrap_or((id.as_str(), None));
+        let Some(id) = edges::resolve_dest(&g.path, &l.dest) else {
+            continue;
+        };
+        let (file, anchor) = id
+            .split_once('#')
+            .map(|(f, a)| (f, Some(a)))
+            .unwrap_or((id.as_str(), None));
         let target = by_path.get(file);
         if target.is_none() && !(cfg.file_exists)(g, &l.dest) {
             let m = format!("link to `{}` points at a file that does not exist; fix the path (it is relative to this guide's folder)", l.dest);
             out.push(finding("broken-link", Severity::Error, g, l.line, m));
             continue;
         }
-        let (Some(t), Some(anchor)) = (target, anchor) else { continue };
+        let (Some(t), Some(anchor)) = (target, anchor) else {
+            continue;
+        };
         if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) {
             continue;
         }
@@ -147,14 +219,29 @@ pub fn undefined_vars(g: &Guide, out: &mut Vec<Finding>) {
         known.extend(fm.inputs.keys().cloned());
     }
     let mut reported = HashSet::new();
-    for p in g.nodes.iter().flat_map(|n| &n.probes).filter(|p| p.lang == Lang::Shell) {
+    for p in g
+        .nodes
+        .iter()
+        .flat_map(|n| &n.probes)
+        .filter(|p| p.lang == Lang::Shell)
+    {
         for v in vars::shell_uses(&p.code) {
             if known.contains(&v) || p.assigns.contains(&v) || !reported.insert(v.clone()) {
                 continue;
             }
-            let line = p.code.lines().position(|l| l.contains(&format!("${v}")) || l.contains(&format!("${{{v}"))).unwrap_or(0);
+            let line = p
+                .code
+                .lines()
+                .position(|l| l.contains(&format!("${v}")) || l.contains(&format!("${{{v}")))
+                .unwrap_or(0);
             let m = format!("`${v}` is used but no earlier step sets it and the front matter does not declare it; add `{v}: null` under `inputs:` or set it in an earlier block (`export {v}=…`)");
-            out.push(finding("undefined-variable", Severity::Warning, g, p.line + line, m));
+            out.push(finding(
+                "undefined-variable",
+                Severity::Warning,
+                g,
+                p.line + line,
+                m,
+            ));
         }
         known.extend(p.assigns.iter().cloned());
     }
@@ -164,6 +251,12 @@ pub fn undefined_vars(g: &Guide, out: &mut Vec<Finding>) {
 pub fn escalation_evidence(g: &Guide, out: &mut Vec<Finding>) {
     for e in g.escalations.iter().filter(|e| e.evidence.is_empty()) {
         let m = format!("escalation to \"{}\" lists no evidence to attach; add what the team needs to act (logs, query results, graphs)", e.team);
-        out.push(finding("escalation-missing-evidence", Severity::Warning, g, e.line, m));
+        out.push(finding(
+            "escalation-missing-evidence",
+            Severity::Warning,
+            g,
+            e.line,
+            m,
+        ));
     }
 }
