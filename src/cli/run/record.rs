@@ -1,0 +1,82 @@
+//! Recording `tsgnav run` in an evidence session: session start, the node, the operator's
+//! variables, each probe run (output redacted and stored by `evidence`) and the variables a
+//! probe captured. Part of the CLI edge: wires `query` results into `evidence` records.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::evidence::{self, ProbeRun, Record, Session};
+use crate::query::{ProbeError, ProbeResult, Status};
+
+/// An open session for one `tsgnav run`.
+pub struct Recorder {
+    session: Session,
+}
+
+impl Recorder {
+    /// Starts a session in `state_dir` for `guide` (read for its digest) and enters `node`.
+    pub fn start(
+        state_dir: &Path,
+        guide: &Path,
+        node: &str,
+        flags: &[(String, String)],
+    ) -> anyhow::Result<Self> {
+        let bytes = std::fs::read(guide)
+            .with_context(|| format!("{}: cannot read the guide", guide.display()))?;
+        let start = evidence::session_start(&guide.display().to_string(), &bytes, None);
+        let mut session = Session::create(state_dir, start).with_context(|| {
+            format!("{}: cannot start an evidence session", state_dir.display())
+        })?;
+        session.append(Record::NodeEntered {
+            node: node.to_string(),
+        })?;
+        for (name, value) in flags {
+            session.append(Record::VariableSet {
+                name: name.clone(),
+                value: value.clone(),
+                source: "operator".into(),
+            })?;
+        }
+        Ok(Recorder { session })
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.session.dir().to_path_buf()
+    }
+
+    /// Appends one probe run (fsync'd) and the variables it captured.
+    pub fn probe(&mut self, r: &ProbeResult) -> anyhow::Result<()> {
+        let bytes = r
+            .output
+            .read_all()
+            .unwrap_or_else(|_| r.output.head().to_vec());
+        let stored = self.session.store_output(&bytes)?;
+        let (exit, error) = match &r.status {
+            Status::Ok { exit } => (Some(*exit), None),
+            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
+            Status::Failed(e) => (None, Some(e.to_string())),
+        };
+        let mut run = ProbeRun {
+            probe: r.id.to_string(),
+            command: r.command_as_run.clone(),
+            backend: r.backend.to_string(),
+            target: r.target.clone(),
+            started: r.started.to_rfc3339(),
+            ended: r.ended.to_rfc3339(),
+            exit,
+            error,
+            ..ProbeRun::default()
+        };
+        stored.apply_to(&mut run);
+        self.session.append(Record::ProbeRun(run))?;
+        for (name, value) in &r.captured {
+            self.session.append(Record::VariableSet {
+                name: name.clone(),
+                value: value.clone(),
+                source: format!("probe:{}", r.id),
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,272 @@
+//! Live diagnostic queries: the [`Executor`] abstraction every backend implements (shell,
+//! kube, prometheus, kusto, http/maestro), the request/result types, cancellation and the
+//! [`runner`] that schedules probes on tokio.
+//!
+//! This is the only module that does network and process IO. It depends on `crate::tsg`
+//! (model types) and `crate::safety` (classification); it must not import `cli`, `tui` or `nav`.
+//! Failures are data: every run ends in a [`ProbeResult`], never a panic.
+
+mod cancel;
+pub mod curl;
+mod error;
+mod gate;
+pub mod http;
+pub mod kube;
+pub mod kusto;
+pub mod net;
+mod output;
+pub mod prometheus;
+mod result;
+pub mod runner;
+pub mod setup;
+pub mod shell;
+pub mod tasks;
+mod token;
+pub mod vars;
+
+pub use cancel::Cancel;
+pub use error::ProbeError;
+pub use output::{Output, OutputLimits, OutputSink};
+pub use result::{ProbeResult, Series, Status, Table};
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+
+use crate::tsg::{Lang, Probe, SafetyClass};
+
+/// The default per-probe timeout; a fence's `{timeout=…}` overrides it.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Variable name → value, as the probe will see them (after resolution in [`vars`]).
+pub type Bindings = BTreeMap<String, String>;
+
+/// Which backend runs a probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Shell,
+    Kube,
+    Prometheus,
+    Kusto,
+    Http,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Shell => "shell",
+            Backend::Kube => "kube",
+            Backend::Prometheus => "prometheus",
+            Backend::Kusto => "kusto",
+            Backend::Http => "http",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Identifies one probe: `FILE#node-slug/LINE` (the line of the fence's first code line).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct ProbeId(pub String);
+
+impl ProbeId {
+    /// `node_id` is `FILE#slug`; `line` the probe's first code line.
+    pub fn new(node_id: &str, line: usize) -> Self {
+        ProbeId(format!("{node_id}/{line}"))
+    }
+}
+
+impl fmt::Display for ProbeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a probe is aimed. Executors read the fields that concern them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Target {
+    /// Kube context (shell and kube backends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kube_context: Option<String>,
+    /// Kubeconfig file (shell and kube backends); `None` uses the environment's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Default namespace (kube backend), from `-n` or the fence's `{namespace=…}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Base URL of the server (prometheus, kusto, http).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Kusto cluster name as written in the query (`cluster('…')`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// Kusto database.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+}
+
+impl Target {
+    /// A short human description (`context mc-1`, `http://127.0.0.1:9090`, `local shell`).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(u) = &self.url {
+            parts.push(u.clone());
+        }
+        if let Some(d) = &self.database {
+            parts.push(format!("database {d}"));
+        }
+        if let Some(c) = &self.kube_context {
+            parts.push(format!("context {c}"));
+        }
+        if let Some(n) = &self.namespace {
+            parts.push(format!("namespace {n}"));
+        }
+        if parts.is_empty() {
+            parts.push("local".to_string());
+        }
+        parts.join(", ")
+    }
+}
+
+/// Proof that a person confirmed a probe that needs confirmation (mutating or unknown).
+/// Nothing in tsgnav constructs one yet: the mitigation flow will. The runner refuses such
+/// probes without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmation {
+    _private: (),
+}
+
+/// One probe to run.
+#[derive(Debug, Clone)]
+pub struct ProbeRequest {
+    pub id: ProbeId,
+    pub lang: Lang,
+    /// The code as written in the guide (placeholders still in it; executors substitute
+    /// them safely from `bindings`).
+    pub code: String,
+    /// Values for the variables the probe reads.
+    pub bindings: Bindings,
+    /// Variables the probe assigns (captured after a shell run for later probes).
+    pub assigns: Vec<String>,
+    pub timeout: Duration,
+    pub target: Target,
+    /// The probe's safety class (from `crate::safety`).
+    pub class: SafetyClass,
+    /// Present only when a person confirmed the run.
+    pub confirmation: Option<Confirmation>,
+}
+
+impl ProbeRequest {
+    /// A request for `probe` of node `node_id`: timeout from `{timeout=…}` (default 30 s),
+    /// target from the probe's hints, class from `crate::safety::classify_probe`.
+    pub fn from_probe(
+        node_id: &str,
+        probe: &Probe,
+        bindings: Bindings,
+    ) -> Result<Self, ProbeError> {
+        let timeout = match probe.attrs.get("timeout") {
+            Some(t) => parse_duration(t).ok_or_else(|| ProbeError::Config {
+                detail: format!(
+                    "fence attribute timeout={t} on line {} is not a duration (write e.g. timeout=30s, 2m or 500ms)",
+                    probe.line
+                ),
+            })?,
+            None => DEFAULT_TIMEOUT,
+        };
+        let target = Target {
+            kube_context: probe.hints.kube_context.clone(),
+            namespace: probe.hints.namespace.clone(),
+            cluster: probe.hints.kusto_cluster.clone(),
+            database: probe.hints.kusto_database.clone(),
+            ..Target::default()
+        };
+        Ok(ProbeRequest {
+            id: ProbeId::new(node_id, probe.line),
+            lang: probe.lang,
+            code: probe.code.clone(),
+            bindings,
+            assigns: probe.assigns.clone(),
+            timeout,
+            target,
+            class: crate::safety::classify_probe(probe),
+            confirmation: None,
+        })
+    }
+}
+
+/// `30s`, `2m`, `500ms`, `1h`, or bare seconds (`45`).
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let secs = match unit.trim() {
+        "" | "s" | "sec" | "secs" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// What the runner reports, in order, for each run: `Started`, any number of `Output`
+/// chunks, then exactly one `Finished`.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Started {
+        id: ProbeId,
+        backend: Backend,
+        target: String,
+    },
+    Output {
+        id: ProbeId,
+        chunk: Vec<u8>,
+    },
+    Finished {
+        id: ProbeId,
+        result: Box<ProbeResult>,
+    },
+}
+
+/// A backend. `run` must honour `req.timeout` and `cancel` (returning a failed result with
+/// [`ProbeError::Timeout`] / [`ProbeError::Cancelled`]), stream output through `out`, and
+/// never panic: every failure is a [`ProbeResult`] with [`Status::Failed`].
+pub trait Executor: Send + Sync {
+    fn backend(&self) -> Backend;
+    /// Whether this executor can run `req` natively (e.g. the kube backend takes the
+    /// `kubectl get` forms it understands; the http backend takes Maestro `curl` calls). The
+    /// runner asks the specialised backends first and falls back to the shell.
+    fn accepts(&self, req: &ProbeRequest) -> bool {
+        let _ = req;
+        true
+    }
+    fn run(&self, req: ProbeRequest, out: OutputSink, cancel: Cancel)
+        -> BoxFuture<'_, ProbeResult>;
+}
+
+/// Runs `fut` until it finishes, `timeout` passes or `cancel` fires. For backends whose
+/// work can simply be dropped (HTTP requests); the shell backend kills its process group.
+pub async fn interruptible<T>(
+    fut: impl std::future::Future<Output = T>,
+    timeout: Duration,
+    cancel: &Cancel,
+) -> Result<T, ProbeError> {
+    tokio::select! {
+        v = fut => Ok(v),
+        _ = tokio::time::sleep(timeout) => Err(ProbeError::Timeout { after: timeout }),
+        _ = cancel.cancelled() => Err(ProbeError::Cancelled),
+    }
+}

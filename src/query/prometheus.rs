@@ -1,0 +1,270 @@
+//! The prometheus backend: instant and range queries against the Prometheus HTTP API
+//! (`/api/v1/query`, `/api/v1/query_range`), bearer token from a command (re-run on 401 or
+//! expiry), a vector as a table, a matrix as series for a chart, server errors from the JSON
+//! `error` field.
+//!
+//! IO edge. Must not import `cli`, `tui` or `nav`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::Utc;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::net::{self, Body, TokenSource};
+use super::{
+    vars, Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult, Series,
+    Status, Table,
+};
+
+/// Instant (at `time`, default now) or range query.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Mode {
+    #[default]
+    Instant,
+    At(f64),
+    Range {
+        start: f64,
+        end: f64,
+        step: f64,
+    },
+}
+
+pub struct PrometheusExecutor {
+    /// `--prometheus-url`; a request's `target.url` wins.
+    pub url: Option<String>,
+    pub mode: Mode,
+    token: TokenSource,
+    client: Result<reqwest::Client, ProbeError>,
+}
+
+impl PrometheusExecutor {
+    pub fn new(url: Option<String>, token_command: Option<String>) -> Self {
+        PrometheusExecutor {
+            url,
+            mode: Mode::Instant,
+            token: TokenSource::new(token_command),
+            client: net::client(),
+        }
+    }
+
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    async fn query(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
+        let started = Utc::now();
+        let base = req.target.url.clone().or_else(|| self.url.clone());
+        let target = base.clone().unwrap_or_else(|| "no Prometheus URL".into());
+        let fail = |cmd: String, e| {
+            let mut r =
+                ProbeResult::failed(req.id.clone(), Backend::Prometheus, target.clone(), cmd, e);
+            r.started = started;
+            r
+        };
+        let query = match vars::substitute(req.lang, &req.code, &req.bindings) {
+            Ok(s) => s.text.trim().to_string(),
+            Err(e) => return fail(req.code.clone(), e),
+        };
+        let Some(base) = base else {
+            return fail(
+                query,
+                ProbeError::Config {
+                    detail: "no Prometheus URL: pass --prometheus-url URL".into(),
+                },
+            );
+        };
+        let client = match &self.client {
+            Ok(c) => c.clone(),
+            Err(e) => return fail(query, e.clone()),
+        };
+        let (path, mut params) = match self.mode {
+            Mode::Instant => ("query", vec![]),
+            Mode::At(t) => ("query", vec![("time", t.to_string())]),
+            Mode::Range { start, end, step } => (
+                "query_range",
+                vec![
+                    ("start", start.to_string()),
+                    ("end", end.to_string()),
+                    ("step", step.to_string()),
+                ],
+            ),
+        };
+        params.push(("query", query.clone()));
+        let url = format!("{}/api/v1/{path}", base.trim_end_matches('/'));
+        let mut result = ProbeResult::new(
+            req.id.clone(),
+            Backend::Prometheus,
+            target.clone(),
+            query.clone(),
+            started,
+        );
+        let mut retried = false;
+        let body = loop {
+            let token = match self.token.get().await {
+                Ok(t) => t,
+                Err(e) => return fail(query, e),
+            };
+            let full = match reqwest::Url::parse_with_params(&url, &params) {
+                Ok(u) => u,
+                Err(e) => {
+                    return fail(
+                        query,
+                        ProbeError::Config {
+                            detail: format!("bad Prometheus URL {url}: {e}"),
+                        },
+                    )
+                }
+            };
+            let mut rb = client.get(full);
+            if let Some(t) = token {
+                rb = rb.bearer_auth(t);
+            }
+            match net::fetch(rb, &url, req.timeout, &cancel).await {
+                Ok(b) if b.status == 401 && self.token.has_command() && !retried => {
+                    self.token.invalidate();
+                    retried = true;
+                }
+                Ok(b) => break b,
+                Err(e) => return fail(query, e),
+            }
+        };
+        out.write(&body.bytes);
+        result.status = match interpret(&body, &url) {
+            Ok((table, series, raw)) => {
+                result.table = Some(table);
+                result.series = series;
+                result.raw = Some(raw);
+                Status::Ok { exit: 0 }
+            }
+            Err(e) => Status::Failed(e),
+        };
+        result.output = out.finish();
+        result.ended = Utc::now();
+        result
+    }
+}
+
+/// The table, series and JSON of a Prometheus answer, or the error it carries.
+pub fn interpret(body: &Body, url: &str) -> Result<(Table, Vec<Series>, Value), ProbeError> {
+    let json: Option<Value> = serde_json::from_slice(&body.bytes).ok();
+    if let Some(v) = &json {
+        if v.get("status").and_then(Value::as_str) == Some("error")
+            && !matches!(body.status, 401 | 403)
+        {
+            let message = v
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)")
+                .to_string();
+            return Err(ProbeError::Server {
+                language: "PromQL".into(),
+                message,
+            });
+        }
+    }
+    if !(200..300).contains(&body.status) {
+        return Err(net::http_error(body, url));
+    }
+    let v = json.ok_or_else(|| ProbeError::BadResponse {
+        url: url.to_string(),
+        detail: "the body is not JSON".into(),
+    })?;
+    let data = &v["data"];
+    let kind = data["resultType"].as_str().unwrap_or("");
+    let items = data["result"].as_array().cloned().unwrap_or_default();
+    let labels_of = |item: &Value| -> BTreeMap<String, String> {
+        item["metric"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let point = |p: &Value| -> Option<(f64, f64)> {
+        Some((p.get(0)?.as_f64()?, p.get(1)?.as_str()?.parse().ok()?))
+    };
+    let mut series = Vec::new();
+    let mut rows: Vec<(BTreeMap<String, String>, String)> = Vec::new();
+    match kind {
+        "vector" => {
+            for it in &items {
+                rows.push((
+                    labels_of(it),
+                    it["value"][1].as_str().unwrap_or("").to_string(),
+                ));
+            }
+        }
+        "matrix" => {
+            for it in &items {
+                let s = Series {
+                    labels: labels_of(it),
+                    points: it["values"]
+                        .as_array()
+                        .map(|ps| ps.iter().filter_map(point).collect())
+                        .unwrap_or_default(),
+                };
+                let last = s.points.last().map(|p| p.1.to_string()).unwrap_or_default();
+                rows.push((s.labels.clone(), last));
+                series.push(s);
+            }
+        }
+        "scalar" | "string" => rows.push((
+            BTreeMap::new(),
+            data["result"][1].as_str().unwrap_or("").to_string(),
+        )),
+        other => {
+            return Err(ProbeError::BadResponse {
+                url: url.to_string(),
+                detail: format!("unknown resultType {other:?}"),
+            })
+        }
+    }
+    let names: BTreeSet<String> = rows.iter().flat_map(|(l, _)| l.keys().cloned()).collect();
+    let mut columns: Vec<String> = names.into_iter().collect();
+    if let Some(i) = columns.iter().position(|c| c == "__name__") {
+        let n = columns.remove(i);
+        columns.insert(0, n);
+    }
+    let table_rows = rows
+        .iter()
+        .map(|(l, val)| {
+            columns
+                .iter()
+                .map(|c| l.get(c).cloned().unwrap_or_default())
+                .chain(std::iter::once(val.clone()))
+                .collect()
+        })
+        .collect();
+    columns.push(if kind == "matrix" {
+        "last value".into()
+    } else {
+        "value".into()
+    });
+    Ok((
+        Table {
+            columns,
+            rows: table_rows,
+        },
+        series,
+        v,
+    ))
+}
+
+impl Executor for PrometheusExecutor {
+    fn backend(&self) -> Backend {
+        Backend::Prometheus
+    }
+
+    fn run(
+        &self,
+        req: ProbeRequest,
+        out: OutputSink,
+        cancel: Cancel,
+    ) -> BoxFuture<'_, ProbeResult> {
+        Box::pin(self.query(req, out, cancel))
+    }
+}

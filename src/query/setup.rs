@@ -1,0 +1,59 @@
+//! Wiring the backends from one settings struct, so the CLI and the TUI build the same set:
+//! shell, native kube, prometheus, kusto and (with a Maestro URL) http. No IO happens here;
+//! the executors do theirs when they run.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{http, kube, kusto, prometheus, shell, Executor};
+
+/// Where the backends point (from flags and the config file).
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub prometheus_url: Option<String>,
+    pub prometheus_token_cmd: Option<String>,
+    pub kusto_url: Option<String>,
+    /// `cluster('…')` name (or its first label) → Kusto URL.
+    pub kusto_clusters: BTreeMap<String, String>,
+    pub kusto_token_cmd: Option<String>,
+    /// Maestro base URL; without it the guides' Maestro `curl` calls run in the shell.
+    pub maestro_url: Option<String>,
+    pub kubeconfig: Option<PathBuf>,
+}
+
+/// Parses `NAME=URL` (`--kusto-cluster`).
+pub fn parse_cluster(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{text}` is not NAME=URL (write e.g. --kusto-cluster hcp-prod-eastus=https://…)"
+        )),
+    }
+}
+
+/// The executors, in the order the runner asks them.
+pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
+    let mut v: Vec<Arc<dyn Executor>> = vec![
+        Arc::new(shell::ShellExecutor::default()),
+        Arc::new(kube::KubeExecutor {
+            kubeconfig: s.kubeconfig.clone(),
+            ..kube::KubeExecutor::default()
+        }),
+        Arc::new(prometheus::PrometheusExecutor::new(
+            s.prometheus_url.clone(),
+            s.prometheus_token_cmd.clone(),
+        )),
+        Arc::new(kusto::KustoExecutor::new(
+            s.kusto_url.clone(),
+            s.kusto_clusters.clone(),
+            s.kusto_token_cmd.clone(),
+        )),
+    ];
+    if s.maestro_url.is_some() {
+        v.push(Arc::new(http::HttpExecutor::new(s.maestro_url.clone())));
+    }
+    v
+}

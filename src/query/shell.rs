@@ -1,0 +1,264 @@
+//! The shell backend: `bash -o pipefail -c SCRIPT` in its own process group, values in the
+//! environment, kube context and kubeconfig passed through, output streamed, variables the
+//! script assigns captured for later probes. On timeout or cancel the whole process group gets
+//! SIGTERM, then SIGKILL after a grace period; nothing is left running.
+//!
+//! IO edge (processes, temp files). Must not import `cli`, `tui` or `nav`.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use chrono::Utc;
+use futures::future::BoxFuture;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+use super::vars::{self, Substituted};
+use super::{Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status};
+
+/// Runs shell probes.
+#[derive(Debug, Clone)]
+pub struct ShellExecutor {
+    /// Time between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// The shell (default `bash`).
+    pub shell: String,
+}
+
+impl Default for ShellExecutor {
+    fn default() -> Self {
+        ShellExecutor {
+            grace: Duration::from_secs(2),
+            shell: "bash".into(),
+        }
+    }
+}
+
+/// Single-quotes a word for a shell (`it's` → `'it'\''s'`).
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Defines `kubectl`/`oc` with the chosen context and writes the assigned variables to the
+/// capture file on exit (NUL-separated `name=value`).
+fn prelude(capture: &[String], context: bool) -> String {
+    let mut p = String::new();
+    if context {
+        p.push_str("kubectl() { command kubectl --context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
+        p.push_str("oc() { command oc --context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
+    }
+    if !capture.is_empty() {
+        let names = capture.join(" ");
+        p.push_str(&format!(
+            "__tsgnav_capture() {{ for __n in {names}; do if [ -n \"${{!__n+x}}\" ]; then \
+             printf '%s=%s\\0' \"$__n\" \"${{!__n}}\"; fi; done > \"$TSGNAV_CAPTURE_FILE\"; }}; \
+             trap __tsgnav_capture EXIT; "
+        ));
+    }
+    p
+}
+
+static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The command as shown to the operator and recorded: the script plus the values it got.
+fn shown(sub: &Substituted, req: &ProbeRequest) -> String {
+    let mut s = sub.text.trim_end().to_string();
+    for (k, v) in &sub.env {
+        s.push_str(&format!("\n# env {k}={}", sh_quote(v)));
+    }
+    if let Some(c) = &req.target.kube_context {
+        s.push_str(&format!("\n# kube context {}", sh_quote(c)));
+    }
+    s
+}
+
+/// Sends `sig` to process group `pgid`.
+fn signal_group(pgid: i32, sig: i32) {
+    if pgid > 0 {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+/// SIGTERM to the group, SIGKILL after `grace` unless the leader has exited by then.
+async fn stop_group(
+    child: &mut tokio::process::Child,
+    pgid: i32,
+    grace: Duration,
+) -> Option<std::process::ExitStatus> {
+    signal_group(pgid, libc::SIGTERM);
+    let status = tokio::time::timeout(grace, child.wait())
+        .await
+        .ok()
+        .and_then(Result::ok);
+    signal_group(pgid, libc::SIGKILL);
+    match status {
+        Some(s) => Some(s),
+        None => child.wait().await.ok(),
+    }
+}
+
+async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) {
+    let mut buf = vec![0u8; 8192];
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+            break;
+        }
+    }
+}
+
+impl ShellExecutor {
+    async fn run_shell(
+        &self,
+        req: ProbeRequest,
+        mut out: OutputSink,
+        cancel: Cancel,
+    ) -> ProbeResult {
+        let started = Utc::now();
+        let target = req.target.describe();
+        let sub = match vars::substitute(req.lang, &req.code, &req.bindings) {
+            Ok(s) => s,
+            Err(e) => return ProbeResult::failed(req.id, Backend::Shell, target, req.code, e),
+        };
+        let mut result = ProbeResult::new(
+            req.id.clone(),
+            Backend::Shell,
+            target,
+            shown(&sub, &req),
+            started,
+        );
+        let n = CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let capture_file =
+            std::env::temp_dir().join(format!("tsgnav-capture-{}-{n}", std::process::id()));
+        let script = format!(
+            "{}\n{}",
+            prelude(&req.assigns, req.target.kube_context.is_some()),
+            sub.text
+        );
+        let mut cmd = Command::new(&self.shell);
+        cmd.arg("-o")
+            .arg("pipefail")
+            .arg("-c")
+            .arg(&script)
+            .arg("tsgnav-probe");
+        cmd.envs(sub.env.iter().map(|(k, v)| (k, v)))
+            .env("TSGNAV_CAPTURE_FILE", &capture_file);
+        if let Some(c) = &req.target.kube_context {
+            cmd.env("TSGNAV_KUBE_CONTEXT", c);
+        }
+        if let Some(k) = &req.target.kubeconfig {
+            cmd.env("KUBECONFIG", k);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                result.status = Status::Failed(ProbeError::Spawn {
+                    program: self.shell.clone(),
+                    detail: e.to_string(),
+                });
+                result.ended = Utc::now();
+                return result;
+            }
+        };
+        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let readers = [
+            child
+                .stdout
+                .take()
+                .map(|s| tokio::spawn(pump(s, tx.clone()))),
+            child
+                .stderr
+                .take()
+                .map(|s| tokio::spawn(pump(s, tx.clone()))),
+        ];
+        drop(tx);
+        let deadline = tokio::time::sleep(req.timeout);
+        tokio::pin!(deadline);
+        let mut failure = None;
+        let status = loop {
+            tokio::select! {
+                Some(chunk) = rx.recv() => out.write(&chunk),
+                s = child.wait() => break s.ok(),
+                _ = &mut deadline => {
+                    failure = Some(ProbeError::Timeout { after: req.timeout });
+                    break stop_group(&mut child, pgid, self.grace).await;
+                }
+                _ = cancel.cancelled() => {
+                    failure = Some(ProbeError::Cancelled);
+                    break stop_group(&mut child, pgid, self.grace).await;
+                }
+            }
+        };
+        // Background children of the script die with it; then the pipes close.
+        signal_group(pgid, libc::SIGKILL);
+        for r in readers.into_iter().flatten() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), r).await;
+        }
+        while let Ok(chunk) = rx.try_recv() {
+            out.write(&chunk);
+        }
+        result.captured = read_capture(&capture_file);
+        let _ = std::fs::remove_file(&capture_file);
+        result.status = match (failure, status) {
+            (Some(e), _) => Status::Failed(e),
+            (None, Some(s)) => exit_status(s),
+            (None, None) => Status::Failed(ProbeError::Io {
+                detail: "lost track of the shell process".into(),
+            }),
+        };
+        result.output = out.finish();
+        result.ended = Utc::now();
+        result
+    }
+}
+
+fn exit_status(s: std::process::ExitStatus) -> Status {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(0), _) => Status::Ok { exit: 0 },
+        (Some(code), _) => Status::Failed(ProbeError::Exit { code }),
+        (None, Some(signal)) => Status::Failed(ProbeError::Signal { signal }),
+        (None, None) => Status::Failed(ProbeError::Io {
+            detail: "the shell ended without a status".into(),
+        }),
+    }
+}
+
+fn read_capture(path: &std::path::Path) -> BTreeMap<String, String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return BTreeMap::new();
+    };
+    bytes
+        .split(|b| *b == 0)
+        .filter_map(|rec| {
+            let text = String::from_utf8_lossy(rec);
+            text.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+impl Executor for ShellExecutor {
+    fn backend(&self) -> Backend {
+        Backend::Shell
+    }
+
+    fn run(
+        &self,
+        req: ProbeRequest,
+        out: OutputSink,
+        cancel: Cancel,
+    ) -> BoxFuture<'_, ProbeResult> {
+        Box::pin(self.run_shell(req, out, cancel))
+    }
+}
