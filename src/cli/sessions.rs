@@ -1,0 +1,228 @@
+//! `tsgnav sessions …`: list, show, verify, export (IcM bundle or hand-off), import, start, attach,
+//! note and tick evidence sessions. Thin: the work is in `crate::evidence`; this file loads the
+//! guide a session names and prints results.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+mod ops;
+use ops::{export, guide_source, list, session_guide, stress};
+
+use crate::evidence::{self, ExportFormat, Options, Record, Redactor, Session, SessionLog};
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: SessionsCommand,
+    /// Extra redaction pattern (a regex; the secret is group `s` or 1, else the whole match).
+    /// Repeat for more. Applies to what this command writes.
+    #[arg(long = "redact", value_name = "REGEX", global = true)]
+    pub redact: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, newest first: id, guide, alert, records, last activity.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a session's timeline. SESSION is an id, a unique id prefix, `latest` or a folder.
+    Show { session: String },
+    /// Check the hash chain and every blob digest; name the first bad record or blob. Exit 1 if bad.
+    Verify { session: String },
+    /// Write the IcM bundle (summary.md / summary.json, manifest.json, .tar.gz), or with
+    /// --handoff a .tar.gz of the session for another engineer.
+    Export(ExportArgs),
+    /// Import a hand-off .tar.gz; the chain and blobs are verified before it is accepted.
+    Import { file: PathBuf },
+    /// Start a session for a guide (a path, or the name of a bundled guide); prints its id.
+    Start {
+        guide: String,
+        #[arg(long)]
+        alert: Option<String>,
+    },
+    /// Attach a file (a log excerpt …) as evidence; it is redacted and stored as a blob.
+    Attach {
+        session: String,
+        file: PathBuf,
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Write a note; `--topic impact` puts it under Impact in the export.
+    Note {
+        session: String,
+        text: String,
+        #[arg(long)]
+        topic: Option<String>,
+    },
+    /// Tick (or with --untick clear) a checklist item of a team, linking records as its evidence.
+    Tick {
+        session: String,
+        #[arg(long)]
+        team: String,
+        item: String,
+        /// `seq` of records that are evidence for the item.
+        #[arg(long = "evidence", value_name = "SEQ")]
+        evidence: Vec<u64>,
+        #[arg(long)]
+        untick: bool,
+    },
+    /// Append N records, printing `recorded <seq>` after each fsync (crash tests).
+    #[command(hide = true)]
+    Stress {
+        session: String,
+        #[arg(long, default_value_t = 1000)]
+        records: u64,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    pub session: String,
+    /// Escalation team from the guide (case-insensitive); default: the team chosen in the session.
+    #[arg(long)]
+    pub team: Option<String>,
+    #[arg(long, default_value = "tar.gz", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<ExportFormat>()))]
+    pub format: ExportFormat,
+    /// Folder to write into (default: the current folder).
+    #[arg(long, default_value = ".")]
+    pub out: PathBuf,
+    /// Pack the session itself (journal and blobs) for `tsgnav sessions import` elsewhere.
+    #[arg(long)]
+    pub handoff: bool,
+    /// The guide, when it is no longer where the session found it.
+    #[arg(long)]
+    pub guide: Option<PathBuf>,
+}
+
+impl SessionsArgs {
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        let opts = Options {
+            redactor: std::sync::Arc::new(Redactor::with_patterns(&self.redact)?),
+            ..Options::default()
+        };
+        let state = evidence::state_dir();
+        let find = |q: &str| evidence::resolve(&state, q);
+        let mut out = std::io::stdout().lock();
+        match self.command {
+            SessionsCommand::List { json } => list(&state, json, &mut out)?,
+            SessionsCommand::Show { session } => out.write_all(
+                evidence::render_timeline(&SessionLog::read(&find(&session)?)?).as_bytes(),
+            )?,
+            SessionsCommand::Verify { session } => {
+                let dir = find(&session)?;
+                let r = evidence::verify(&dir)?;
+                let Some(p) = r.problem else {
+                    writeln!(
+                        out,
+                        "ok: {} records, {} blobs, chain head {}",
+                        r.records, r.blobs, r.head
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                };
+                writeln!(out, "FAILED: {p}")?;
+                writeln!(out, "  ({} records before it check out)", r.records)?;
+                return Ok(ExitCode::from(1));
+            }
+            SessionsCommand::Export(a) => export(&find(&a.session)?, a, &opts, &mut out)?,
+            SessionsCommand::Import { file } => {
+                let i = evidence::import_handoff(&file, &state)?;
+                writeln!(
+                    out,
+                    "imported {} ({} records, verified; had {}) into {}",
+                    i.id,
+                    i.records,
+                    i.had,
+                    i.dir.display()
+                )?;
+            }
+            SessionsCommand::Start { guide, alert } => {
+                let (name, bytes) = guide_source(&guide)?;
+                let s = Session::create_with(
+                    &state,
+                    evidence::session_start(&name, &bytes, alert),
+                    opts,
+                )?;
+                writeln!(out, "{}\t{}", s.id(), s.dir().display())?;
+            }
+            SessionsCommand::Attach {
+                session,
+                file,
+                note,
+            } => {
+                let mut s = Session::open_with(&find(&session)?, opts)?;
+                let (a, b) = s.attach(&file, note)?;
+                writeln!(
+                    out,
+                    "recorded #{}: attached {} as blobs/{} ({} bytes, {} redactions)",
+                    a.seq,
+                    file.display(),
+                    b.sha256,
+                    b.size,
+                    b.redactions
+                )?;
+            }
+            SessionsCommand::Note {
+                session,
+                text,
+                topic,
+            } => {
+                let mut s = Session::open_with(&find(&session)?, opts)?;
+                let node = s.state().node.clone();
+                let a = s.append(Record::Note(evidence::Note {
+                    text,
+                    topic,
+                    node,
+                    ..Default::default()
+                }))?;
+                writeln!(out, "recorded #{} ({} redactions)", a.seq, a.redactions)?;
+            }
+            SessionsCommand::Tick {
+                session,
+                team,
+                item,
+                evidence,
+                untick,
+            } => {
+                let mut s = Session::open_with(&find(&session)?, opts)?;
+                let guide = session_guide(&s.state().start, None)?;
+                let esc = evidence::find_team(&guide.escalations, &team, &guide.path)?;
+                let Some(item) = esc
+                    .evidence
+                    .iter()
+                    .find(|e| e.to_lowercase().starts_with(&item.to_lowercase()))
+                    .cloned()
+                else {
+                    anyhow::bail!(
+                        "{} asks for none of `{item}`; its items: {}",
+                        esc.team,
+                        esc.evidence.join("; ")
+                    );
+                };
+                if let Some(bad) = evidence.iter().find(|&&q| q == 0 || q > s.records()) {
+                    anyhow::bail!(
+                        "--evidence {bad}: the session has records #1 to #{}",
+                        s.records()
+                    );
+                }
+                let tick = evidence::ChecklistTick {
+                    team: esc.team.clone(),
+                    item,
+                    checked: !untick,
+                    evidence,
+                };
+                let a = s.append(Record::ChecklistTick(tick))?;
+                writeln!(out, "recorded #{}", a.seq)?;
+            }
+            SessionsCommand::Stress { session, records } => {
+                stress(&find(&session)?, records, opts, &mut out)?
+            }
+        }
+        out.flush()?;
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,183 @@
+//! The work behind `tsgnav sessions list|export|stress`, and finding the guide a session names
+//! (a path or a bundled guide). Part of the CLI edge.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use crate::evidence::{self, ExportRequest, Options, Record, Session, SessionLog};
+use crate::tsg::Guide;
+
+use super::ExportArgs;
+
+pub(super) fn list(state: &Path, json: bool, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let all = evidence::list(state)?;
+    if json {
+        let v: Vec<_> = all
+            .iter()
+            .map(|s| serde_json::json!({"id": s.id, "guide": s.guide, "alert": s.alert, "records": s.records, "last_activity": s.last_activity, "issue": s.issue}))
+            .collect();
+        writeln!(out, "{}", serde_json::json!({ "sessions": v }))?;
+        return Ok(());
+    }
+    if all.is_empty() {
+        writeln!(out, "no sessions in {}", state.display())?;
+    }
+    for s in all {
+        let issue = s.issue.map(|i| format!("  ! {i}")).unwrap_or_default();
+        writeln!(
+            out,
+            "{}  {:>6} records  last {}  {}  {}{issue}",
+            s.id,
+            s.records,
+            s.last_activity,
+            s.alert.as_deref().unwrap_or("-"),
+            s.guide
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn export(
+    dir: &Path,
+    a: ExportArgs,
+    opts: &Options,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    if a.handoff {
+        let path = evidence::export_handoff(dir, &a.out)?;
+        writeln!(
+            out,
+            "hand-off archive: {}\nimport it with: tsgnav sessions import {}",
+            path.display(),
+            path.display()
+        )?;
+        return Ok(());
+    }
+    let log = SessionLog::read(dir)?;
+    let start = log.start().cloned().unwrap_or_default();
+    let team = a.team.or(log.state().team);
+    let escalation = match &team {
+        None => None,
+        Some(name) => {
+            let guide = session_guide(&start, a.guide.as_deref())?;
+            Some(evidence::find_team(&guide.escalations, name, &guide.path)?.clone())
+        }
+    };
+    let slug: String = team
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = if slug.is_empty() {
+        format!("tsgnav-{}", log.id)
+    } else {
+        format!("tsgnav-{}-{}", log.id, slug.trim_matches('-'))
+    };
+    let req = ExportRequest {
+        escalation,
+        format: a.format,
+        out: a.out.join(name),
+    };
+    let done = evidence::export(dir, &req, &opts.redactor)?;
+    for f in &done.files {
+        writeln!(out, "wrote {}", f.display())?;
+    }
+    if let Some(t) = &done.tarball {
+        writeln!(out, "wrote {}", t.display())?;
+    }
+    if !done.missing.is_empty() {
+        writeln!(out, "checklist: still missing: {}", done.missing.join("; "))?;
+    }
+    match Session::open_with(dir, opts.clone()) {
+        Ok(mut s) => {
+            s.append(done.record())?;
+        }
+        Err(e) => eprintln!("warning: the export is not recorded in the session's journal: {e}"),
+    }
+    Ok(())
+}
+
+/// The guide a session started from (`--guide` overrides); warns when it changed since.
+pub(super) fn session_guide(
+    start: &evidence::SessionStart,
+    over: Option<&Path>,
+) -> anyhow::Result<Guide> {
+    let name = over.map_or(start.guide.clone(), |p| p.display().to_string());
+    let (_, bytes) = guide_source(&name).with_context(|| {
+        format!("the session's guide {name} cannot be read; pass it with --guide PATH")
+    })?;
+    if evidence::sha256_hex(&bytes) != start.guide_sha256 {
+        eprintln!("warning: {name} changed since the session started (sha256 differs); its current escalation list is used");
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let file = name.rsplit('/').next().unwrap_or(&name).to_owned();
+    Ok(crate::tsg::parse_guide(&file, &text))
+}
+
+/// (name to record, bytes) of a guide path or bundled guide name (`bundled:<name>` or `<name>`).
+pub(super) fn guide_source(guide: &str) -> anyhow::Result<(String, Vec<u8>)> {
+    let bundled = guide.strip_prefix("bundled:").unwrap_or(guide);
+    let path = Path::new(guide);
+    if !guide.starts_with("bundled:") && path.is_file() {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {guide}"))?;
+        let name = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .display()
+            .to_string();
+        return Ok((name, bytes));
+    }
+    match super::super::embedded::GUIDES
+        .iter()
+        .find(|(p, _)| *p == bundled)
+    {
+        Some((p, text)) => Ok((format!("bundled:{p}"), text.as_bytes().to_vec())),
+        None => {
+            let names: Vec<&str> = super::super::embedded::GUIDES
+                .iter()
+                .map(|(p, _)| *p)
+                .collect();
+            anyhow::bail!(
+                "{guide}: no such file, and no bundled guide has that name (bundled: {})",
+                names.join(", ")
+            )
+        }
+    }
+}
+
+pub(super) fn stress(
+    dir: &Path,
+    records: u64,
+    opts: Options,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let mut s = Session::open_with(dir, opts)?;
+    for i in 0..records {
+        // Every 50th output is large enough to go to a blob.
+        let lines = if i % 50 == 49 {
+            5000
+        } else {
+            1 + (i % 7) as usize
+        };
+        let body = format!("stress record {i}\n").repeat(lines);
+        let mut run = evidence::ProbeRun {
+            probe: "stress.md#stress/1".into(),
+            command: format!("echo {i}"),
+            backend: "shell".into(),
+            exit: Some(0),
+            ..Default::default()
+        };
+        s.store_output(body.as_bytes())?.apply_to(&mut run);
+        let a = s.append(Record::ProbeRun(run))?;
+        writeln!(out, "recorded {}", a.seq)?;
+        out.flush()?;
+    }
+    Ok(())
+}

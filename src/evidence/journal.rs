@@ -1,0 +1,203 @@
+//! The journal file: append-only JSONL, one sealed record per line, fsync'd before `append`
+//! returns; resuming drops a torn last line (see `scan`) and continues the chain. This is IO
+//! (std::fs). Must not import `cli`, `tui` or `query`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::chain::{self, Entry, GENESIS};
+use super::clock::{rfc3339, Clock};
+use super::error::EvidenceError;
+use super::record::Record;
+use super::redact::Redactor;
+use super::scan::{scan, Torn};
+
+/// What `append` wrote. Report a record as recorded only after you hold one of these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    pub seq: u64,
+    pub ts: String,
+    pub hash: String,
+    pub redactions: u64,
+}
+
+/// An open journal that appends.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    records: u64,
+    head: String,
+    redactor: Arc<Redactor>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Journal {
+    /// Creates a new, empty journal; fails if the file exists.
+    pub fn create(
+        path: &Path,
+        redactor: Arc<Redactor>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Journal, EvidenceError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(EvidenceError::io(path))?;
+        Ok(Journal {
+            path: path.to_owned(),
+            file,
+            len: 0,
+            records: 0,
+            head: GENESIS.to_owned(),
+            redactor,
+            clock,
+        })
+    }
+
+    /// Opens an existing journal to continue it. A torn last line is moved aside to
+    /// `journal.jsonl.torn-<offset>` and cut off; a broken chain is refused.
+    pub fn resume(
+        path: &Path,
+        redactor: Arc<Redactor>,
+        clock: Arc<dyn Clock>,
+        f: impl FnMut(usize, Entry),
+    ) -> Result<(Journal, Option<Torn>), EvidenceError> {
+        let s = scan(path, f)?;
+        if let Some(problem) = s.problem {
+            let dir = path.parent().unwrap_or(path).to_owned();
+            return Err(EvidenceError::Broken { path: dir, problem });
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(EvidenceError::io(path))?;
+        if let Some(t) = &s.torn {
+            // Keep the torn bytes (already redacted when written) beside the journal.
+            let mut tail = Vec::new();
+            file.seek(SeekFrom::Start(t.offset))
+                .and_then(|_| file.read_to_end(&mut tail))
+                .map_err(EvidenceError::io(path))?;
+            let aside = path.with_extension(format!("jsonl.torn-{}", t.offset));
+            std::fs::write(&aside, &tail).map_err(EvidenceError::io(&aside))?;
+            file.set_len(s.good_len).map_err(EvidenceError::io(path))?;
+        }
+        let mut len = s.good_len;
+        if s.needs_newline {
+            file.write_all(b"\n").map_err(EvidenceError::io(path))?;
+            len += 1;
+        }
+        file.sync_all().map_err(EvidenceError::io(path))?;
+        let j = Journal {
+            path: path.to_owned(),
+            file,
+            len,
+            records: s.records,
+            head: s.head,
+            redactor,
+            clock,
+        };
+        Ok((j, s.torn))
+    }
+
+    /// Redacts, seals, writes and fsyncs one record. Returns only after the data is on disk.
+    pub fn append(&mut self, rec: Record) -> Result<Appended, EvidenceError> {
+        self.append_ref(&rec)
+    }
+
+    /// [`Journal::append`] without giving up the record.
+    pub fn append_ref(&mut self, rec: &Record) -> Result<Appended, EvidenceError> {
+        let now = self.clock.now();
+        self.append_at(rec, now)
+    }
+
+    /// [`Journal::append_ref`] stamped with `at` instead of the clock's reading.
+    pub fn append_at(
+        &mut self,
+        rec: &Record,
+        at: DateTime<Utc>,
+    ) -> Result<Appended, EvidenceError> {
+        let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
+        let redactions = redact_value(&self.redactor, &mut v);
+        fix_inline_digest(&mut v);
+        let ts = rfc3339(at);
+        let seq = self.records + 1;
+        let (line, hash) = chain::seal(seq, &ts, &self.head, redactions, v);
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        let written = self
+            .file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            // Leave no partial line behind for the next append to glue onto.
+            let _ = self.file.set_len(self.len);
+            return Err(EvidenceError::Io {
+                path: self.path.clone(),
+                source: e,
+            });
+        }
+        self.len += bytes.len() as u64;
+        self.records = seq;
+        self.head = hash.clone();
+        Ok(Appended {
+            seq,
+            ts,
+            hash,
+            redactions,
+        })
+    }
+
+    /// Number of records written so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Hash of the last record.
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+}
+
+/// Redacts every string in `v` (object keys excepted); returns the number of replacements.
+pub fn redact_value(r: &Redactor, v: &mut Value) -> u64 {
+    match v {
+        Value::String(s) => {
+            let (new, n) = r.redact_str(s);
+            if n > 0 {
+                *s = new;
+            }
+            n
+        }
+        Value::Array(a) => a.iter_mut().map(|x| redact_value(r, x)).sum(),
+        Value::Object(m) => m.values_mut().map(|x| redact_value(r, x)).sum(),
+        _ => 0,
+    }
+}
+
+/// A probe run's inline output is stored redacted; its digest and size describe what is stored.
+fn fix_inline_digest(v: &mut Value) {
+    if v.get("type").and_then(Value::as_str) != Some("probe_run") {
+        return;
+    }
+    let Some(out) = v.get("output").and_then(Value::as_str).map(str::to_owned) else {
+        return;
+    };
+    v["output_sha256"] = Value::from(chain::sha256_hex(out.as_bytes()));
+    v["output_size"] = Value::from(out.len() as u64);
+}

@@ -1,0 +1,121 @@
+//! The evidence bundle: an append-only, hash-chained, fsync'd session journal with redaction
+//! before write, blobs for large outputs, verify, escalation checklists, export for IcM,
+//! hand-off and replay data. Depends on `tsg` types only; must not import `cli`, `tui`, `nav`
+//! or `query`. This module does file IO (it is an edge); `chain`, `record`, `redact`,
+//! `checklist` and `summary` are pure.
+//!
+//! # Layout on disk
+//!
+//! A session is a folder `<state_dir>/YYYYMMDDTHHMMSSZ-<8 hex>/` holding `journal.jsonl` (one
+//! JSON record per line) and `blobs/<sha256>`. [`state_dir`] is `$TSGNAV_STATE_DIR` when set,
+//! else the platform state folder (or local data folder) + `tsgnav/sessions`.
+//!
+//! Every line is a [`Record`] (tagged `"type"`) plus `seq` (1, 2, …), `ts` (RFC 3339), `prev`
+//! (the previous record's hash; 64 zeros for the first), `redactions` (secrets replaced in this
+//! record) and `hash = sha256(prev + canonical JSON of the record without "hash")` (compact,
+//! keys sorted). A probe's output is inline when it is UTF-8 and ≤ [`INLINE_MAX`] bytes, else a
+//! blob; both are redacted before a byte is written and `output_sha256` is the digest of what
+//! is stored.
+//!
+//! # API for the rest of tsgnav
+//!
+//! ```text
+//! evidence::state_dir() -> PathBuf
+//! evidence::session_start(guide: &str, guide_bytes: &[u8], alert: Option<String>) -> SessionStart
+//! Session::create(state_dir: &Path, start: SessionStart) -> Result<Session, EvidenceError>
+//! Session::create_with(state_dir, start, Options { clock, redactor })   // tests: StepClock
+//! Session::open(dir: &Path) -> Result<Session, EvidenceError>            // resume; see recovered()
+//! Session::append(&mut self, Record) -> Result<Appended, EvidenceError>  // fsync'd on Ok
+//! Session::blob_writer(&self) -> Result<BlobWriter, EvidenceError>       // io::Write + finish()
+//! Session::store_output(&self, &[u8]) -> Result<StoredOutput, EvidenceError> // then apply_to(&mut ProbeRun)
+//! Session::attach(&mut self, file: &Path, note: Option<String>) -> Result<(Appended, BlobRef), _>
+//! Session::{dir, id, records, head, recovered, state}
+//! SessionLog::read(dir) / list(state_dir) / resolve(state_dir, "latest" | id prefix)
+//! verify(dir) -> Result<VerifyReport, EvidenceError>
+//! Replay::load(&SessionLog) + Replay::lookup(probe_id, command) -> Option<Replayed>
+//! ```
+//!
+//! A caller reports a record as "recorded" only after `append` returns `Ok`: the line is on
+//! disk (`sync_data`) by then, so a killed process loses nothing it showed as recorded.
+
+mod blob;
+mod chain;
+mod checklist;
+mod clock;
+mod describe;
+mod error;
+mod export;
+mod handoff;
+mod journal;
+mod lock;
+mod log;
+mod record;
+mod redact;
+mod replay;
+mod scan;
+mod session;
+mod summary;
+mod summary_json;
+mod verify;
+
+use std::path::PathBuf;
+
+pub use blob::{BlobRef, BlobWriter, MAX_LINE};
+pub use chain::{canonical, sha256_hex, Entry, GENESIS};
+pub use checklist::{build_checklist, find_team, mentions, terms, CheckItem, ItemLink, LinkHow};
+pub use clock::{rfc3339, Clock, StepClock, SystemClock};
+pub use describe::{describe, render_timeline};
+pub use error::{EvidenceError, Problem};
+pub use export::{export, pack, ExportFormat, ExportRequest, Exported};
+pub use handoff::{export_handoff, import_handoff, Imported};
+pub use journal::{redact_value, Appended, Journal};
+pub use log::{list, resolve, SessionLog, SessionSummary};
+pub use record::{
+    ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
+};
+pub use redact::{BadPattern, Redactor};
+pub use replay::{Replay, Replayed};
+pub use scan::{scan, Scan, Torn};
+pub use session::{Options, ResumeState, Session, StoredOutput};
+pub use summary::render_markdown;
+pub use summary_json::summary_json;
+pub use verify::{verify, verify_log, VerifyReport};
+
+/// Largest probe output kept inline in its record; larger or non-UTF-8 output goes to a blob.
+pub const INLINE_MAX: usize = 64 * 1024;
+
+/// The folder holding session folders: `$TSGNAV_STATE_DIR` when set, else the platform state
+/// folder (`~/.local/state` on Linux) or local data folder + `tsgnav/sessions`.
+pub fn state_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("TSGNAV_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    dirs::state_dir()
+        .or_else(dirs::data_local_dir)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("tsgnav")
+        .join("sessions")
+}
+
+/// A session_start record for `guide` (a path or `bundled:<name>`) with this tool's version,
+/// the guide's sha256, the operator (`$USER`) and the host (`$HOSTNAME` or `/etc/hostname`).
+pub fn session_start(guide: &str, guide_bytes: &[u8], alert: Option<String>) -> SessionStart {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let host = env("HOSTNAME")
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    SessionStart {
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        guide: guide.to_owned(),
+        guide_sha256: sha256_hex(guide_bytes),
+        operator: env("USER")
+            .or_else(|| env("USERNAME"))
+            .unwrap_or_else(|| "unknown".into()),
+        host,
+        alert,
+    }
+}

@@ -1,0 +1,291 @@
+//! A session: one folder holding `journal.jsonl` and `blobs/`. Creating, resuming (after a
+//! crash too), appending records, storing outputs and attachments. IO (std::fs). Must not import
+//! `cli`, `tui` or `query`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use super::blob::{sync_dir, BlobRef, BlobWriter};
+use super::clock::{Clock, SystemClock};
+use super::error::EvidenceError;
+use super::journal::{Appended, Journal};
+use super::lock::WriteLock;
+use super::record::{Note, ProbeRun, Record, SessionStart};
+use super::redact::Redactor;
+use super::scan::Torn;
+use super::INLINE_MAX;
+
+/// How a session stamps and redacts records. `Default` is the wall clock and the built-in patterns.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub clock: Arc<dyn Clock>,
+    pub redactor: Arc<Redactor>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            clock: Arc::new(SystemClock),
+            redactor: Arc::new(Redactor::default()),
+        }
+    }
+}
+
+/// What the journal says about where the operator was: rebuilt on resume.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResumeState {
+    pub start: SessionStart,
+    /// The node entered last.
+    pub node: Option<String>,
+    /// Each variable's latest value.
+    pub vars: BTreeMap<String, String>,
+    /// The escalation team chosen last.
+    pub team: Option<String>,
+    pub records: u64,
+}
+
+impl ResumeState {
+    /// Folds one record in.
+    pub fn apply(&mut self, rec: &Record) {
+        self.records += 1;
+        match rec {
+            Record::SessionStart(s) => self.start = s.clone(),
+            Record::NodeEntered { node } => self.node = Some(node.clone()),
+            Record::VariableSet { name, value, .. } => {
+                self.vars.insert(name.clone(), value.clone());
+            }
+            Record::EscalationChosen { team, .. } => self.team = Some(team.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// A probe's output as stored: inline when small UTF-8, else a blob. Both redacted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredOutput {
+    pub sha256: String,
+    pub size: u64,
+    pub inline: Option<String>,
+    pub blob: Option<String>,
+    pub redactions: u64,
+}
+
+impl StoredOutput {
+    /// Fills the output fields of a probe run.
+    pub fn apply_to(self, p: &mut ProbeRun) {
+        p.output_sha256 = self.sha256;
+        p.output_size = self.size;
+        p.output = self.inline;
+        p.blob = self.blob;
+        p.output_redactions = self.redactions;
+    }
+}
+
+/// An open session that appends to its journal.
+#[derive(Debug)]
+pub struct Session {
+    dir: PathBuf,
+    id: String,
+    journal: Journal,
+    recovered: Option<Torn>,
+    state: ResumeState,
+    _lock: WriteLock,
+}
+
+static ID_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Session {
+    /// Starts a new session under `state_dir` (see [`super::state_dir`]) with the wall clock
+    /// and the built-in redaction patterns.
+    pub fn create(state_dir: &Path, start: SessionStart) -> Result<Session, EvidenceError> {
+        Session::create_with(state_dir, start, Options::default())
+    }
+
+    /// [`Session::create`] with an injected clock or redactor.
+    pub fn create_with(
+        state_dir: &Path,
+        start: SessionStart,
+        opts: Options,
+    ) -> Result<Session, EvidenceError> {
+        std::fs::create_dir_all(state_dir).map_err(EvidenceError::io(state_dir))?;
+        let now = opts.clock.now();
+        let (dir, id) = loop {
+            let mut h = Sha256::new();
+            h.update(format!(
+                "{:?}{}{}",
+                std::time::SystemTime::now(),
+                std::process::id(),
+                ID_COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            h.update(start.host.as_bytes());
+            let id = format!(
+                "{}-{}",
+                now.format("%Y%m%dT%H%M%SZ"),
+                &hex::encode(h.finalize())[..8]
+            );
+            let dir = state_dir.join(&id);
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break (dir, id),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(EvidenceError::Io {
+                        path: dir,
+                        source: e,
+                    })
+                }
+            }
+        };
+        let lock = WriteLock::acquire(&dir)?;
+        let blobs = dir.join("blobs");
+        std::fs::create_dir(&blobs).map_err(EvidenceError::io(&blobs))?;
+        let journal = Journal::create(&dir.join("journal.jsonl"), opts.redactor, opts.clock)?;
+        sync_dir(&dir)?;
+        sync_dir(state_dir)?;
+        let mut s = Session {
+            dir,
+            id,
+            journal,
+            recovered: None,
+            state: ResumeState::default(),
+            _lock: lock,
+        };
+        let rec = Record::SessionStart(start);
+        s.journal.append_at(&rec, now)?;
+        s.state.apply(&rec);
+        Ok(s)
+    }
+
+    /// Continues the session in `dir` (after a crash too): reads the journal back, drops a torn
+    /// last line (see [`Session::recovered`]) and refuses a broken chain.
+    pub fn open(dir: &Path) -> Result<Session, EvidenceError> {
+        Session::open_with(dir, Options::default())
+    }
+
+    /// [`Session::open`] with an injected clock or redactor.
+    pub fn open_with(dir: &Path, opts: Options) -> Result<Session, EvidenceError> {
+        let path = dir.join("journal.jsonl");
+        if !path.is_file() {
+            return Err(EvidenceError::NotASession {
+                path: dir.to_owned(),
+            });
+        }
+        let lock = WriteLock::acquire(dir)?;
+        let mut state = ResumeState::default();
+        let (journal, recovered) = Journal::resume(&path, opts.redactor, opts.clock, |_, e| {
+            state.apply(&e.record)
+        })?;
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Session {
+            dir: dir.to_owned(),
+            id,
+            journal,
+            recovered,
+            state,
+            _lock: lock,
+        })
+    }
+
+    /// Redacts, hash-chains, writes and fsyncs `rec`. Report it as recorded only after this returns Ok.
+    pub fn append(&mut self, rec: Record) -> Result<Appended, EvidenceError> {
+        let a = self.journal.append_ref(&rec)?;
+        self.state.apply(&rec);
+        Ok(a)
+    }
+
+    /// A streaming writer into `blobs/` with this session's redactor.
+    pub fn blob_writer(&self) -> Result<BlobWriter, EvidenceError> {
+        BlobWriter::new(&self.dir.join("blobs"), self.journal.redactor().clone())
+    }
+
+    /// Redacts and stores a probe's output: inline when it is UTF-8 and at most
+    /// [`INLINE_MAX`] bytes after redaction, else as a blob.
+    pub fn store_output(&self, bytes: &[u8]) -> Result<StoredOutput, EvidenceError> {
+        if bytes.len() <= INLINE_MAX {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                let (text, redactions) = self.journal.redactor().redact_str(text);
+                if text.len() <= INLINE_MAX {
+                    let sha256 = hex::encode(Sha256::digest(text.as_bytes()));
+                    return Ok(StoredOutput {
+                        sha256,
+                        size: text.len() as u64,
+                        inline: Some(text),
+                        blob: None,
+                        redactions,
+                    });
+                }
+            }
+        }
+        let mut w = self.blob_writer()?;
+        std::io::Write::write_all(&mut w, bytes)
+            .map_err(EvidenceError::io(self.dir.join("blobs")))?;
+        let b = w.finish()?;
+        Ok(StoredOutput {
+            sha256: b.sha256.clone(),
+            size: b.size,
+            inline: None,
+            blob: Some(b.sha256),
+            redactions: b.redactions,
+        })
+    }
+
+    /// Streams the file at `path` into a blob and records a `note` (topic `attachment`) naming it.
+    pub fn attach(
+        &mut self,
+        path: &Path,
+        note: Option<String>,
+    ) -> Result<(Appended, BlobRef), EvidenceError> {
+        let mut src = std::fs::File::open(path).map_err(EvidenceError::io(path))?;
+        let mut w = self.blob_writer()?;
+        std::io::copy(&mut src, &mut w).map_err(EvidenceError::io(path))?;
+        let b = w.finish()?;
+        let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let text =
+            note.unwrap_or_else(|| format!("attached {}", file.as_deref().unwrap_or("file")));
+        let rec = Record::Note(Note {
+            text,
+            topic: Some("attachment".into()),
+            node: self.state.node.clone(),
+            blob: Some(b.sha256.clone()),
+            file,
+            blob_size: b.size,
+            blob_redactions: b.redactions,
+        });
+        Ok((self.append(rec)?, b))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The folder name: `YYYYMMDDTHHMMSSZ-<8 hex>`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Records written so far (the last `seq`).
+    pub fn records(&self) -> u64 {
+        self.journal.records()
+    }
+
+    /// Hash of the last record.
+    pub fn head(&self) -> &str {
+        self.journal.head()
+    }
+
+    /// The torn last line dropped when the session was opened, if any. Show it to the operator.
+    pub fn recovered(&self) -> Option<&Torn> {
+        self.recovered.as_ref()
+    }
+
+    /// Where the operator was: node, variables, team (rebuilt from the journal on open).
+    pub fn state(&self) -> &ResumeState {
+        &self.state
+    }
+}

@@ -1,0 +1,171 @@
+//! `verify`: checks a session's hash chain, every inline output digest and every blob digest,
+//! and names the first bad record or blob. IO (std::fs), read-only. Must not import `cli`,
+//! `tui` or `query`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::blob::digest_file;
+use super::chain::sha256_hex;
+use super::error::{EvidenceError, Problem};
+use super::log::SessionLog;
+use super::record::Record;
+
+/// What verify found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub records: u64,
+    pub blobs: usize,
+    /// Hash of the last good record.
+    pub head: String,
+    /// The first problem; `None` means the session checks out.
+    pub problem: Option<Problem>,
+}
+
+impl VerifyReport {
+    pub fn ok(&self) -> bool {
+        self.problem.is_none()
+    }
+}
+
+/// Verifies the session in `dir`.
+pub fn verify(dir: &Path) -> Result<VerifyReport, EvidenceError> {
+    let log = SessionLog::read(dir)?;
+    verify_log(&log)
+}
+
+/// Verifies a log already read (its blobs are read from `log.dir`).
+pub fn verify_log(log: &SessionLog) -> Result<VerifyReport, EvidenceError> {
+    let mut report = VerifyReport {
+        records: log.entries.len() as u64,
+        blobs: 0,
+        head: log.head().to_owned(),
+        problem: None,
+    };
+    if let Some(p) = &log.problem {
+        report.problem = Some(p.clone());
+        return Ok(report);
+    }
+    if let Some(t) = &log.torn {
+        let msg = format!(
+            "is incomplete ({} bytes; the process stopped while writing it); resuming the session drops it and keeps every record before it",
+            t.bytes
+        );
+        report.problem = Some(Problem::line(t.line, None, msg));
+        return Ok(report);
+    }
+    if log.entries.is_empty() {
+        report.problem = Some(Problem {
+            location: "journal.jsonl".into(),
+            message: "is empty; a session starts with a session_start record".into(),
+        });
+        return Ok(report);
+    }
+    let blobs_dir = log.dir.join("blobs");
+    let mut checked = BTreeSet::new();
+    for (i, e) in log.entries.iter().enumerate() {
+        let line = i + 1;
+        let kind = Some(e.record.kind());
+        if let Record::ProbeRun(p) = &e.record {
+            if let Some(out) = &p.output {
+                if sha256_hex(out.as_bytes()) != p.output_sha256
+                    || out.len() as u64 != p.output_size
+                {
+                    report.problem = Some(Problem::line(line, kind, "output_sha256 or output_size does not match the inline output — the record was edited"));
+                    return Ok(report);
+                }
+            }
+        }
+        let Some(blob) = e.record.blob() else {
+            continue;
+        };
+        let location = format!(
+            "blobs/{blob} (named by journal.jsonl line {line} ({}))",
+            e.record.kind()
+        );
+        if !is_digest(blob) {
+            report.problem = Some(Problem::line(
+                line,
+                kind,
+                format!("names blob `{blob}`, which is not a sha256 digest"),
+            ));
+            return Ok(report);
+        }
+        if !checked.insert(blob.to_owned()) {
+            continue;
+        }
+        let path = blobs_dir.join(blob);
+        if !path.is_file() {
+            report.problem = Some(Problem {
+                location,
+                message: "is missing — the blob was deleted or not copied".into(),
+            });
+            return Ok(report);
+        }
+        let (digest, size) = digest_file(&path)?;
+        if digest != blob {
+            report.problem = Some(Problem {
+                location,
+                message: format!("content has sha256 {digest} — the blob was edited"),
+            });
+            return Ok(report);
+        }
+        if let Record::ProbeRun(p) = &e.record {
+            if p.output_size != size {
+                report.problem = Some(Problem {
+                    location,
+                    message: format!("is {size} bytes but the record says {}", p.output_size),
+                });
+                return Ok(report);
+            }
+        }
+    }
+    report.blobs = checked.len();
+    for name in blob_names(&blobs_dir)? {
+        if checked.contains(&name) {
+            continue;
+        }
+        let location = format!("blobs/{name}");
+        let (digest, _) = digest_file(&blobs_dir.join(&name))?;
+        if digest != name {
+            report.problem = Some(Problem {
+                location,
+                message: format!("content has sha256 {digest} — the blob was edited"),
+            });
+            return Ok(report);
+        }
+        report.blobs += 1;
+    }
+    Ok(report)
+}
+
+/// File names in `blobs/`, sorted, without temporary files of a writer that was interrupted.
+pub fn blob_names(dir: &Path) -> Result<Vec<String>, EvidenceError> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(EvidenceError::Io {
+                path: dir.to_owned(),
+                source: e,
+            })
+        }
+    };
+    let mut names = Vec::new();
+    for ent in rd {
+        let ent = ent.map_err(EvidenceError::io(dir))?;
+        let name = ent.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(".tmp-") {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// 64 lower-case hex digits.
+pub fn is_digest(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
