@@ -1,0 +1,173 @@
+//! Lookups over the library for the navigator: node id → position, the choices leaving a
+//! node, its tickable checklist, and the variables a guide's probes use. Pure; imports only
+//! `crate::tsg`.
+
+use std::collections::HashMap;
+
+use crate::tsg::{EdgeKind, Guide, Library, Node};
+
+/// Node id → (guide index, node index).
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    by_id: HashMap<String, (usize, usize)>,
+}
+
+impl Index {
+    pub fn new(lib: &Library) -> Self {
+        let mut by_id = HashMap::new();
+        for (g, guide) in lib.guides.iter().enumerate() {
+            for (n, node) in guide.nodes.iter().enumerate() {
+                by_id.entry(node.id.clone()).or_insert((g, n));
+            }
+        }
+        Index { by_id }
+    }
+    pub fn position(&self, id: &str) -> Option<(usize, usize)> {
+        self.by_id.get(id).copied()
+    }
+    pub fn node<'a>(&self, lib: &'a Library, id: &str) -> Option<&'a Node> {
+        let (g, n) = self.position(id)?;
+        lib.guides.get(g)?.nodes.get(n)
+    }
+    pub fn guide<'a>(&self, lib: &'a Library, id: &str) -> Option<&'a Guide> {
+        let (g, _) = self.position(id)?;
+        lib.guides.get(g)
+    }
+    /// Resolves what an operator typed: a full id, `dir/file.md#slug` (the guide matched by
+    /// path suffix), a slug of `within`'s guide, a slug anywhere, or a slug prefix (first match).
+    pub fn resolve(&self, lib: &Library, within: Option<&str>, typed: &str) -> Option<String> {
+        let typed = typed.trim().trim_start_matches('#');
+        if self.by_id.contains_key(typed) {
+            return Some(typed.to_string());
+        }
+        if let Some(g) = within.and_then(|w| self.guide(lib, w)) {
+            let id = format!("{}#{typed}", g.path);
+            if self.by_id.contains_key(&id) {
+                return Some(id);
+            }
+        }
+        // `tsg/guide.md#slug` as typed from the repository root: match the guide by path suffix.
+        if let Some((file, slug)) = typed.split_once('#') {
+            let hit = lib
+                .guides
+                .iter()
+                .filter(|g| file.ends_with(&g.path) || g.path.ends_with(file));
+            return hit
+                .flat_map(|g| &g.nodes)
+                .find(|n| n.slug == slug)
+                .map(|n| n.id.clone());
+        }
+        let nodes = || lib.guides.iter().flat_map(|g| &g.nodes);
+        nodes()
+            .find(|n| n.slug == typed)
+            .or_else(|| nodes().find(|n| n.slug.starts_with(typed)))
+            .map(|n| n.id.clone())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChoiceKind {
+    Route,
+    Branch,
+    Ref,
+    Link,
+    /// The next node in document order.
+    Next,
+}
+
+/// One way out of a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub kind: ChoiceKind,
+    /// Why: the branch condition, the link text, or the target's title for "next step".
+    pub label: String,
+    /// Target node id, or the raw target when it is not in the library.
+    pub to: String,
+    /// Whether `to` is a node of the loaded library.
+    pub resolved: bool,
+}
+
+/// The choices leaving `id`: route, branch and ref edges first (in the guide's order), then
+/// "next step" in document order, then plain links.
+pub fn choices(lib: &Library, index: &Index, id: &str) -> Vec<Choice> {
+    let Some(node) = index.node(lib, id) else {
+        return Vec::new();
+    };
+    let make = |kind, label: &str, to: &str| Choice {
+        kind,
+        label: label.trim().to_string(),
+        to: to.to_string(),
+        resolved: index.position(to).is_some(),
+    };
+    let mut out: Vec<Choice> = Vec::new();
+    let mut push = |c: Choice| {
+        if !out.iter().any(|o| o.to == c.to && o.label == c.label) {
+            out.push(c);
+        }
+    };
+    for e in &node.edges {
+        let kind = match e.kind {
+            EdgeKind::Route => ChoiceKind::Route,
+            EdgeKind::Branch => ChoiceKind::Branch,
+            EdgeKind::Ref => ChoiceKind::Ref,
+            _ => continue,
+        };
+        push(make(kind, &e.label, &e.to));
+    }
+    if let Some(next) = next_in_document(lib, index, id) {
+        push(make(ChoiceKind::Next, &next.title, &next.id));
+    }
+    for e in node.edges.iter().filter(|e| e.kind == EdgeKind::Link) {
+        push(make(ChoiceKind::Link, &e.label, &e.to));
+    }
+    out
+}
+
+/// The node after `id` in its guide, in document order.
+pub fn next_in_document<'a>(lib: &'a Library, index: &Index, id: &str) -> Option<&'a Node> {
+    let (g, n) = index.position(id)?;
+    lib.guides.get(g)?.nodes.get(n + 1)
+}
+
+/// The tickable items of a node: its checklist, then its preconditions (one per clause).
+pub fn checklist(node: &Node) -> Vec<String> {
+    let plain = |s: &str| s.replace(['`', '*'], "");
+    let mut items: Vec<String> = node
+        .checklist
+        .iter()
+        .map(|c| plain(c.text.trim()))
+        .collect();
+    if let Some(pre) = node.fields.get("preconditions") {
+        for clause in pre.split(['\n', ';']) {
+            let c = clause
+                .trim()
+                .trim_start_matches(['-', '*'])
+                .trim()
+                .trim_end_matches('.');
+            if !c.is_empty() {
+                items.push(format!("Precondition: {}", plain(c)));
+            }
+        }
+    }
+    items
+}
+
+/// Every variable the guide's probes read and do not assign themselves, first use first.
+pub fn guide_vars(guide: &Guide) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in guide.nodes.iter().flat_map(|n| &n.probes) {
+        for v in &p.vars {
+            if !p.assigns.contains(v) && !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+    }
+    if let Some(fm) = &guide.front_matter {
+        for k in fm.inputs.keys() {
+            if !out.contains(k) {
+                out.push(k.clone());
+            }
+        }
+    }
+    out
+}

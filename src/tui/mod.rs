@@ -1,0 +1,27 @@
+//! The interactive navigator (TUI). Elm-style: terminal events and worker results become
+//! [`action::Action`]s, the pure [`update::update`] folds them into [`app::App`] and returns
+//! [`crate::nav::Effect`]s, [`view::draw`] renders the state, and [`runtime`] — the only part
+//! that does IO — owns the terminal, the event loop and the effects (live probes through
+//! `crate::query`, evidence through `crate::evidence`).
+//!
+//! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
+//! `widgets`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
+
+pub mod action;
+pub mod app;
+pub mod config;
+pub mod input;
+pub mod keymap;
+pub mod mouse;
+pub mod navigate;
+pub mod runtime;
+pub mod search;
+pub mod theme;
+pub mod update;
+pub mod view;
+pub mod widgets;
+
+pub use action::Action;
+pub use app::App;
+pub use update::update;

@@ -1,0 +1,115 @@
+//! Navigator commands from the UI: applies a `nav::Cmd` and turns its effects into UI state
+//! (messages, prompts, the screen shown) or runtime work; opens search hits. Pure: part of
+//! `update()`; must not import IO.
+
+use super::app::{App, Input, Live, Screen};
+use super::search::Hit;
+use crate::nav::{self, AlertContext, Cmd, Effect};
+
+/// Opens the selected hit (a guide, a step or an alert).
+pub fn open_hit(app: &mut App) -> Vec<Effect> {
+    let Some(hit) = app.hits.get(app.hit_sel).copied() else {
+        return Vec::new();
+    };
+    match hit {
+        Hit::Guide(g) => match app.lib.guides.get(g).and_then(|g| g.nodes.first()) {
+            Some(n) => {
+                let id = n.id.clone();
+                nav_cmd(app, Cmd::Goto(id))
+            }
+            None => {
+                app.set_message("This guide has no headings to open.", true);
+                Vec::new()
+            }
+        },
+        Hit::Node(g, n) => match app.lib.guides.get(g).and_then(|g| g.nodes.get(n)) {
+            Some(node) => {
+                let id = node.id.clone();
+                nav_cmd(app, Cmd::Goto(id))
+            }
+            None => Vec::new(),
+        },
+        Hit::Alert(g, r) => match app.lib.guides.get(g).and_then(|g| g.routes.get(r)) {
+            Some(route) => {
+                let name = route.alert.clone();
+                nav_cmd(
+                    app,
+                    Cmd::Alert(AlertContext {
+                        name,
+                        ..AlertContext::default()
+                    }),
+                )
+            }
+            None => Vec::new(),
+        },
+    }
+}
+
+/// Asks the navigator to run probe `p` of the current node.
+pub fn run(app: &mut App, p: usize) -> Vec<Effect> {
+    let class = app
+        .classes()
+        .get(p)
+        .copied()
+        .unwrap_or(crate::tsg::SafetyClass::Unknown);
+    nav_cmd(app, Cmd::RunProbe { probe: p, class })
+}
+
+/// Applies a navigator command and turns its effects into UI state or runtime work.
+pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
+    let before = app.nav.current.clone();
+    let effects = nav::apply(&mut app.nav, &app.lib, cmd);
+    if app.nav.current != before {
+        app.scroll = 0;
+        app.item_sel = 0;
+        app.screen = Screen::Guide;
+        app.message = None;
+        if let Some((_, n)) = app.current_id().and_then(|id| app.nav.index.position(id)) {
+            app.outline_sel = n;
+        }
+        app.class_cache = None;
+        let classes = app.classes();
+        app.class_cache = app.current_id().map(|id| (id.to_string(), classes));
+    }
+    let mut out = Vec::new();
+    for e in effects {
+        match e {
+            Effect::Notice(s) => app.set_message(s, false),
+            Effect::NeedVar { probe, var, .. } => {
+                app.set_message(
+                    format!("This probe needs {var}: type its value, Enter to run, Esc to cancel."),
+                    false,
+                );
+                app.input = Some(Input::Prompt {
+                    var,
+                    buf: String::new(),
+                    rerun: Some(probe),
+                });
+            }
+            Effect::NeedsMitigationFlow { class, .. } => {
+                let why = match class {
+                    crate::tsg::SafetyClass::Interactive => "it needs a terminal of its own: run it in a shell".to_string(),
+                    crate::tsg::SafetyClass::LongRunning => "it runs until stopped: run it in a shell".to_string(),
+                    c => format!("it is {}: it needs the mitigation flow (preconditions, preview, confirmation), which is not available yet", c.as_str()),
+                };
+                app.set_message(format!("Not run: {why}."), true)
+            }
+            Effect::RunProbe { .. } => match &app.live {
+                Live::Available => out.push(e),
+                Live::Unavailable(why) => app.set_message(
+                    format!(
+                        "Live queries are unavailable: {why}. Nothing was run; no result is shown."
+                    ),
+                    true,
+                ),
+            },
+            Effect::Export if !app.recording => app.set_message(
+                "Evidence recording is off in this session (--no-evidence), so there is nothing to export.",
+                true,
+            ),
+            Effect::Record(_) if !app.recording => {}
+            other => out.push(other),
+        }
+    }
+    out
+}

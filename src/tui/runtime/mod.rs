@@ -1,0 +1,193 @@
+//! The TUI's IO edge: owns the terminal (raw mode, alternate screen, mouse capture), reads
+//! terminal events on a thread, runs `update()` on each, draws only when something changed,
+//! and carries out effects. The terminal is restored on quit, on error and on panic.
+//!
+//! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
+//! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
+
+pub mod probes;
+pub mod record;
+
+use std::collections::VecDeque;
+use std::io::{self, Stdout, Write};
+use std::sync::mpsc;
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::{cursor, execute};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+
+use super::action::Action;
+use super::app::App;
+use super::update::update;
+use super::view;
+use crate::nav::Effect;
+
+/// Leaves the alternate screen and raw mode; safe to call more than once.
+pub fn restore_terminal() {
+    let _ = terminal::disable_raw_mode();
+    let mut out = io::stdout();
+    let _ = execute!(out, DisableMouseCapture, LeaveAlternateScreen, cursor::Show);
+    let _ = out.flush();
+}
+
+/// Restores the terminal when dropped (normal return or error).
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Installs a panic hook that restores the terminal before the panic message is printed.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+/// What the runtime wires in besides the app.
+#[derive(Default)]
+pub struct Options {
+    /// Backends for read-only probes; `None` shows live queries as unavailable.
+    pub live: Option<probes::LiveSettings>,
+    /// The evidence recorder; `None` when recording is off.
+    pub recorder: Option<record::Recorder>,
+    /// Effects produced while the app was set up (the alert, `--var`, `--node`).
+    pub startup: Vec<Effect>,
+}
+
+/// What reaches the main loop: an action for `update()`, or a probe result to record first.
+pub enum Msg {
+    Ui(Action),
+    Probe {
+        node: String,
+        probe: usize,
+        result: Box<crate::query::ProbeResult>,
+    },
+}
+
+/// Runs the TUI until the operator quits.
+pub fn run(mut app: App, opts: Options) -> io::Result<()> {
+    install_panic_hook();
+    terminal::enable_raw_mode()?;
+    let _guard = Guard;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    let mut term: Terminal<CrosstermBackend<Stdout>> =
+        Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    term.clear()?;
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let live = match opts.live.map(|l| probes::Probes::start(l, tx.clone())) {
+        Some(Ok(p)) => {
+            app.live = super::app::Live::Available;
+            Some(p)
+        }
+        Some(Err(e)) => {
+            app.live =
+                super::app::Live::Unavailable(format!("the query engine did not start: {e}"));
+            None
+        }
+        None => None,
+    };
+    let mut fx = Fx {
+        live,
+        recorder: opts.recorder,
+    };
+    let keys = tx.clone();
+    std::thread::spawn(move || loop {
+        // Blocks until the terminal has something: no busy loop.
+        let action = match event::read() {
+            Ok(Event::Key(k)) if k.kind != event::KeyEventKind::Release => Action::Key(k),
+            Ok(Event::Mouse(m)) => Action::Mouse(m),
+            Ok(Event::Resize(w, h)) => Action::Resize(w, h),
+            Ok(_) => continue,
+            Err(e) => Action::Notice(format!("cannot read the terminal: {e}")),
+        };
+        if keys.send(Msg::Ui(action)).is_err() {
+            return;
+        }
+    });
+    if std::env::var_os("TSGNAV_TEST_PANIC").is_some_and(|v| v == "draw") {
+        term.draw(|f| view::draw(f, &mut app))?;
+        panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
+    }
+    let mut queue: VecDeque<Action> = VecDeque::new();
+    for effect in opts.startup {
+        queue.extend(fx.execute(&app, effect));
+    }
+    loop {
+        while let Some(action) = queue.pop_front() {
+            for effect in update(&mut app, action) {
+                queue.extend(fx.execute(&app, effect));
+            }
+        }
+        if app.dirty {
+            term.draw(|f| view::draw(f, &mut app))?;
+            app.dirty = false;
+        }
+        if app.quit {
+            return Ok(());
+        }
+        match rx.recv() {
+            Ok(Msg::Ui(a)) => queue.push_back(a),
+            Ok(Msg::Probe {
+                node,
+                probe,
+                result,
+            }) => {
+                // Recorded (fsync'd) before the UI shows the result.
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.probe(&app, &result));
+                }
+                queue.push_back(Action::ProbeFinished {
+                    node,
+                    probe,
+                    result: probes::convert(&result),
+                });
+            }
+            Err(_) => return Ok(()),
+        }
+    }
+}
+
+/// Carries out effects.
+struct Fx {
+    live: Option<probes::Probes>,
+    recorder: Option<record::Recorder>,
+}
+
+impl Fx {
+    /// Carries out one effect; returns the actions that report its outcome.
+    fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
+        match effect {
+            Effect::RunProbe {
+                node,
+                probe,
+                bindings,
+            } => vec![match &self.live {
+                Some(p) => p.run(&app.lib, &node, probe, &bindings),
+                None => Action::Notice(
+                    "Live queries are unavailable: the probe was not run and no result is shown."
+                        .into(),
+                ),
+            }],
+            Effect::Record(ev) => match self.recorder.as_mut() {
+                Some(r) => r.event(app, ev),
+                None => Vec::new(),
+            },
+            Effect::Export => match self.recorder.as_mut() {
+                Some(r) => r.export(app),
+                None => vec![Action::Exported(Err(
+                    "evidence recording is off (--no-evidence)".into(),
+                ))],
+            },
+            Effect::Notice(_) | Effect::NeedVar { .. } | Effect::NeedsMitigationFlow { .. } => {
+                Vec::new()
+            }
+        }
+    }
+}

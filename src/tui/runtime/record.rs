@@ -1,0 +1,223 @@
+//! Evidence for the TUI: opens a session (`crate::evidence`) when the operator first enters a
+//! step, turns navigator events and probe results into journal records (fsync'd before the
+//! UI shows them as done), and exports the bundle on `:export`. Part of the runtime, the IO
+//! edge. A failure to record is shown to the operator; it never stops the navigator.
+
+use std::path::PathBuf;
+
+use crate::evidence::{
+    self, ExportFormat, ExportRequest, Note, ProbeRun, Record, Redactor, Session,
+};
+use crate::nav::{Event, VarSource};
+use crate::query::{ProbeError, ProbeResult, Status};
+use crate::tui::action::Action;
+use crate::tui::app::App;
+
+pub struct Recorder {
+    state_dir: PathBuf,
+    /// (path, text) of the guides bundled into the binary, for their digest.
+    bundled: &'static [(&'static str, &'static str)],
+    session: Option<Session>,
+    /// Records that arrived before a step was open (the alert), written once it is.
+    waiting: Vec<Record>,
+    broken: bool,
+}
+
+impl Recorder {
+    pub fn new(state_dir: PathBuf, bundled: &'static [(&'static str, &'static str)]) -> Recorder {
+        Recorder {
+            state_dir,
+            bundled,
+            session: None,
+            waiting: Vec::new(),
+            broken: false,
+        }
+    }
+
+    /// Records a navigator event; returns what to tell the operator, if anything.
+    pub fn event(&mut self, app: &App, ev: Event) -> Vec<Action> {
+        self.append(app, to_record(ev))
+    }
+
+    /// Records a probe run (output redacted and stored by `evidence`) and what it captured.
+    pub fn probe(&mut self, app: &App, r: &ProbeResult) -> Vec<Action> {
+        let mut out = self.ensure(app);
+        let Some(s) = self.session.as_mut() else {
+            return out;
+        };
+        let bytes = r
+            .output
+            .read_all()
+            .unwrap_or_else(|_| r.output.head().to_vec());
+        let (exit, error) = match &r.status {
+            Status::Ok { exit } => (Some(*exit), None),
+            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
+            Status::Failed(e) => (None, Some(e.to_string())),
+        };
+        let mut run = ProbeRun {
+            probe: r.id.to_string(),
+            command: r.command_as_run.clone(),
+            backend: r.backend.to_string(),
+            target: r.target.clone(),
+            started: r.started.to_rfc3339(),
+            ended: r.ended.to_rfc3339(),
+            exit,
+            error,
+            ..ProbeRun::default()
+        };
+        let result = s.store_output(&bytes).and_then(|stored| {
+            stored.apply_to(&mut run);
+            s.append(Record::ProbeRun(run))
+        });
+        if let Err(e) = result {
+            out.push(Action::Notice(format!(
+                "Evidence: the probe run was NOT recorded: {e}"
+            )));
+        }
+        out
+    }
+
+    /// Writes the export bundle into the session folder.
+    pub fn export(&mut self, app: &App) -> Vec<Action> {
+        let mut out = self.ensure(app);
+        let Some(s) = self.session.as_mut() else {
+            out.push(Action::Exported(Err(
+                "no evidence session is recording yet: open a step first".into(),
+            )));
+            return out;
+        };
+        let req = ExportRequest {
+            escalation: None,
+            format: ExportFormat::TarGz,
+            out: s.dir().join("export").join(format!("tsgnav-{}", s.id())),
+        };
+        let done = evidence::export(s.dir(), &req, &Redactor::default())
+            .map_err(|e| e.to_string())
+            .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
+        out.push(Action::Exported(
+            done.map(|d| d.tarball.unwrap_or(d.dir).display().to_string()),
+        ));
+        out
+    }
+
+    fn append(&mut self, app: &App, rec: Record) -> Vec<Action> {
+        let mut out = self.ensure(app);
+        match self.session.as_mut() {
+            Some(s) => {
+                if let Err(e) = s.append(rec) {
+                    out.push(Action::Notice(format!(
+                        "Evidence: a record was NOT written: {e}"
+                    )));
+                }
+            }
+            None if !self.broken => self.waiting.push(rec),
+            None => {}
+        }
+        out
+    }
+
+    /// Opens the session once a guide is open; reports it (or why it could not).
+    fn ensure(&mut self, app: &App) -> Vec<Action> {
+        if self.session.is_some() || self.broken {
+            return Vec::new();
+        }
+        let Some(g) = app.current_guide() else {
+            return Vec::new();
+        };
+        let bundled = self
+            .bundled
+            .iter()
+            .find(|(p, _)| *p == g.path && g.file == format!("tsg/{p}"));
+        let bytes = match bundled {
+            Some((_, text)) => Ok(text.as_bytes().to_vec()),
+            None => std::fs::read(&g.file)
+                .map_err(|e| format!("{}: cannot read the guide: {e}", g.file)),
+        };
+        let alert = app.nav.alert.as_ref().map(|a| a.name.clone());
+        let made = bytes.and_then(|b| {
+            Session::create(&self.state_dir, evidence::session_start(&g.file, &b, alert))
+                .map_err(|e| e.to_string())
+        });
+        match made {
+            Ok(mut s) => {
+                let mut errors = 0;
+                for rec in self.waiting.drain(..) {
+                    errors += usize::from(s.append(rec).is_err());
+                }
+                let dir = s.dir().display().to_string();
+                self.session = Some(s);
+                let mut out = vec![Action::EvidenceStarted(dir)];
+                if errors > 0 {
+                    out.push(Action::Notice(format!(
+                        "Evidence: {errors} early record(s) were NOT written."
+                    )));
+                }
+                out
+            }
+            Err(e) => {
+                self.broken = true;
+                self.waiting.clear();
+                vec![Action::Notice(format!(
+                    "Evidence is NOT being recorded: {e}. Set TSGNAV_STATE_DIR to a writable folder and restart."
+                ))]
+            }
+        }
+    }
+}
+
+fn to_record(ev: Event) -> Record {
+    match ev {
+        Event::NodeEntered { node } => Record::NodeEntered { node },
+        Event::VarSet {
+            name,
+            value,
+            source,
+        } => {
+            let source = match source {
+                VarSource::Flag => "flag".to_string(),
+                VarSource::Config => "config".to_string(),
+                VarSource::AlertLabel(l) => format!("alert-label:{l}"),
+                VarSource::Probe(n) => format!("probe:{n}"),
+                VarSource::Default => "default".to_string(),
+                VarSource::Typed => "operator".to_string(),
+            };
+            Record::VariableSet {
+                name,
+                value,
+                source,
+            }
+        }
+        Event::AlertReceived { name, labels } => {
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            note(
+                "alert",
+                None,
+                format!("alert {name} {}", labels.join(" "))
+                    .trim_end()
+                    .to_string(),
+            )
+        }
+        Event::StatusSet { node, status } => {
+            note("status", Some(node), format!("marked {}", status.as_str()))
+        }
+        Event::ChecklistToggled {
+            node,
+            text,
+            checked,
+            ..
+        } => note(
+            "checklist",
+            Some(node),
+            format!("[{}] {text}", if checked { "x" } else { " " }),
+        ),
+    }
+}
+
+fn note(topic: &str, node: Option<String>, text: String) -> Record {
+    Record::Note(Note {
+        text,
+        topic: Some(topic.to_string()),
+        node,
+        ..Note::default()
+    })
+}

@@ -1,0 +1,88 @@
+//! Code blocks in the node pane: a frame with the probe number, name, language and safety
+//! badge, the code (wrapped, indentation kept), and the probe's result under it. Pure; no IO.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::markdown::ProbeView;
+use super::wrap::{truncate, wrap};
+use crate::tsg::{Lang, SafetyClass};
+use crate::tui::theme::Theme;
+
+/// The badge text of a class (`MUTATING` shouts).
+pub fn badge(class: SafetyClass) -> &'static str {
+    match class {
+        SafetyClass::ReadOnly => " read-only ",
+        SafetyClass::Mutating => " MUTATING ",
+        SafetyClass::Interactive => " interactive ",
+        SafetyClass::LongRunning => " long-running ",
+        SafetyClass::Unknown => " unknown: treated as MUTATING ",
+    }
+}
+
+pub fn badge_style(theme: &Theme, class: SafetyClass) -> Style {
+    theme.get(&format!("badge.{}", class.as_str()))
+}
+
+/// Appends the block to `out`; `probe` is (index, view) when the block is a probe.
+pub fn render(
+    info: &str,
+    code: &str,
+    width: usize,
+    t: &Theme,
+    probe: Option<(usize, &ProbeView<'_>)>,
+    out: &mut Vec<Line<'static>>,
+) {
+    let frame = t.get("md.code_frame");
+    let lang = info.split_whitespace().next().unwrap_or("");
+    let mut head = vec![Span::styled("┌─ ", frame)];
+    let mut result = None;
+    if let Some((i, p)) = probe {
+        let name = p
+            .probe
+            .attrs
+            .get("name")
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        head.push(Span::styled(
+            format!(
+                "probe {}{name} · {} ",
+                i + 1,
+                if lang.is_empty() { "sh" } else { lang }
+            ),
+            frame,
+        ));
+        if p.probe.lang != Lang::Text {
+            head.push(Span::styled(badge(p.class), badge_style(t, p.class)));
+        }
+        result = p.result;
+    } else if !lang.is_empty() {
+        head.push(Span::styled(lang.to_string(), frame));
+    }
+    out.push(Line::from(head));
+    let text_style = t.get("md.code_text");
+    for l in code.trim_end_matches('\n').lines() {
+        let spans = [Span::styled(l.replace('\t', "    "), text_style)];
+        out.extend(wrap(
+            &spans,
+            width,
+            &[Span::styled("│ ", frame)],
+            &[Span::styled("│   ", frame)],
+        ));
+    }
+    out.push(Line::styled("└─", frame));
+    if let Some(r) = result {
+        let s = if r.ok {
+            t.get("status.done")
+        } else {
+            t.get("ui.error")
+        };
+        for l in r.text.lines().take(200) {
+            out.push(Line::from(vec![
+                Span::styled("  ⎿ ", s),
+                Span::raw(truncate(l, width.saturating_sub(4))),
+            ]));
+        }
+    }
+    out.push(Line::default());
+}

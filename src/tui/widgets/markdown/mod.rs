@@ -1,0 +1,192 @@
+//! A node's markdown → styled, wrapped lines for one width: headings, emphasis, lists,
+//! tables, callouts styled by kind, code blocks with language and safety badge, and the
+//! probe results shown under them. Pure (pulldown-cmark events in, lines out); no IO.
+
+mod tags;
+
+use pulldown_cmark::{Event, Options, Parser};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::wrap::{width, wrap};
+use crate::tsg::{Probe, SafetyClass};
+use crate::tui::app::ProbeResult;
+use crate::tui::theme::Theme;
+
+/// A probe as the node pane shows it.
+pub struct ProbeView<'a> {
+    pub probe: &'a Probe,
+    pub class: SafetyClass,
+    pub result: Option<&'a ProbeResult>,
+}
+
+pub use super::code::{badge, badge_style};
+
+struct R<'t, 'p> {
+    theme: &'t Theme,
+    width: usize,
+    out: Vec<Line<'static>>,
+    spans: Vec<Span<'static>>,
+    styles: Vec<Style>,
+    lists: Vec<Option<u64>>,
+    item_first: bool,
+    quote: Option<Style>,
+    quote_pending: bool,
+    code: Option<(String, String)>,
+    table: Vec<Vec<String>>,
+    cell: String,
+    in_table: bool,
+    probes: &'p [ProbeView<'p>],
+    used: Vec<bool>,
+}
+
+/// Renders `body` at `width` columns.
+pub fn render(
+    body: &str,
+    width: u16,
+    theme: &Theme,
+    probes: &[ProbeView<'_>],
+) -> Vec<Line<'static>> {
+    let opts = Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_GFM;
+    let mut r = R {
+        theme,
+        width: usize::from(width.max(10)),
+        out: Vec::new(),
+        spans: Vec::new(),
+        styles: Vec::new(),
+        lists: Vec::new(),
+        item_first: false,
+        quote: None,
+        quote_pending: false,
+        code: None,
+        table: Vec::new(),
+        cell: String::new(),
+        in_table: false,
+        probes,
+        used: vec![false; probes.len()],
+    };
+    for ev in Parser::new_ext(body, opts) {
+        r.event(ev);
+    }
+    r.flush();
+    while r.out.last().is_some_and(|l| l.width() == 0) {
+        r.out.pop();
+    }
+    r.out
+}
+
+impl R<'_, '_> {
+    fn style(&self) -> Style {
+        self.styles
+            .iter()
+            .fold(self.quote.unwrap_or_default(), |a, s| a.patch(*s))
+    }
+    fn blank(&mut self) {
+        if self.out.last().is_some_and(|l| l.width() > 0) {
+            self.out.push(Line::default());
+        }
+    }
+    fn prefix(&self) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
+        let mut first = Vec::new();
+        let mut rest = Vec::new();
+        if let Some(q) = self.quote {
+            first.push(Span::styled("▌ ", q));
+            rest.push(Span::styled("▌ ", q));
+        }
+        let depth = self.lists.len();
+        if depth > 0 {
+            let indent = "  ".repeat(depth - 1);
+            let bullet = match self.lists.last().copied().flatten() {
+                Some(n) => format!("{n}. "),
+                None => "• ".to_string(),
+            };
+            let pad = " ".repeat(width(&bullet));
+            if self.item_first {
+                first.push(Span::raw(format!("{indent}{bullet}")));
+            } else {
+                first.push(Span::raw(format!("{indent}{pad}")));
+            }
+            rest.push(Span::raw(format!("{indent}{pad}")));
+        }
+        (first, rest)
+    }
+    fn flush(&mut self) {
+        if self.spans.is_empty() {
+            return;
+        }
+        let spans = std::mem::take(&mut self.spans);
+        let (first, rest) = self.prefix();
+        self.out.extend(wrap(&spans, self.width, &first, &rest));
+        self.item_first = false;
+    }
+    fn text(&mut self, s: &str, style: Style) {
+        if self.in_table {
+            self.cell.push_str(s);
+        } else if let Some((_, code)) = self.code.as_mut() {
+            code.push_str(s);
+        } else {
+            if self.quote_pending {
+                self.quote_pending = false;
+                self.quote = Some(self.callout(s));
+            }
+            let style = self.quote.unwrap_or_default().patch(style);
+            self.spans.push(Span::styled(s.to_string(), style));
+        }
+    }
+    fn callout(&self, first: &str) -> Style {
+        let w = first.trim().trim_end_matches(':').to_ascii_lowercase();
+        let key = match w.as_str() {
+            "risk" => "risk",
+            "warning" => "warning",
+            "caution" => "caution",
+            "gotcha" => "gotcha",
+            "important" => "important",
+            "note" => "note",
+            "tip" => "tip",
+            _ => "quote",
+        };
+        self.theme.get(&format!("callout.{key}"))
+    }
+    fn event(&mut self, ev: Event<'_>) {
+        let t = self.theme;
+        match ev {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(s) => self.text(&s, self.style()),
+            Event::Code(s) => {
+                let st = self.style().patch(t.get("md.code"));
+                self.text(&s, st);
+            }
+            Event::SoftBreak => self.text(" ", self.style()),
+            Event::HardBreak => self.flush(),
+            Event::Rule => {
+                self.flush();
+                self.out.push(Line::styled(
+                    "─".repeat(self.width.min(60)),
+                    t.get("md.rule"),
+                ));
+            }
+            Event::TaskListMarker(done) => {
+                self.text(if done { "[x] " } else { "[ ] " }, self.style())
+            }
+            Event::Html(s) | Event::InlineHtml(s) => self.text(&s, t.get("ui.dim")),
+            _ => {}
+        }
+    }
+
+    fn code_block(&mut self, info: &str, code: &str) {
+        let idx = self
+            .probes
+            .iter()
+            .enumerate()
+            .position(|(i, p)| !self.used[i] && p.probe.code.trim() == code.trim());
+        if let Some(i) = idx {
+            self.used[i] = true;
+        }
+        let probe = idx.and_then(|i| self.probes.get(i).map(|p| (i, p)));
+        super::code::render(info, code, self.width, self.theme, probe, &mut self.out);
+    }
+}

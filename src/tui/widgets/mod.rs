@@ -1,0 +1,12 @@
+//! Widgets of the TUI: each draws part of an [`crate::tui::app::App`] into a frame. Pure
+//! (state in, cells out); must not import IO (std::fs, std::process, std::env, tokio).
+
+pub mod code;
+pub mod guide;
+pub mod help;
+pub mod library;
+pub mod markdown;
+pub mod outline;
+pub mod panel;
+pub mod table;
+pub mod wrap;

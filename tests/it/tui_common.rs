@@ -1,0 +1,244 @@
+//! Helpers for the navigator tests: an `App` over the bundled guides (read from `tsg/`), key
+//! scripts fed through the real keymap and `update()`, TestBackend rendering, and [`Tmux`], a
+//! real terminal for the end-to-end tests.
+
+#![allow(dead_code)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use tsgnav::nav::Effect;
+use tsgnav::tui::keymap::{parse_keys, Keymap};
+use tsgnav::tui::theme::Theme;
+use tsgnav::tui::{update, view, Action, App};
+
+pub const SWIFT: &str = "swift-networking.md";
+pub const ALERT: &str = "userJourneySwiftLatencyP991h5m";
+
+/// An app over the bundled guides, colours off (snapshots show text only).
+pub fn app() -> App {
+    let (lib, errors) = tsgnav::load::load_library(&[crate::common::root().join("tsg")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    App::new(lib, Keymap::bundled(), Theme::bundled(true))
+}
+
+/// An app that started from the SWIFT latency alert.
+pub fn at_alert() -> App {
+    let mut a = app();
+    tsgnav::tui::navigate::nav_cmd(
+        &mut a,
+        tsgnav::nav::Cmd::Alert(tsgnav::nav::AlertContext {
+            name: ALERT.into(),
+            ..Default::default()
+        }),
+    );
+    a
+}
+
+/// The id of the first step of the SWIFT guide whose title starts with `title` (`"Step 2a:"`),
+/// so the tests follow the guide when a heading is reworded.
+pub fn id(title: &str) -> String {
+    let a = app();
+    let g = a
+        .lib
+        .guides
+        .iter()
+        .find(|g| g.path == SWIFT)
+        .expect("bundled SWIFT guide");
+    let n = g.nodes.iter().find(|n| n.title.starts_with(title));
+    n.unwrap_or_else(|| panic!("no step titled `{title}…` in {SWIFT}"))
+        .id
+        .clone()
+}
+
+/// The full title of that step.
+pub fn title(title: &str) -> String {
+    let a = app();
+    a.nav
+        .index
+        .node(&a.lib, &id(title))
+        .expect("node")
+        .title
+        .clone()
+}
+
+/// Feeds a key script (`"j j <Tab> <Enter>"`) and returns every effect.
+pub fn keys(app: &mut App, script: &str) -> Vec<Effect> {
+    let evs = parse_keys(script);
+    assert_eq!(
+        evs.len(),
+        script.split_whitespace().count(),
+        "every key of `{script}` parses"
+    );
+    evs.into_iter()
+        .flat_map(|k| update(app, Action::Key(k)))
+        .collect()
+}
+
+/// Types text into the open input, one character at a time.
+pub fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
+    text.chars()
+        .flat_map(|c| {
+            update(
+                app,
+                Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            )
+        })
+        .collect()
+}
+
+pub fn current(app: &App) -> String {
+    app.nav.current.clone().unwrap_or_default()
+}
+
+/// Draws the app on a TestBackend of `w`×`h`.
+pub fn render(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    term
+}
+
+/// The screen as text, one line per row.
+pub fn screen(term: &Terminal<TestBackend>) -> String {
+    let buf = term.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The actions-panel index of the first item matching `pred`.
+pub fn item_index(app: &App, pred: impl Fn(&tsgnav::tui::app::Item) -> bool) -> usize {
+    app.items().iter().position(pred).expect("item present")
+}
+
+/// A tmux session running `bash` at 120×40 with its own config file and evidence folder.
+pub struct Tmux {
+    name: String,
+    /// Holds config.toml and the evidence state folder (`state/`).
+    pub dir: std::path::PathBuf,
+}
+
+impl Tmux {
+    pub fn start(tag: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var("TSGNAV_REQUIRE_SERVERS").as_deref() != Ok("1"),
+                "tmux is missing and TSGNAV_REQUIRE_SERVERS=1"
+            );
+            eprintln!("SKIP: tmux is not installed; the end-to-end TUI test needs it");
+            return None;
+        }
+        let name = format!("tsgnav-{tag}-{}", std::process::id());
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                &name,
+                "bash --norc --noprofile",
+            ])
+            .status()
+            .expect("tmux new-session")
+            .success();
+        assert!(ok, "tmux new-session failed");
+        let cfg = tempfile::tempdir().expect("tempdir").keep();
+        std::fs::write(cfg.join("config.toml"), "").expect("write config");
+        let t = Tmux {
+            name,
+            dir: cfg.clone(),
+        };
+        t.send_line(&format!(
+            "export TSGNAV_CONFIG='{dir}/config.toml' TSGNAV_STATE_DIR='{dir}/state' PS1='READY$ '; clear",
+            dir = cfg.display()
+        ));
+        t.wait_for("READY$", |s| s.trim_start().starts_with("READY$"));
+        Some(t)
+    }
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.name];
+        args.extend_from_slice(keys);
+        assert!(Command::new("tmux")
+            .args(&args)
+            .status()
+            .expect("send-keys")
+            .success());
+    }
+    pub fn send_line(&self, line: &str) {
+        self.keys(&["-l", line]);
+        self.keys(&["Enter"]);
+    }
+    pub fn capture(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    pub fn flag(&self, name: &str) -> String {
+        let out = Command::new("tmux")
+            .args(["display", "-p", "-t", &self.name, &format!("#{{{name}}}")])
+            .output()
+            .expect("display");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+    /// Waits (up to 20 s) until the screen satisfies `ok`; fails with the screen otherwise.
+    pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.capture();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    /// Quits a session whose evidence was not exported: `q` warns, a second `q` quits.
+    pub fn quit_unexported(&self) {
+        self.keys(&["q"]);
+        self.wait_for("the export warning", |s| {
+            s.contains("Evidence has not been exported")
+        });
+        self.keys(&["q"]);
+    }
+    pub fn restored(&self) {
+        self.wait_for("the shell prompt", |s| {
+            s.lines().filter(|l| l.starts_with("READY$")).count() >= 2
+        });
+        assert_eq!(self.flag("alternate_on"), "0", "alternate screen left");
+        assert_eq!(self.flag("mouse_any_flag"), "0", "mouse reporting off");
+        assert_eq!(self.flag("cursor_flag"), "1", "cursor visible");
+        self.send_line("stty -a | grep -q -- '-icanon' && echo MODE=RAW || echo MODE=COOKED");
+        self.wait_for("the terminal mode", |s| {
+            s.contains("MODE=COOKED") || s.contains("MODE=RAW")
+        });
+        assert!(
+            self.capture().contains("MODE=COOKED"),
+            "raw mode disabled:\n{}",
+            self.capture()
+        );
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
