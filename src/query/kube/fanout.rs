@@ -1,0 +1,226 @@
+//! Fan-out: the same native command across every kubeconfig context matching a glob
+//! (`mc-*`), at most `concurrency` at a time, with a progress callback and one combined table
+//! that starts with a CONTEXT column — the blast radius across management clusters.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
+
+use super::super::Table;
+use super::client::{read_kubeconfig, KubeClient};
+use super::error::KubeError;
+use super::parse::KubeCommand;
+use super::run::{run_on, KubeOutput, DEFAULT_TIMEOUT};
+
+/// The default number of contexts queried at once.
+pub const DEFAULT_CONCURRENCY: usize = 32;
+
+/// How to fan out.
+#[derive(Debug, Clone)]
+pub struct FanOutOptions {
+    pub concurrency: usize,
+    pub timeout: Duration,
+    /// Namespace for commands without `-n`.
+    pub namespace: Option<String>,
+}
+
+impl Default for FanOutOptions {
+    fn default() -> Self {
+        FanOutOptions {
+            concurrency: DEFAULT_CONCURRENCY,
+            timeout: DEFAULT_TIMEOUT,
+            namespace: None,
+        }
+    }
+}
+
+/// One context finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub context: String,
+    pub ok: bool,
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Every context's outcome (in kubeconfig order) and the combined table.
+#[derive(Debug)]
+pub struct FanOut {
+    pub table: Table,
+    pub outputs: Vec<(String, Result<KubeOutput, KubeError>)>,
+}
+
+impl FanOut {
+    /// The contexts that failed, with why.
+    pub fn failures(&self) -> impl Iterator<Item = (&str, &KubeError)> {
+        self.outputs
+            .iter()
+            .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.as_str(), e)))
+    }
+}
+
+/// Shell-style glob with `*` and `?`.
+pub fn glob(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// The contexts of `kubeconfig` matching `pattern`, in file order.
+pub fn matching_contexts(kubeconfig: &Path, pattern: &str) -> Result<Vec<String>, KubeError> {
+    let kc = read_kubeconfig(kubeconfig)?;
+    Ok(kc
+        .contexts
+        .iter()
+        .map(|c| c.name.clone())
+        .filter(|n| glob(pattern, n))
+        .collect())
+}
+
+/// Runs `cmd` on every context matching `pattern`; `progress` is called as each finishes.
+pub async fn fan_out(
+    cmd: &KubeCommand,
+    kubeconfig: &Path,
+    pattern: &str,
+    opts: &FanOutOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<FanOut, KubeError> {
+    let kc = read_kubeconfig(kubeconfig)?;
+    let contexts: Vec<String> = kc
+        .contexts
+        .iter()
+        .map(|c| c.name.clone())
+        .filter(|n| glob(pattern, n))
+        .collect();
+    if contexts.is_empty() {
+        let known: Vec<&str> = kc
+            .contexts
+            .iter()
+            .map(|c| c.name.as_str())
+            .take(10)
+            .collect();
+        return Err(KubeError::Usage(format!(
+            "no context in {} matches {pattern:?} (contexts there: {})",
+            kubeconfig.display(),
+            known.join(", ")
+        )));
+    }
+    let total = contexts.len();
+    let kc = &kc;
+    let jobs: Vec<_> = contexts
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, ctx)| async move {
+            let res = async {
+                let client = KubeClient::new(kc, kubeconfig, Some(&ctx), opts.timeout).await?;
+                run_on(&client, cmd, opts.namespace.as_deref()).await
+            }
+            .await;
+            (i, res)
+        })
+        .collect();
+    let mut results: Vec<Option<Result<KubeOutput, KubeError>>> =
+        (0..total).map(|_| None).collect();
+    let mut stream = stream::iter(jobs).buffer_unordered(opts.concurrency.max(1));
+    let mut done = 0;
+    while let Some((i, res)) = stream.next().await {
+        done += 1;
+        progress(&Progress {
+            context: contexts[i].clone(),
+            ok: res.is_ok(),
+            done,
+            total,
+        });
+        results[i] = Some(res);
+    }
+    drop(stream);
+    let outputs: Vec<(String, Result<KubeOutput, KubeError>)> = contexts
+        .into_iter()
+        .zip(results)
+        .map(|(c, r)| {
+            (
+                c,
+                r.unwrap_or_else(|| Err(KubeError::Usage("context was not queried".into()))),
+            )
+        })
+        .collect();
+    Ok(FanOut {
+        table: combine(&outputs),
+        outputs,
+    })
+}
+
+/// One table with a CONTEXT column from every successful context's table.
+pub fn combine(outputs: &[(String, Result<KubeOutput, KubeError>)]) -> Table {
+    let mut table = Table {
+        columns: vec!["CONTEXT".into()],
+        rows: Vec::new(),
+    };
+    for (ctx, r) in outputs {
+        let Some(t) = r.as_ref().ok().and_then(|o| o.table.as_ref()) else {
+            continue;
+        };
+        if table.columns.len() == 1 {
+            table.columns.extend(t.columns.iter().cloned());
+        }
+        for row in &t.rows {
+            let mut r = vec![ctx.clone()];
+            r.extend(row.iter().cloned());
+            table.rows.push(r);
+        }
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("mc-*", "mc-eastus-1"));
+        assert!(glob("mc-*-1", "mc-eastus-1"));
+        assert!(!glob("mc-*-1", "mc-eastus-2"));
+        assert!(glob("*", "x"));
+        assert!(glob("mc-?astus-*", "mc-eastus-12"));
+        assert!(!glob("svc-*", "mc-eastus-1"));
+    }
+
+    #[test]
+    fn combined_table_has_context_column() {
+        let t = Table {
+            columns: vec!["NAME".into()],
+            rows: vec![vec!["p".into()]],
+        };
+        let ok = KubeOutput {
+            table: Some(t),
+            ..Default::default()
+        };
+        let outs = vec![
+            ("a".to_string(), Ok(ok.clone())),
+            ("b".to_string(), Err(KubeError::Usage("x".into()))),
+            ("c".to_string(), Ok(ok)),
+        ];
+        let c = combine(&outs);
+        assert_eq!(c.columns, vec!["CONTEXT", "NAME"]);
+        assert_eq!(c.rows, vec![vec!["a", "p"], vec!["c", "p"]]);
+    }
+}

@@ -1,0 +1,252 @@
+//! The native Kubernetes backend: the common `kubectl get|describe` forms of a shell probe
+//! ([`parse`], pure) run through kube-rs with API discovery, so custom resources (MTPNC,
+//! NodeInfo, ManifestWork, …) work without kubectl. The answer is what kubectl would print,
+//! plus the table and the raw objects. [`fanout`] runs one command across every context
+//! matching a glob (`mc-*`). `kubectl get … -o json | jq …` runs natively too ([`jq`], with
+//! jaq); other pipes and commands are not accepted, so the runner sends them to the shell.
+//!
+//! Part of `query` (the IO layer): imports `query` types and `tsg::shell`; never `cli`,
+//! `tui`, `nav` or `sim`.
+
+pub mod client;
+pub mod describe;
+pub mod error;
+pub mod expand;
+pub mod fanout;
+pub mod jq;
+pub mod jsonpath;
+pub mod parse;
+pub mod render;
+pub mod resolve;
+pub mod run;
+
+use std::path::PathBuf;
+
+use chrono::Utc;
+use futures::future::BoxFuture;
+
+pub use error::KubeError;
+pub use fanout::{fan_out, FanOut, FanOutOptions, Progress};
+pub use parse::{parse_script, KubeCommand, Reject};
+pub use run::{run_kube, run_kube_with, KubeOutput};
+
+use super::{
+    interruptible, Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult,
+    Status,
+};
+use crate::tsg::Lang;
+
+/// The native kube executor.
+#[derive(Debug, Clone, Default)]
+pub struct KubeExecutor {
+    /// Kubeconfig when the request names none (else `$KUBECONFIG`, else `~/.kube/config`).
+    pub kubeconfig: Option<PathBuf>,
+    /// Fan out every probe across the contexts matching this glob (`--contexts 'mc-*'`).
+    pub contexts: Option<String>,
+    /// Contexts queried at once when fanning out (0: the default, 32).
+    pub concurrency: usize,
+}
+
+impl KubeExecutor {
+    fn kubeconfig_for(&self, req: &ProbeRequest) -> Result<PathBuf, ProbeError> {
+        req.target
+            .kubeconfig
+            .clone()
+            .or_else(|| self.kubeconfig.clone())
+            .or_else(|| {
+                std::env::var_os("KUBECONFIG")
+                    .map(PathBuf::from)
+                    .filter(|p| !p.as_os_str().is_empty())
+            })
+            .or_else(|| dirs::home_dir().map(|h| h.join(".kube").join("config")))
+            .ok_or_else(|| ProbeError::Config {
+                detail: "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
+            })
+    }
+
+    async fn execute(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
+        let started = Utc::now();
+        let target = req.target.describe();
+        let cmds = match parse_script(&req.code, &req.bindings) {
+            Ok(c) => c,
+            Err(Reject::MissingVar(name)) => {
+                return ProbeResult::failed(
+                    req.id,
+                    Backend::Kube,
+                    target,
+                    req.code,
+                    ProbeError::MissingVar { name },
+                )
+            }
+            Err(Reject::NotNative(why)) => {
+                return ProbeResult::failed(
+                    req.id,
+                    Backend::Kube,
+                    target,
+                    req.code,
+                    ProbeError::Unsupported {
+                        detail: format!("not a native kubectl form ({why}); run it in the shell"),
+                    },
+                )
+            }
+        };
+        let as_run = cmds.iter().map(command_text).collect::<Vec<_>>().join("\n");
+        let mut result = ProbeResult::new(req.id.clone(), Backend::Kube, target, as_run, started);
+        let kubeconfig = match self.kubeconfig_for(&req) {
+            Ok(k) => k,
+            Err(e) => {
+                result.status = Status::Failed(e);
+                return result;
+            }
+        };
+        let work = async {
+            let mut tables = Vec::new();
+            let mut raw = Vec::new();
+            for cmd in &cmds {
+                let (text, table, objs) = match &self.contexts {
+                    Some(pattern) => {
+                        let opts = FanOutOptions {
+                            concurrency: if self.concurrency == 0 {
+                                fanout::DEFAULT_CONCURRENCY
+                            } else {
+                                self.concurrency
+                            },
+                            timeout: req.timeout,
+                            namespace: req.target.namespace.clone(),
+                        };
+                        let f = fan_out(cmd, &kubeconfig, pattern, &opts, |_| {}).await?;
+                        let mut text = run::table_text(&f.table, cmd.no_headers);
+                        for (ctx, e) in f.failures() {
+                            text.push_str(&format!("{ctx}: {e}\n"));
+                        }
+                        let objs = f
+                            .outputs
+                            .iter()
+                            .filter_map(|(_, r)| r.as_ref().ok())
+                            .flat_map(|o| o.raw.clone())
+                            .collect();
+                        (text, Some(f.table), objs)
+                    }
+                    None => {
+                        let o = run_kube_with(
+                            cmd,
+                            &kubeconfig,
+                            req.target.kube_context.as_deref(),
+                            req.target.namespace.as_deref(),
+                            req.timeout,
+                        )
+                        .await?;
+                        (o.text, o.table, o.raw)
+                    }
+                };
+                out.write_str(&text);
+                tables.extend(table);
+                raw.extend(objs);
+            }
+            Ok::<_, KubeError>((tables, raw))
+        };
+        // Each request times out after `req.timeout` with a message naming it; the outer
+        // limit is a backstop for runs of several requests.
+        let backstop = req.timeout + std::time::Duration::from_millis(500);
+        result.status = match interruptible(work, backstop, &cancel).await {
+            Ok(Ok((tables, raw))) => {
+                result.table = run::merge(tables);
+                result.raw = Some(serde_json::Value::Array(raw));
+                Status::Ok { exit: 0 }
+            }
+            Ok(Err(e)) => {
+                out.write_str(&format!("error: {e}\n"));
+                Status::Failed(e.to_probe_error())
+            }
+            Err(e) => Status::Failed(e),
+        };
+        result.output = out.finish();
+        result.ended = Utc::now();
+        result
+    }
+}
+
+/// A command as a person would type it again.
+fn command_text(c: &KubeCommand) -> String {
+    let q = |s: &str| {
+        if s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:".contains(c))
+        {
+            s.to_string()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    let mut w = vec![
+        "kubectl".to_string(),
+        if c.verb == parse::Verb::Get {
+            "get"
+        } else {
+            "describe"
+        }
+        .to_string(),
+    ];
+    for t in &c.targets {
+        w.push(match &t.name {
+            Some(n) => format!("{}/{}", q(&t.resource), q(n)),
+            None => q(&t.resource),
+        });
+    }
+    if c.all_namespaces {
+        w.push("-A".into());
+    } else if let Some(n) = &c.namespace {
+        w.extend(["-n".into(), q(n)]);
+    }
+    if let Some(l) = &c.labels {
+        w.extend(["-l".into(), q(l)]);
+    }
+    if let Some(f) = &c.fields {
+        w.push(format!("--field-selector={}", q(f)));
+    }
+    match &c.format {
+        parse::Format::Table => {}
+        parse::Format::Wide => w.push("-o wide".into()),
+        parse::Format::Json => w.push("-o json".into()),
+        parse::Format::Yaml => w.push("-o yaml".into()),
+        parse::Format::Name => w.push("-o name".into()),
+        parse::Format::JsonPath(t) => w.push(format!("-o jsonpath={}", q(t))),
+    }
+    if let Some(ctx) = &c.context {
+        w.push(format!("--context={}", q(ctx)));
+    }
+    if let Some(jq) = &c.jq {
+        w.push("| jq".into());
+        w.extend(jq.raw.then(|| "-r".to_string()));
+        w.extend(jq.compact.then(|| "-c".to_string()));
+        for (n, v) in &jq.args {
+            w.extend(["--arg".to_string(), q(n), q(v)]);
+        }
+        w.push(q(&jq.filter));
+    }
+    w.join(" ")
+}
+
+impl Executor for KubeExecutor {
+    fn backend(&self) -> Backend {
+        Backend::Kube
+    }
+
+    /// Shell probes made only of native `kubectl get|describe` forms (a missing variable
+    /// still counts: the run reports it).
+    fn accepts(&self, req: &ProbeRequest) -> bool {
+        req.lang == Lang::Shell
+            && !matches!(
+                parse_script(&req.code, &req.bindings),
+                Err(Reject::NotNative(_))
+            )
+    }
+
+    fn run(
+        &self,
+        req: ProbeRequest,
+        out: OutputSink,
+        cancel: Cancel,
+    ) -> BoxFuture<'_, ProbeResult> {
+        Box::pin(self.execute(req, out, cancel))
+    }
+}

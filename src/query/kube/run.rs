@@ -1,0 +1,212 @@
+//! Runs one parsed `kubectl get|describe` through kube-rs: resolve each resource by
+//! discovery, ask the server for its table (as kubectl does) or the plain objects, and shape
+//! the answer as kubectl would print it, keeping the raw objects.
+
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::Utc;
+use serde_json::{json, Value};
+
+use super::super::Table;
+use super::client::{read_kubeconfig, KubeClient};
+use super::describe;
+use super::error::KubeError;
+use super::jsonpath;
+use super::parse::{Format, KubeCommand, Verb};
+use super::render;
+use super::resolve::Resolved;
+
+/// The default timeout of one request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What one native command produced.
+#[derive(Debug, Clone, Default)]
+pub struct KubeOutput {
+    /// What kubectl would print.
+    pub text: String,
+    /// The table (for the default and wide formats).
+    pub table: Option<Table>,
+    /// The objects as the server sent them.
+    pub raw: Vec<Value>,
+    /// The API server URL of the context.
+    pub server: String,
+}
+
+/// Runs `cmd` against `context` (or the command's `--context`, or the current context).
+pub async fn run_kube(
+    cmd: &KubeCommand,
+    kubeconfig: &Path,
+    context: Option<&str>,
+) -> Result<KubeOutput, KubeError> {
+    run_kube_with(cmd, kubeconfig, context, None, DEFAULT_TIMEOUT).await
+}
+
+/// [`run_kube`] with a default namespace (used when the command has no `-n`) and a timeout.
+pub async fn run_kube_with(
+    cmd: &KubeCommand,
+    kubeconfig: &Path,
+    context: Option<&str>,
+    namespace: Option<&str>,
+    timeout: Duration,
+) -> Result<KubeOutput, KubeError> {
+    let kc = read_kubeconfig(kubeconfig)?;
+    let client =
+        KubeClient::new(&kc, kubeconfig, cmd.context.as_deref().or(context), timeout).await?;
+    run_on(&client, cmd, namespace).await
+}
+
+fn fill_kind(o: &mut Value, r: &Resolved) {
+    if o.get("kind").is_none_or(Value::is_null) {
+        o["kind"] = json!(r.ar.kind);
+        o["apiVersion"] = json!(r.ar.api_version);
+    }
+}
+
+/// Runs `cmd` with an existing client.
+pub async fn run_on(
+    client: &KubeClient,
+    cmd: &KubeCommand,
+    namespace: Option<&str>,
+) -> Result<KubeOutput, KubeError> {
+    let now = Utc::now();
+    let ns_owned = cmd
+        .namespace
+        .clone()
+        .or(namespace.map(String::from))
+        .unwrap_or_else(|| client.default_ns.clone());
+    let ns = if cmd.all_namespaces {
+        None
+    } else {
+        Some(ns_owned.as_str())
+    };
+    let single = cmd.targets.len() == 1 && cmd.targets[0].name.is_some();
+    let tabular = matches!(cmd.format, Format::Table | Format::Wide) && cmd.verb == Verb::Get;
+    let mut out = KubeOutput {
+        server: client.server.clone(),
+        ..Default::default()
+    };
+    let mut tables: Vec<Table> = Vec::new();
+    let mut names = Vec::new();
+    for t in &cmd.targets {
+        let r = client.resolve(&t.resource).await?;
+        let v = match &t.name {
+            Some(n) => client.get(&r, ns, n, tabular).await?,
+            None => {
+                client
+                    .list(
+                        &r,
+                        ns,
+                        cmd.labels.as_deref(),
+                        cmd.fields.as_deref(),
+                        tabular,
+                    )
+                    .await?
+            }
+        };
+        if tabular {
+            let ns_col = cmd.all_namespaces && r.namespaced && t.name.is_none();
+            let (tab, objs) = render::from_server_table(
+                &v,
+                cmd.format == Format::Wide,
+                ns_col,
+                &cmd.label_columns,
+            )
+            .unwrap_or_else(|| {
+                let objs = render::items(&v);
+                (
+                    render::fallback_table(&objs, ns_col, &cmd.label_columns, now),
+                    objs,
+                )
+            });
+            out.raw.extend(objs);
+            tables.push(tab);
+            continue;
+        }
+        let mut objs = render::items(&v);
+        objs.iter_mut().for_each(|o| fill_kind(o, &r));
+        if cmd.verb == Verb::Describe {
+            for o in &objs {
+                let events = events_for(client, o).await.unwrap_or_default();
+                out.text.push_str(&describe::describe(o, &events, now));
+                out.text.push('\n');
+            }
+        }
+        names.extend(
+            objs.iter()
+                .map(|o| render::name_line(&r.ar.kind, &r.ar.group, o)),
+        );
+        out.raw.extend(objs);
+    }
+    match (&cmd.verb, &cmd.format) {
+        (Verb::Describe, _) => {}
+        (_, Format::Table | Format::Wide) => {
+            for tab in &tables {
+                if !out.text.is_empty() {
+                    out.text.push('\n');
+                }
+                out.text.push_str(&table_text(tab, cmd.no_headers));
+            }
+            if tables.iter().all(|t| t.rows.is_empty()) {
+                out.text = match ns {
+                    Some(n) => format!("No resources found in {n} namespace.\n"),
+                    None => "No resources found\n".to_string(),
+                };
+            }
+            out.table = merge(tables);
+        }
+        (_, Format::Json) => {
+            let doc = render::document(&out.raw, single);
+            out.text = match &cmd.jq {
+                Some(jq) => super::jq::run(jq, &doc).map_err(KubeError::Usage)?,
+                None => format!("{doc:#}\n"),
+            }
+        }
+        (_, Format::Yaml) => out.text = render::yaml(&render::document(&out.raw, single)),
+        (_, Format::Name) => out.text = names.iter().map(|n| format!("{n}\n")).collect(),
+        (_, Format::JsonPath(t)) => {
+            out.text = jsonpath::apply(t, &render::document(&out.raw, single))
+                .map_err(|e| KubeError::Usage(format!("-o jsonpath: {e}")))?
+        }
+    }
+    Ok(out)
+}
+
+/// Plain text of a table, with or without its header line.
+pub fn table_text(t: &Table, no_headers: bool) -> String {
+    let text = t.render();
+    if no_headers {
+        text.lines().skip(1).map(|l| format!("{l}\n")).collect()
+    } else {
+        text
+    }
+}
+
+/// One table from several (rows appended when the columns agree, else the first).
+pub fn merge(mut tables: Vec<Table>) -> Option<Table> {
+    let mut first = if tables.is_empty() {
+        return None;
+    } else {
+        tables.remove(0)
+    };
+    for t in tables {
+        if t.columns == first.columns {
+            first.rows.extend(t.rows);
+        }
+    }
+    Some(first)
+}
+
+/// The events about `o` (as `kubectl describe` lists them).
+async fn events_for(client: &KubeClient, o: &Value) -> Result<Vec<Value>, KubeError> {
+    let events = client.resolve("events").await?;
+    let md = &o["metadata"];
+    let name = md["name"].as_str().unwrap_or("");
+    let mut sel = format!("involvedObject.name={name}");
+    if let Some(uid) = md["uid"].as_str() {
+        sel.push_str(&format!(",involvedObject.uid={uid}"));
+    }
+    let ns = md["namespace"].as_str();
+    let v = client.list(&events, ns, None, Some(&sel), false).await?;
+    Ok(render::items(&v))
+}

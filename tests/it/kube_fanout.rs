@@ -1,0 +1,109 @@
+//! Fan-out of a native kube probe over many simulated contexts: progress per context, one
+//! table with a CONTEXT column in kubeconfig order, glob selection, a clear error when no
+//! context matches, and the executor's `contexts` setting.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use tsgnav::query::kube::{fan_out, parse_script, FanOutOptions, KubeExecutor};
+use tsgnav::query::{Cancel, Executor, OutputSink, ProbeId, ProbeRequest, Target};
+use tsgnav::tsg::{Lang, SafetyClass};
+
+use super::sim_support::start;
+
+fn request(code: &str, kubeconfig: &std::path::Path) -> ProbeRequest {
+    ProbeRequest {
+        id: ProbeId::new("test.md#x", 1),
+        lang: Lang::Shell,
+        code: code.to_string(),
+        bindings: BTreeMap::new(),
+        assigns: Vec::new(),
+        timeout: Duration::from_secs(10),
+        target: Target {
+            kubeconfig: Some(kubeconfig.to_path_buf()),
+            ..Target::default()
+        },
+        class: SafetyClass::ReadOnly,
+        confirmation: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fan_out_over_twenty_contexts() {
+    let sim = start("swift", Some(20)).await;
+    let cmd = parse_script("kubectl get pods -A", &BTreeMap::new())
+        .expect("native")
+        .remove(0);
+    let mut seen = Vec::new();
+    let f = fan_out(
+        &cmd,
+        &sim.kubeconfig,
+        "mc-*",
+        &FanOutOptions {
+            concurrency: 4,
+            ..Default::default()
+        },
+        |p| seen.push((p.done, p.total)),
+    )
+    .await
+    .expect("fan out");
+    assert_eq!(seen.len(), 20);
+    assert_eq!(seen.last(), Some(&(20, 20)));
+    assert_eq!(&f.table.columns[..3], ["CONTEXT", "NAMESPACE", "NAME"]);
+    assert_eq!(f.table.rows.len(), 20 * 8);
+    assert_eq!(f.table.rows[0][0], "mc-eastus-1", "kubeconfig order");
+    assert_eq!(f.failures().count(), 0);
+    let f = fan_out(
+        &cmd,
+        &sim.kubeconfig,
+        "mc-eastus-*",
+        &FanOutOptions::default(),
+        |_| {},
+    )
+    .await
+    .expect("subset");
+    assert_eq!(
+        f.outputs
+            .iter()
+            .map(|(c, _)| c.as_str())
+            .collect::<Vec<_>>(),
+        vec!["mc-eastus-1", "mc-eastus-2", "mc-eastus-3"]
+    );
+    let e = fan_out(
+        &cmd,
+        &sim.kubeconfig,
+        "svc-*",
+        &FanOutOptions::default(),
+        |_| {},
+    )
+    .await
+    .expect_err("none");
+    assert!(
+        e.to_string().contains("no context in") && e.to_string().contains("\"svc-*\""),
+        "{e}"
+    );
+
+    let ex = KubeExecutor {
+        contexts: Some("mc-westus3-*".into()),
+        ..Default::default()
+    };
+    let req = request(
+        "kubectl get pods -n kube-system -l k8s-app=azure-cns",
+        &sim.kubeconfig,
+    );
+    let r = ex
+        .run(
+            req.clone(),
+            OutputSink::detached(req.id.clone()),
+            Cancel::new(),
+        )
+        .await;
+    assert!(r.status.is_ok(), "{}", r.status.describe());
+    let t = r.table.expect("table");
+    assert_eq!(
+        t.rows.len(),
+        3 * 3,
+        "three westus3 clusters × three CNS pods"
+    );
+    assert!(r.output.text().starts_with("CONTEXT"));
+}
