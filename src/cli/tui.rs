@@ -227,6 +227,7 @@ impl TuiArgs {
                 kusto_token_cmd: q.kusto_token_cmd.clone(),
                 maestro_url: q.maestro_url.clone(),
                 kubeconfig: q.kubeconfig.as_deref().map(expand_home),
+                contexts: None,
             },
             context: q.context.clone(),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),

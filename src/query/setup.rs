@@ -20,6 +20,8 @@ pub struct Settings {
     /// Maestro base URL; without it the guides' Maestro `curl` calls run in the shell.
     pub maestro_url: Option<String>,
     pub kubeconfig: Option<PathBuf>,
+    /// Fan kube probes out across the kubeconfig contexts matching this glob (`mc-*`).
+    pub contexts: Option<String>,
 }
 
 /// Parses `NAME=URL` (`--kusto-cluster`).
@@ -40,6 +42,7 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
         Arc::new(shell::ShellExecutor::default()),
         Arc::new(kube::KubeExecutor {
             kubeconfig: s.kubeconfig.clone(),
+            contexts: s.contexts.clone(),
             ..kube::KubeExecutor::default()
         }),
         Arc::new(prometheus::PrometheusExecutor::new(
