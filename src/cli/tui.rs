@@ -69,12 +69,20 @@ impl TuiArgs {
             .run();
         }
         let no_evidence = self.no_evidence;
+        launch(self.build()?, no_evidence)
+    }
+}
+
+/// Runs the navigator on a built app until the operator quits; the terminal is restored
+/// whatever happens.
+pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
+    {
         let Built {
             app,
             failed,
             live,
             startup,
-        } = self.build()?;
+        } = built;
         let recorder = (!no_evidence)
             .then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
         tui::runtime::run(
@@ -92,7 +100,9 @@ impl TuiArgs {
             ExitCode::SUCCESS
         })
     }
+}
 
+impl TuiArgs {
     /// Everything but the terminal: library, config, keymap, theme, alert, variables, start node.
     pub fn build(self) -> anyhow::Result<Built> {
         let (config_file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
@@ -228,6 +238,7 @@ impl TuiArgs {
                 maestro_url: q.maestro_url.clone(),
                 kubeconfig: q.kubeconfig.as_deref().map(expand_home),
                 contexts: None,
+                recorded: None,
             },
             context: q.context.clone(),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),

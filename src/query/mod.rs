@@ -16,6 +16,7 @@ pub mod kusto;
 pub mod net;
 mod output;
 pub mod prometheus;
+pub mod recorded;
 mod result;
 pub mod runner;
 pub mod setup;
@@ -26,6 +27,8 @@ pub mod vars;
 
 pub use cancel::Cancel;
 pub use error::ProbeError;
+pub(crate) use gate::seal;
+pub use gate::{confirmed, target_name};
 pub use output::{Output, OutputLimits, OutputSink};
 pub use result::{ProbeResult, Series, Status, Table};
 
@@ -138,12 +141,14 @@ impl Target {
     }
 }
 
-/// Proof that a person confirmed a probe that needs confirmation (mutating or unknown).
-/// Nothing in tsgnav constructs one yet: the mitigation flow will. The runner refuses such
-/// probes without it.
+/// Proof that a person confirmed a probe that needs confirmation (mutating or unknown): a
+/// digest over the exact code, variable values, target and session (see `gate::seal`), issued
+/// only by `crate::mitigate::confirm::issue`. The runner refuses such probes without a
+/// matching one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirmation {
-    _private: (),
+    session: String,
+    digest: [u8; 32],
 }
 
 /// One probe to run.

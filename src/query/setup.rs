@@ -22,6 +22,8 @@ pub struct Settings {
     pub kubeconfig: Option<PathBuf>,
     /// Fan kube probes out across the kubeconfig contexts matching this glob (`mc-*`).
     pub contexts: Option<String>,
+    /// Recorded PromQL/KQL answers (the demo); asked before any live server.
+    pub recorded: Option<Arc<super::recorded::Answers>>,
 }
 
 /// Parses `NAME=URL` (`--kusto-cluster`).
@@ -55,6 +57,15 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
             s.kusto_token_cmd.clone(),
         )),
     ];
+    if let Some(answers) = &s.recorded {
+        for backend in [super::Backend::Prometheus, super::Backend::Kusto] {
+            let rec = super::recorded::RecordedExecutor {
+                backend,
+                answers: answers.clone(),
+            };
+            v.insert(0, Arc::new(rec));
+        }
+    }
     if s.maestro_url.is_some() {
         v.push(Arc::new(http::HttpExecutor::new(s.maestro_url.clone())));
     }

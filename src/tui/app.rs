@@ -105,6 +105,9 @@ pub struct App {
     /// Status-line message and whether it is an error.
     pub message: Option<(String, bool)>,
     pub live: Live,
+    /// The demo: every answer comes from a simulated cluster or recorded data, and the status
+    /// line says so.
+    pub demo: bool,
     /// Whether the runtime records evidence (a session opens at the first step entered).
     pub recording: bool,
     /// `Some(exported)` when an evidence session is recording.
@@ -144,6 +147,7 @@ impl App {
             outline_sel: 0,
             message: None,
             live: Live::Unavailable("no query engine was started".into()),
+            demo: false,
             recording: false,
             evidence: None,
             quit_armed: false,

@@ -1,0 +1,118 @@
+//! Recorded answers for demos: a backend that answers PromQL or KQL probes from a scenario
+//! file instead of a live server, and says so in every result. Used by `tsgnav demo`, where
+//! no Prometheus or Kusto cluster exists; never used unless a scenario is given.
+
+use chrono::Utc;
+use futures::future::BoxFuture;
+use serde::Deserialize;
+
+use super::{Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult};
+use crate::tsg::Lang;
+
+/// The banner every recorded answer starts with.
+pub const BANNER: &str = "[demo data: recorded answer, not a live query]";
+
+/// One recorded answer: the first whose `contains` appears in the query answers it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    pub lang: String,
+    pub contains: String,
+    pub output: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Answers {
+    pub answers: Vec<Answer>,
+}
+
+impl Answers {
+    /// Parses a scenario's answers file; `name` names it in the error.
+    pub fn from_yaml(name: &str, text: &str) -> Result<Answers, String> {
+        yaml_serde::from_str(text).map_err(|e| format!("{name}: {e}"))
+    }
+
+    /// The recorded output for `code` in `lang`, if any.
+    pub fn lookup(&self, lang: Lang, code: &str) -> Option<&str> {
+        let want = match lang {
+            Lang::Promql => "promql",
+            Lang::Kql => "kql",
+            _ => return None,
+        };
+        self.answers
+            .iter()
+            .find(|a| a.lang == want && code.contains(&a.contains))
+            .map(|a| a.output.as_str())
+    }
+}
+
+/// Answers PromQL (as the prometheus backend) or KQL (as the kusto backend) from `Answers`.
+#[derive(Debug, Clone)]
+pub struct RecordedExecutor {
+    pub backend: Backend,
+    pub answers: std::sync::Arc<Answers>,
+}
+
+impl Executor for RecordedExecutor {
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn run(
+        &self,
+        req: ProbeRequest,
+        mut out: OutputSink,
+        _cancel: Cancel,
+    ) -> BoxFuture<'_, ProbeResult> {
+        Box::pin(async move {
+            let started = Utc::now();
+            let target = "demo scenario (recorded)".to_string();
+            let mut r = ProbeResult::new(
+                req.id.clone(),
+                self.backend,
+                target,
+                req.code.clone(),
+                started,
+            );
+            match self.answers.lookup(req.lang, &req.code) {
+                Some(text) => {
+                    out.write_str(&format!("{BANNER}\n{text}"));
+                    r.output = out.finish();
+                }
+                None => {
+                    r.status = super::Status::Failed(ProbeError::Unsupported {
+                        detail: "the demo scenario has no recorded answer for this query; point tsgnav at a live server to run it".into(),
+                    });
+                }
+            }
+            r.ended = Utc::now();
+            r
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_matching_answer_of_the_right_language() {
+        let a = Answers::from_yaml(
+            "t",
+            "answers:\n- {lang: promql, contains: cx_pending, output: '3'}\n- {lang: kql, contains: ControlPlaneEvents, output: rows}\n",
+        )
+        .expect("yaml");
+        assert_eq!(
+            a.lookup(Lang::Promql, "max(cx_pending_programming_ips_v2)"),
+            Some("3")
+        );
+        assert_eq!(a.lookup(Lang::Kql, "cx_pending"), None);
+        assert_eq!(
+            a.lookup(Lang::Kql, "union ControlPlaneEvents"),
+            Some("rows")
+        );
+        assert_eq!(a.lookup(Lang::Shell, "cx_pending"), None);
+        assert!(Answers::from_yaml("bad.yaml", "answers: [{lang: promql}]").is_err());
+    }
+}
