@@ -1,8 +1,9 @@
-//! `tsgnav run FILE#NODE [--var K=V]... [--json]`: runs a node's read-only probes without the
-//! TUI and prints each result. Probes that would change something, need a terminal or run
-//! until stopped are not run here; the runner itself refuses the ones needing confirmation.
+//! `tsgnav run FILE#NODE [--var K=V]... [--json] [--write --confirm-target CONTEXT]`: runs a
+//! node's probes without the TUI and prints each result. Read-only by default; with both write
+//! flags, probes that change something run too, each with a confirmation bound to its exact
+//! inputs (see `write`), after their prior state is captured, and the open mitigations are
+//! listed. Probes that need a terminal or run until stopped are not run here.
 
-use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,11 +13,19 @@ use anyhow::{anyhow, Context as _};
 use clap::Args;
 use serde_json::{json, Value};
 
+mod config;
 mod record;
+mod show;
+mod write;
 
+use config::config_vars;
+
+use show::{failed, render, to_json};
+
+use crate::evidence::Record;
 use crate::query::runner::{Runner, RunnerConfig};
 use crate::query::vars::{canonical, parse_assignment, Source, Vars};
-use crate::query::{setup, Cancel, Executor, ProbeRequest, ProbeResult, Status};
+use crate::query::{setup, Cancel, Executor, ProbeRequest, ProbeResult};
 use crate::tsg::{Lang, SafetyClass};
 
 #[derive(Debug, Args)]
@@ -57,6 +66,12 @@ pub struct RunArgs {
     /// Kube context for kubectl in shell probes.
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Also run probes that change something (each needs --confirm-target).
+    #[arg(long)]
+    pub write: bool,
+    /// The target typed back to confirm the changes: must be the probes' kube context.
+    #[arg(long, value_name = "CONTEXT")]
+    pub confirm_target: Option<String>,
 }
 
 impl RunArgs {
@@ -88,14 +103,38 @@ impl RunArgs {
         for (k, val) in config_vars()? {
             vars.set(&k, &val, Source::Config);
         }
+        let state = crate::evidence::state_dir();
+        let mut history = write::earlier_records(&state, file);
+        let open_before = crate::mitigate::open_mitigations(&history);
+        for (name, value) in write::offer_restores(&node.probes, &flags, &open_before, &vars) {
+            vars.set(&name, &value, Source::Probe);
+            flags.push((name, value));
+        }
+        let mode = write::WriteMode {
+            enabled: self.write,
+            confirm_target: self.confirm_target.clone(),
+            session: format!(
+                "run-{}-{}",
+                std::process::id(),
+                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+            ),
+        };
+        let pre = crate::mitigate::preconditions(&node);
         let executors = self.executors()?;
         crate::query::net::install_crypto();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("starting the async runtime")?;
-        let results =
-            rt.block_on(self.run_probes(&format!("{file}#{slug}"), &node.probes, vars, executors));
+        let steps = rt.block_on(self.run_probes(
+            &format!("{file}#{slug}"),
+            &node.probes,
+            vars,
+            executors,
+            (&mode, &pre),
+        ));
+        let results: Vec<(ProbeResult, bool)> =
+            steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
         let failed = results
             .iter()
             .any(|(r, skipped)| !skipped && !r.status.is_ok());
@@ -106,7 +145,10 @@ impl RunArgs {
                 &format!("{file}#{slug}"),
                 &flags,
             )?;
-            for (r, _) in &results {
+            for (r, _, before) in &steps {
+                for b in before {
+                    rec.append(b.clone())?;
+                }
                 rec.probe(r)?;
             }
             eprintln!("recorded in evidence session {}", rec.dir().display());
@@ -126,6 +168,14 @@ impl RunArgs {
             for (r, _) in &results {
                 write!(out, "{}", render(r))?;
             }
+        }
+        history.extend(steps.iter().flat_map(|(r, _, b)| {
+            b.iter()
+                .cloned()
+                .chain(std::iter::once(record::run_record(r)))
+        }));
+        if self.write || !open_before.is_empty() {
+            write::print_open(&history)?;
         }
         out.flush()?;
         Ok(if failed {
@@ -152,14 +202,17 @@ impl RunArgs {
         Ok(setup::executors(&settings))
     }
 
-    /// Each runnable probe in order; the bool says "not run on purpose" (refused, long-running).
+    /// Each runnable probe in order; the bool says "not run on purpose" (refused,
+    /// long-running); the records go into the journal before the run (prior state,
+    /// confirmation). Prior-state reads are steps of their own.
     async fn run_probes(
         &self,
         node_id: &str,
         probes: &[crate::tsg::Probe],
         mut vars: Vars,
         executors: Vec<Arc<dyn Executor>>,
-    ) -> Vec<(ProbeResult, bool)> {
+        (mode, pre): (&write::WriteMode, &[String]),
+    ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let runner = Runner::new(RunnerConfig::default(), executors, tx);
         let mut out = Vec::new();
@@ -178,7 +231,7 @@ impl RunArgs {
                 match ProbeRequest::from_probe(node_id, p, bindings.clone().unwrap_or_default()) {
                     Ok(r) => r,
                     Err(e) => {
-                        out.push((failed(node_id, p, e), false));
+                        out.push((failed(node_id, p, e), false, Vec::new()));
                         continue;
                     }
                 };
@@ -192,90 +245,41 @@ impl RunArgs {
                     reason: "it runs until stopped".into(),
                     what: "the TUI runs it as a background task; tsgnav run does not".into(),
                 };
-                out.push((failed(node_id, p, e), true));
+                out.push((failed(node_id, p, e), true, Vec::new()));
                 continue;
+            }
+            let confirmation = match mode.confirm(&mut req, node_id, pre) {
+                Ok(c) => c,
+                Err(e) => {
+                    out.push((failed(node_id, p, e), true, Vec::new()));
+                    continue;
+                }
+            };
+            if let Err(e) = bindings {
+                out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
+            let mut before = Vec::new();
+            if let Some(c) = confirmation {
+                before.push(Record::Confirmation(c));
+                match write::capture(&runner, &req).await {
+                    Ok(caps) => {
+                        for (r, prior) in caps {
+                            out.push((r, false, std::mem::take(&mut before)));
+                            before.extend(prior.map(Record::PriorState));
+                        }
+                    }
+                    Err(e) => {
+                        out.push((failed(node_id, p, e), false, before));
+                        continue;
+                    }
+                }
             }
             let refused = crate::query::runner::gate(&req).is_some();
-            if let (Err(e), false) = (bindings, refused) {
-                out.push((failed(node_id, p, e), false));
-                continue;
-            }
             let r = runner.run(req, Cancel::new()).await;
             vars.absorb(&r.captured);
-            out.push((r, refused));
+            out.push((r, refused, before));
         }
         out
     }
-}
-
-/// `[vars]` of the config file (`TSGNAV_CONFIG`, else `<config dir>/tsgnav/config.toml`).
-fn config_vars() -> anyhow::Result<BTreeMap<String, String>> {
-    let (file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
-        Some(f) => (Some(PathBuf::from(f)), true),
-        None => (
-            dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
-            false,
-        ),
-    };
-    let Some(file) = file.filter(|f| explicit || f.is_file()) else {
-        return Ok(BTreeMap::new());
-    };
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("{}: cannot read the config file", file.display()))?;
-    Ok(crate::tui::config::parse(&file.display().to_string(), &text)?.vars)
-}
-
-fn failed(node_id: &str, p: &crate::tsg::Probe, e: crate::query::ProbeError) -> ProbeResult {
-    let backend = match p.lang {
-        Lang::Promql => crate::query::Backend::Prometheus,
-        Lang::Kql => crate::query::Backend::Kusto,
-        Lang::Http => crate::query::Backend::Http,
-        _ => crate::query::Backend::Shell,
-    };
-    ProbeResult::failed(
-        crate::query::ProbeId::new(node_id, p.line),
-        backend,
-        String::new(),
-        p.code.trim().to_string(),
-        e,
-    )
-}
-
-fn to_json(r: &ProbeResult) -> Value {
-    let (status, error, exit) = match &r.status {
-        Status::Ok { exit } => ("ok", Value::Null, json!(exit)),
-        Status::Failed(crate::query::ProbeError::Refused { .. }) => {
-            ("refused", json!(r.status.describe()), Value::Null)
-        }
-        Status::Failed(e @ crate::query::ProbeError::Exit { code }) => {
-            ("failed", json!(e.to_string()), json!(code))
-        }
-        Status::Failed(e) => ("failed", json!(e.to_string()), Value::Null),
-    };
-    json!({
-        "probe": r.id, "backend": r.backend, "target": r.target, "command": r.command_as_run,
-        "status": status, "error": error, "exit": exit,
-        "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
-        "output": r.output.text(), "table": r.table,
-    })
-}
-
-fn render(r: &ProbeResult) -> String {
-    let mut s = format!("── {} [{}] {}\n", r.id, r.backend, r.target);
-    for line in r.command_as_run.lines() {
-        s.push_str(&format!("$ {line}\n"));
-    }
-    match &r.table {
-        Some(t) if r.backend != crate::query::Backend::Shell => s.push_str(&t.render()),
-        _ => s.push_str(&r.output.text()),
-    }
-    if !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s.push_str(&format!(
-        "=> {} ({} ms)\n\n",
-        r.status.describe(),
-        r.duration().as_millis()
-    ));
-    s
 }

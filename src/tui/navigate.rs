@@ -86,11 +86,11 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                     rerun: Some(probe),
                 });
             }
-            Effect::NeedsMitigationFlow { class, .. } => {
+            Effect::NeedsMitigationFlow { class, node, .. } => {
                 let why = match class {
                     crate::tsg::SafetyClass::Interactive => "it needs a terminal of its own: run it in a shell".to_string(),
                     crate::tsg::SafetyClass::LongRunning => "it runs until stopped: run it in a shell".to_string(),
-                    c => format!("it is {}: it needs the mitigation flow (preconditions, preview, confirmation), which is not available yet", c.as_str()),
+                    c => format!("it is {}: it needs the mitigation flow (preconditions, preview, confirmation); the TUI screen for it is not built yet, so run `tsgnav run {node} --write --confirm-target CONTEXT`", c.as_str()),
                 };
                 app.set_message(format!("Not run: {why}."), true)
             }

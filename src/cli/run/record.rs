@@ -45,6 +45,12 @@ impl Recorder {
         self.session.dir().to_path_buf()
     }
 
+    /// Appends any record (fsync'd).
+    pub fn append(&mut self, rec: Record) -> anyhow::Result<()> {
+        self.session.append(rec)?;
+        Ok(())
+    }
+
     /// Appends one probe run (fsync'd) and the variables it captured.
     pub fn probe(&mut self, r: &ProbeResult) -> anyhow::Result<()> {
         let bytes = r
@@ -52,22 +58,7 @@ impl Recorder {
             .read_all()
             .unwrap_or_else(|_| r.output.head().to_vec());
         let stored = self.session.store_output(&bytes)?;
-        let (exit, error) = match &r.status {
-            Status::Ok { exit } => (Some(*exit), None),
-            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
-            Status::Failed(e) => (None, Some(e.to_string())),
-        };
-        let mut run = ProbeRun {
-            probe: r.id.to_string(),
-            command: r.command_as_run.clone(),
-            backend: r.backend.to_string(),
-            target: r.target.clone(),
-            started: r.started.to_rfc3339(),
-            ended: r.ended.to_rfc3339(),
-            exit,
-            error,
-            ..ProbeRun::default()
-        };
+        let mut run = probe_run(r);
         stored.apply_to(&mut run);
         self.session.append(Record::ProbeRun(run))?;
         for (name, value) in &r.captured {
@@ -79,4 +70,29 @@ impl Recorder {
         }
         Ok(())
     }
+}
+
+/// The record of a run, without its output (which [`Recorder::probe`] stores).
+fn probe_run(r: &ProbeResult) -> ProbeRun {
+    let (exit, error) = match &r.status {
+        Status::Ok { exit } => (Some(*exit), None),
+        Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
+        Status::Failed(e) => (None, Some(e.to_string())),
+    };
+    ProbeRun {
+        probe: r.id.to_string(),
+        command: r.command_as_run.clone(),
+        backend: r.backend.to_string(),
+        target: r.target.clone(),
+        started: r.started.to_rfc3339(),
+        ended: r.ended.to_rfc3339(),
+        exit,
+        error,
+        ..ProbeRun::default()
+    }
+}
+
+/// A run as a journal record (output left out), for deriving open mitigations.
+pub fn run_record(r: &ProbeResult) -> Record {
+    Record::ProbeRun(probe_run(r))
 }

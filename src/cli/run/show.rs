@@ -1,0 +1,63 @@
+//! How `tsgnav run` shows a result: JSON (one object per probe) or text, and the result of a
+//! probe that never reached the runner. Part of the CLI edge.
+
+use serde_json::{json, Value};
+
+use crate::query::{ProbeResult, Status};
+use crate::tsg::Lang;
+
+pub fn to_json(r: &ProbeResult) -> Value {
+    let (status, error, exit) = match &r.status {
+        Status::Ok { exit } => ("ok", Value::Null, json!(exit)),
+        Status::Failed(crate::query::ProbeError::Refused { .. }) => {
+            ("refused", json!(r.status.describe()), Value::Null)
+        }
+        Status::Failed(e @ crate::query::ProbeError::Exit { code }) => {
+            ("failed", json!(e.to_string()), json!(code))
+        }
+        Status::Failed(e) => ("failed", json!(e.to_string()), Value::Null),
+    };
+    json!({
+        "probe": r.id, "backend": r.backend, "target": r.target, "command": r.command_as_run,
+        "status": status, "error": error, "exit": exit,
+        "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
+        "output": r.output.text(), "table": r.table,
+    })
+}
+
+pub fn render(r: &ProbeResult) -> String {
+    let mut s = format!("── {} [{}] {}\n", r.id, r.backend, r.target);
+    for line in r.command_as_run.lines() {
+        s.push_str(&format!("$ {line}\n"));
+    }
+    match &r.table {
+        Some(t) if r.backend != crate::query::Backend::Shell => s.push_str(&t.render()),
+        _ => s.push_str(&r.output.text()),
+    }
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "=> {} ({} ms)\n\n",
+        r.status.describe(),
+        r.duration().as_millis()
+    ));
+    s
+}
+
+/// A result for a probe that did not reach the runner (bad attributes, refused, missing value).
+pub fn failed(node_id: &str, p: &crate::tsg::Probe, e: crate::query::ProbeError) -> ProbeResult {
+    let backend = match p.lang {
+        Lang::Promql => crate::query::Backend::Prometheus,
+        Lang::Kql => crate::query::Backend::Kusto,
+        Lang::Http => crate::query::Backend::Http,
+        _ => crate::query::Backend::Shell,
+    };
+    ProbeResult::failed(
+        crate::query::ProbeId::new(node_id, p.line),
+        backend,
+        String::new(),
+        p.code.trim().to_string(),
+        e,
+    )
+}

@@ -1,0 +1,180 @@
+//! Property: no generated probe classified mutating or unknown reaches an executor (process
+//! spawn or HTTP write) without a confirmation issued for its exact code, variable values and
+//! target. Commands are assembled from verb, flag and value pieces, including values that
+//! look like shell injection. The executor here only counts calls: it stands in for the real
+//! backends so a generated `rm -rf` or `az group delete` is never actually run.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use tsgnav::query::runner::{effective_class, Runner, RunnerConfig};
+use tsgnav::query::{
+    Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status,
+};
+use tsgnav::tsg::SafetyClass;
+
+use super::mitigate_support::{confirm, request};
+
+struct Counting(AtomicUsize);
+
+impl Executor for Counting {
+    fn backend(&self) -> Backend {
+        Backend::Shell
+    }
+    fn run(&self, req: ProbeRequest, _: OutputSink, _: Cancel) -> BoxFuture<'_, ProbeResult> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move {
+            ProbeResult::failed(
+                req.id,
+                Backend::Shell,
+                String::new(),
+                req.code,
+                ProbeError::Cancelled,
+            )
+        })
+    }
+}
+
+const VERBS: &[&str] = &[
+    "kubectl scale deployment",
+    "kubectl patch manifestwork",
+    "kubectl delete pod",
+    "kubectl cordon",
+    "kubectl drain",
+    "kubectl rollout restart deployment",
+    "kubectl annotate node",
+    "kubectl label node",
+    "kubectl run",
+    "kubectl apply -f",
+    "kubectl exec",
+    "curl -s -X POST",
+    "curl -X DELETE",
+    "curl -d @body.json",
+    "az group delete -n",
+    "az vm create -n",
+    "az aks nodepool scale -n",
+    "helm uninstall",
+    "rm -rf",
+    "sh -c",
+    "kubectl get pods",
+    "echo",
+    "jq .",
+    "xargs kubectl delete",
+    "some-unknown-tool",
+];
+const FLAGS: &[&str] = &[
+    "",
+    "-n maestro",
+    "--replicas=0",
+    "--force",
+    "--context mc-1",
+    "-o json",
+    "--dry-run=none",
+    "--type=merge -p '{\"metadata\":{\"finalizers\":null}}'",
+    "| kubectl delete -f -",
+    "&& reboot",
+];
+const VALUES: &[&str] = &[
+    "x; kubectl delete ns default",
+    "$(reboot)",
+    "`id`",
+    "a|b",
+    "\"quoted\"",
+    "' or 1=1 --",
+    "${HOME}",
+    "\n rm -rf /",
+    "maestro-agent",
+    "--all",
+];
+
+fn command() -> impl Strategy<Value = (String, String)> {
+    (
+        prop::sample::select(VERBS),
+        prop::sample::select(FLAGS),
+        prop::sample::select(VALUES),
+        "[a-z0-9;|&$`'\" ()-]{0,12}",
+    )
+        .prop_map(|(verb, flag, inline, value)| {
+            (format!("{verb} \"${{V}}\" {flag} {inline}"), value)
+        })
+}
+
+#[test]
+fn no_mutating_or_unknown_probe_reaches_an_executor_without_its_confirmation() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let reached_with_right = AtomicUsize::new(0);
+    let gated = AtomicUsize::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        ..Config::default()
+    });
+    let result = runner.run(&command(), |(code, value)| {
+        let req = request(&code, "V", &value, "mc-1", None);
+        let class = effective_class(&req).0;
+        if !class.needs_confirmation() {
+            return Ok(());
+        }
+        gated.fetch_add(1, Ordering::SeqCst);
+        let exec = Arc::new(Counting(AtomicUsize::new(0)));
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let run = Runner::new(RunnerConfig::default(), vec![exec.clone()], tx);
+        let mut attempts = vec![req.clone()];
+        let mut other_value = req.clone();
+        other_value.confirmation = Some(confirm(
+            &request(&code, "V", &format!("{value}x"), "mc-1", None),
+            "mc-1",
+        ));
+        attempts.push(other_value);
+        let mut other_target = req.clone();
+        other_target.confirmation =
+            Some(confirm(&request(&code, "V", &value, "mc-2", None), "mc-2"));
+        attempts.push(other_target);
+        let mut other_code = req.clone();
+        other_code.confirmation = Some(confirm(
+            &request(&format!("{code} "), "V", &value, "mc-1", None),
+            "mc-1",
+        ));
+        attempts.push(other_code);
+        for a in attempts {
+            let r = rt.block_on(run.run(a, Cancel::new()));
+            prop_assert!(
+                matches!(r.status, Status::Failed(ProbeError::Refused { .. })),
+                "{code:?} ({class:?}) was not refused"
+            );
+        }
+        prop_assert_eq!(
+            exec.0.load(Ordering::SeqCst),
+            0,
+            "{:?} reached the executor",
+            code
+        );
+        let mut right = req.clone();
+        right.confirmation = Some(confirm(&req, "mc-1"));
+        rt.block_on(run.run(right, Cancel::new()));
+        if class != SafetyClass::Interactive {
+            prop_assert_eq!(
+                exec.0.load(Ordering::SeqCst),
+                1,
+                "{:?} confirmed but not run",
+                code
+            );
+            reached_with_right.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let gated = gated.into_inner();
+    assert!(
+        gated > 50,
+        "only {gated} generated probes needed confirmation"
+    );
+    assert!(reached_with_right.into_inner() > 0);
+}
