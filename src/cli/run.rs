@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// Kube context for kubectl in shell probes.
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Fan `kubectl get|describe` probes out across every kubeconfig context matching GLOB
+    /// (`'mc-*'`), 32 at a time, into one table with a CONTEXT column: the blast radius across
+    /// management clusters.
+    #[arg(long, value_name = "GLOB")]
+    pub contexts: Option<String>,
     /// Also run probes that change something (each needs --confirm-target).
     #[arg(long)]
     pub write: bool,
@@ -193,6 +198,7 @@ impl RunArgs {
             kusto_token_cmd: self.kusto_token_cmd.clone(),
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
+            contexts: self.contexts.clone(),
             ..setup::Settings::default()
         };
         for c in &self.kusto_clusters {

@@ -107,3 +107,52 @@ async fn fan_out_over_twenty_contexts() {
     );
     assert!(r.output.text().starts_with("CONTEXT"));
 }
+
+/// `tsgnav run --contexts 'mc-*'`: the blast-radius step's native kube probe fans out across
+/// every matching context of the kubeconfig and comes back as one table with a CONTEXT column.
+#[test]
+fn run_fans_a_probe_out_across_matching_contexts() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt.block_on(crate::sim_support::start("swift", Some(3)));
+    let state = tempfile::tempdir().expect("state dir");
+    let out = crate::common::bin()
+        .args([
+            "run",
+            "tsg/swift-networking.md#step-1-establish-the-blast-radius",
+            "--json",
+            "--no-evidence",
+        ])
+        .arg("--kubeconfig")
+        .arg(&sim.kubeconfig)
+        .args(["--contexts", "mc-*"])
+        .current_dir(crate::common::root())
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("TSGNAV_STATE_DIR", state.path())
+        .output()
+        .expect("run tsgnav");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let kube = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["backend"] == "kube" && r["status"] == "ok")
+        .unwrap_or_else(|| panic!("a kube result: {v}"));
+    let text = kube["output"].as_str().expect("output");
+    assert!(text.contains("CONTEXT"), "{text}");
+    let contexts: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("mc-"))
+        .collect();
+    assert_eq!(
+        contexts.len(),
+        3,
+        "rows from each of the 3 contexts: {text}"
+    );
+    drop(rt);
+}
