@@ -2,9 +2,15 @@
 //! `run(self) -> Result<ExitCode>`. This is the edge that wires IO (`load`) to the pure core.
 
 mod alerts;
+mod demo;
 mod embedded;
+mod extras;
 mod lint;
+mod run;
+mod sessions;
+mod sim;
 mod tree;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,10 +24,18 @@ use crate::tsg::{Library, Probe, SafetyClass};
 /// tsgnav reads plain-markdown TSGs — the ones that already render on GitHub — and finds their
 /// structure: alert routes, diagnostic steps, mitigation scenarios with Goal / Preconditions /
 /// Risk, validation checklists and escalation targets with the evidence each team needs.
-/// Run with no command to see the decision tree of the guides bundled with tsgnav.
+/// Run with no command to open the navigator (in a terminal) or print the bundled decision tree.
 #[derive(Debug, Parser)]
-#[command(name = "tsgnav", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "tsgnav",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    #[command(flatten)]
+    pub tui: tui::TuiArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -34,6 +48,20 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// List alert → node routes; with --rules, compare them with Prometheus alerting rules.
     Alerts(alerts::AlertsArgs),
+    /// Evidence sessions: list, show, verify, export for IcM (or hand-off), import, attach.
+    Sessions(sessions::SessionsArgs),
+    /// Simulated management clusters (Kubernetes + Maestro APIs) for demos and tests.
+    Sim(sim::SimArgs),
+    /// The navigator on a simulated incident (SWIFT or Maestro): no cluster or account needed.
+    Demo(demo::DemoArgs),
+    /// Print shell completions: `tsgnav completions bash > /etc/bash_completion.d/tsgnav`.
+    Completions(extras::CompletionsArgs),
+    /// Print the man page (roff): `tsgnav man > tsgnav.1`.
+    Man,
+    /// Check the config file, or print an example of it.
+    Config(extras::ConfigArgs),
+    /// Run a node's read-only probes (FILE#node-slug) and print each result; --json for scripts.
+    Run(run::RunArgs),
 }
 
 impl Cli {
@@ -42,7 +70,14 @@ impl Cli {
             Some(Command::Tree(a)) => a.run(),
             Some(Command::Lint(a)) => a.run(),
             Some(Command::Alerts(a)) => a.run(),
-            None => tree::TreeArgs::default().run(),
+            Some(Command::Sessions(a)) => a.run(),
+            Some(Command::Sim(a)) => a.run(),
+            Some(Command::Run(a)) => a.run(),
+            Some(Command::Demo(a)) => a.run(),
+            Some(Command::Completions(a)) => a.run(),
+            Some(Command::Man) => extras::man(),
+            Some(Command::Config(a)) => a.run(),
+            None => self.tui.run(),
         }
     }
 }
