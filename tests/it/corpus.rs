@@ -16,7 +16,7 @@ fn every_corpus_markdown_file_loads() {
     let Some(corpus) = crate::common::corpus() else {
         return;
     };
-    let (lib, errors) = tsgnav::load::load_library(&[corpus.clone()]);
+    let (lib, errors) = tsgnav::load::load_library(std::slice::from_ref(&corpus));
     assert!(errors.is_empty(), "load errors: {errors:?}");
     let expected = walk(&corpus);
     assert_eq!(lib.guides.len(), expected, "every .md file becomes a guide");
