@@ -39,31 +39,46 @@ fn collect_alerts(v: &yaml_serde::Value, out: &mut BTreeSet<String>) {
     }
 }
 
-fn rule_files(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn rule_files(
+    p: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> anyhow::Result<()> {
     if p.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+        // A symlink back up the tree (`a -> .`) would recurse forever: read each folder once.
+        let real = std::fs::canonicalize(p)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", p.display()))?;
+        if !seen.insert(real) {
+            eprintln!(
+                "warning: {}: skipped: it links back to a folder already read (symlink loop)",
+                p.display()
+            );
+            return Ok(());
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", p.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
         entries.sort();
         for e in entries {
-            rule_files(&e, out)?;
+            rule_files(&e, seen, out)?;
         }
     } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
         out.push(p.to_path_buf());
     } else if !p.exists() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("{}: no such file or folder", p.display()),
-        ));
+        anyhow::bail!(
+            "{}: no such file or folder; check the --rules path",
+            p.display()
+        );
     }
     Ok(())
 }
 
 /// Every alert the rule files define. Unparseable files are errors naming the file.
 pub fn defined_alerts(paths: &[PathBuf]) -> anyhow::Result<BTreeSet<String>> {
-    let mut files = Vec::new();
+    let (mut files, mut seen) = (Vec::new(), std::collections::HashSet::new());
     for p in paths {
-        rule_files(p, &mut files)?;
+        rule_files(p, &mut seen, &mut files)?;
     }
     let mut alerts = BTreeSet::new();
     for f in files {

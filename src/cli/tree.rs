@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{json, Value};
 
 use crate::tsg::{EdgeKind, Guide, Library, Role};
 
@@ -21,15 +20,14 @@ pub struct TreeArgs {
 
 impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        let (lib, failed) = super::load(&self.paths);
-        let out = if self.json {
-            to_json(&lib).to_string() + "\n"
+        let (mut lib, failed) = super::load(&self.paths);
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        if self.json {
+            write_json(&mut lib, &mut out)?;
         } else {
-            render(&lib)
-        };
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(out.as_bytes())?;
-        stdout.flush()?;
+            out.write_all(render(&lib).as_bytes())?;
+        }
+        out.flush()?;
         Ok(if failed {
             ExitCode::from(2)
         } else {
@@ -38,26 +36,21 @@ impl TreeArgs {
     }
 }
 
-/// The JSON of DESIGN.md: the model plus each probe's safety class.
-pub fn to_json(lib: &Library) -> Value {
-    let guides: Vec<Value> = lib
-        .guides
-        .iter()
-        .map(|g| {
-            let mut v = serde_json::to_value(g).unwrap_or(Value::Null);
-            if let Some(nodes) = v.get_mut("nodes").and_then(Value::as_array_mut) {
-                for (nv, n) in nodes.iter_mut().zip(&g.nodes) {
-                    if let Some(probes) = nv.get_mut("probes").and_then(Value::as_array_mut) {
-                        for (pv, p) in probes.iter_mut().zip(&n.probes) {
-                            pv["safety"] = json!(super::classify(p).as_str());
-                        }
-                    }
-                }
-            }
-            v
-        })
-        .collect();
-    json!({ "guides": guides })
+/// Streams the JSON one guide at a time, serialising the model directly (each probe's safety
+/// class filled in first), so a large library is never copied into a JSON tree.
+pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    out.write_all(b"{\"guides\":[")?;
+    for (i, g) in lib.guides.iter_mut().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
+            p.safety = Some(super::classify(p));
+        }
+        serde_json::to_writer(&mut *out, &*g)?;
+    }
+    out.write_all(b"]}\n")?;
+    Ok(())
 }
 
 fn glyph(role: Role) -> &'static str {

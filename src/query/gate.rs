@@ -21,6 +21,7 @@ pub fn effective_class(req: &ProbeRequest) -> (SafetyClass, String) {
         vars: Vec::new(),
         assigns: Vec::new(),
         hints: Default::default(),
+        safety: None,
     };
     let verdict = crate::safety::explain_probe(&probe);
     let why = verdict

@@ -15,6 +15,7 @@ fn probe(lang: Lang, code: &str) -> Probe {
         vars: Vec::new(),
         assigns: Vec::new(),
         hints: BackendHints::default(),
+        safety: None,
     }
 }
 

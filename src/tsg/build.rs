@@ -142,7 +142,7 @@ fn fill(node: &mut Node, s: &RawSection) {
     }
     for item in &s.items {
         let validation = node.role == Role::Validation && item.depth == 0;
-        if item.checked.is_some() || validation {
+        if (item.checked.is_some() || validation) && !item.para.text.is_empty() {
             node.checklist.push(ChecklistItem {
                 text: item.para.text.clone(),
                 checked: item.checked,

@@ -109,25 +109,40 @@ pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     out
 }
 
-/// The node a numbered reference names: a heading starting with "Strategy 3", falling back
-/// from "Step 2a" to "Step 2".
-pub fn resolve_ref(nodes: &[Node], kind: &str, num: &str) -> Option<usize> {
-    let find = |n: &str| {
-        let prefix = format!("{kind} {n}");
-        nodes.iter().position(|node| {
+/// Numbered headings ("Strategy 3: …", "Step 3.5 …") by their "kind number" key, so a
+/// reference resolves in constant time (a guide may hold thousands of references).
+pub struct RefIndex {
+    keys: std::collections::HashMap<String, usize>,
+}
+
+impl RefIndex {
+    pub fn new(nodes: &[Node]) -> Self {
+        let mut keys = std::collections::HashMap::new();
+        for (i, node) in nodes.iter().enumerate() {
             let t = node.title.to_lowercase();
             let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-            t.strip_prefix(&prefix).is_some_and(|rest| {
-                let mut cs = rest.chars();
-                match cs.next() {
-                    None => true,
-                    Some('.') => !cs.next().is_some_and(|c| c.is_ascii_digit()),
-                    Some(c) => !c.is_alphanumeric(),
+            for kind in KINDS {
+                let Some(rest) = t.strip_prefix(kind).and_then(|r| r.strip_prefix(' ')) else {
+                    continue;
+                };
+                let num: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                    .collect();
+                let num = num.trim_end_matches('.');
+                if num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                    keys.entry(format!("{kind} {num}")).or_insert(i);
                 }
-            })
-        })
-    };
-    find(num).or_else(|| find(num.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
+            }
+        }
+        RefIndex { keys }
+    }
+
+    /// The node a numbered reference names, falling back from "Step 2a" to "Step 2".
+    pub fn resolve(&self, kind: &str, num: &str) -> Option<usize> {
+        let find = |n: &str| self.keys.get(&format!("{kind} {n}")).copied();
+        find(num).or_else(|| find(num.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
+    }
 }
 
 fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
@@ -142,13 +157,13 @@ fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
     });
 }
 
-fn target_id(path: &str, nodes: &[Node], t: &RawTarget) -> Option<String> {
+fn target_id(path: &str, nodes: &[Node], refs: &RefIndex, t: &RawTarget) -> Option<String> {
     if let Some(id) = t.dest.as_deref().and_then(|d| resolve_dest(path, d)) {
         return Some(id);
     }
     text_refs(&t.text, true)
         .into_iter()
-        .find_map(|(k, n)| resolve_ref(nodes, &k, &n))
+        .find_map(|(k, n)| refs.resolve(&k, &n))
         .map(|i| nodes[i].id.clone())
 }
 
@@ -170,6 +185,7 @@ fn is_condition(text: &str) -> bool {
 /// Adds edges to every node and returns the guide's alert routes.
 pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Route> {
     let mut routes = Vec::new();
+    let refs = RefIndex::new(nodes);
     for (i, s) in sections.iter().enumerate() {
         if i >= nodes.len() {
             break;
@@ -177,7 +193,7 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
         let mut pending: Vec<(String, EdgeKind, String, usize)> = Vec::new();
         let mut routed_links = Vec::new();
         for (alert, t) in tables::routes(s) {
-            if let Some(to) = target_id(path, nodes, &t) {
+            if let Some(to) = target_id(path, nodes, &refs, &t) {
                 routes.push(Route {
                     alert,
                     to: to.clone(),
@@ -188,7 +204,7 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
             routed_links.extend(t.dest);
         }
         for t in tables::branches(s) {
-            if let Some(to) = target_id(path, nodes, &t) {
+            if let Some(to) = target_id(path, nodes, &refs, &t) {
                 pending.push((to, EdgeKind::Branch, t.label.clone(), t.line));
             }
             routed_links.extend(t.dest);
@@ -212,14 +228,14 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 EdgeKind::Ref
             };
             for (k, n) in text_refs(&p.text, false) {
-                if let Some(j) = resolve_ref(nodes, &k, &n) {
+                if let Some(j) = refs.resolve(&k, &n) {
                     pending.push((nodes[j].id.clone(), kind, p.text.clone(), p.line));
                 }
             }
         }
         for q in &s.quotes {
             for (k, n) in text_refs(&q.text, false) {
-                if let Some(j) = resolve_ref(nodes, &k, &n) {
+                if let Some(j) = refs.resolve(&k, &n) {
                     pending.push((nodes[j].id.clone(), EdgeKind::Ref, q.text.clone(), q.line));
                 }
             }
@@ -326,9 +342,10 @@ mod tests {
             mk("Step 3.5: AKS Kusto"),
             mk("Step 2: Check"),
         ];
-        assert_eq!(resolve_ref(&nodes, "step", "3"), Some(0));
-        assert_eq!(resolve_ref(&nodes, "step", "3.5"), Some(1));
-        assert_eq!(resolve_ref(&nodes, "step", "2a"), Some(2));
-        assert_eq!(resolve_ref(&nodes, "step", "7"), None);
+        let refs = RefIndex::new(&nodes);
+        assert_eq!(refs.resolve("step", "3"), Some(0));
+        assert_eq!(refs.resolve("step", "3.5"), Some(1));
+        assert_eq!(refs.resolve("step", "2a"), Some(2));
+        assert_eq!(refs.resolve("step", "7"), None);
     }
 }

@@ -216,6 +216,10 @@ pub struct Probe {
     /// Variables the probe assigns itself (`export X=`, `X=$(…)`, `for X in`).
     pub assigns: Vec<String>,
     pub hints: BackendHints,
+    /// The safety class, when a caller that may classify (not `tsg`, which must not import
+    /// `safety`) has filled it in — `tsgnav tree --json` does before printing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<SafetyClass>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]

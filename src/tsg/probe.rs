@@ -203,6 +203,7 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
         vars: vars_used,
         assigns,
         hints,
+        safety: None,
     })
 }
 

@@ -30,7 +30,14 @@ impl LineIndex {
 
 /// Collapses runs of whitespace into one space and trims.
 pub fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// Lower-cases and turns a bold label into a field key: `If/then outcome` → `if-then`,

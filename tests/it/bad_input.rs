@@ -385,3 +385,36 @@ fn missing_path_is_a_usage_error_naming_it() {
         );
     }
 }
+
+/// `alerts --rules DIR` with a symlink loop inside DIR reads each folder once and says so.
+#[cfg(unix)]
+#[test]
+fn alerts_rules_folder_with_a_symlink_loop() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("rules.yaml"),
+        "groups:\n- name: g\n  rules:\n  - alert: OnlyAlert\n    expr: up == 0\n",
+    )
+    .expect("write");
+    std::os::unix::fs::symlink(".", dir.path().join("loop")).expect("symlink");
+    let out = crate::common::bin()
+        .args(["alerts", "tsg/", "--json", "--rules"])
+        .arg(dir.path())
+        .current_dir(crate::common::root())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink loop"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let unrouted: Vec<&str> = v["unrouted"]
+        .as_array()
+        .expect("unrouted")
+        .iter()
+        .filter_map(|u| u["alert"].as_str())
+        .collect();
+    assert_eq!(unrouted, vec!["OnlyAlert"], "the rule file is read once");
+}

@@ -29,6 +29,7 @@ pub fn request(
         vars: Vec::new(),
         assigns: Vec::new(),
         hints: Default::default(),
+        safety: None,
     };
     let mut bindings = Bindings::new();
     bindings.insert(var.to_string(), value.to_string());

@@ -191,6 +191,7 @@ async fn a_cluster_name_with_a_placeholder_maps_to_its_url() {
             kusto_database: Some("AKSccplogs".into()),
             ..Default::default()
         },
+        safety: None,
     };
     let bindings = [("region".to_string(), "eastus".to_string())]
         .into_iter()

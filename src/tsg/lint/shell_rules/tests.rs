@@ -18,6 +18,7 @@ fn guide(probes: &[(usize, Lang, &str)]) -> Guide {
                 vars: Vec::new(),
                 assigns: Vec::new(),
                 hints: BackendHints::default(),
+                safety: None,
             }],
             ..Node::default()
         })
