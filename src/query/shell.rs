@@ -152,6 +152,17 @@ impl ShellExecutor {
         }
         if let Some(k) = &req.target.kubeconfig {
             cmd.env("KUBECONFIG", k);
+            // kubectl caches API discovery per host:port only; two kubeconfigs that reach
+            // different clusters through the same local port (port-forwards, simulators)
+            // would share a stale cache. Keep the cache beside the kubeconfig named here,
+            // unless the operator chose a cache directory.
+            if std::env::var_os("KUBECACHEDIR").is_none() {
+                if let (Some(dir), Some(name)) = (k.parent(), k.file_name()) {
+                    let mut cache = std::ffi::OsString::from(".kube-cache-");
+                    cache.push(name);
+                    cmd.env("KUBECACHEDIR", dir.join(cache));
+                }
+            }
         }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::evidence::{self, ProbeRun, Record, Session};
-use crate::query::{ProbeError, ProbeResult, Status};
+use crate::evidence::{self, Record, Session};
+use crate::query::ProbeResult;
 
 /// An open session for one `tsgnav run`.
 pub struct Recorder {
@@ -58,7 +58,7 @@ impl Recorder {
             .read_all()
             .unwrap_or_else(|_| r.output.head().to_vec());
         let stored = self.session.store_output(&bytes)?;
-        let mut run = probe_run(r);
+        let mut run = r.evidence_run();
         stored.apply_to(&mut run);
         self.session.append(Record::ProbeRun(run))?;
         for (name, value) in &r.captured {
@@ -72,27 +72,7 @@ impl Recorder {
     }
 }
 
-/// The record of a run, without its output (which [`Recorder::probe`] stores).
-fn probe_run(r: &ProbeResult) -> ProbeRun {
-    let (exit, error) = match &r.status {
-        Status::Ok { exit } => (Some(*exit), None),
-        Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
-        Status::Failed(e) => (None, Some(e.to_string())),
-    };
-    ProbeRun {
-        probe: r.id.to_string(),
-        command: r.command_as_run.clone(),
-        backend: r.backend.to_string(),
-        target: r.target.clone(),
-        started: r.started.to_rfc3339(),
-        ended: r.ended.to_rfc3339(),
-        exit,
-        error,
-        ..ProbeRun::default()
-    }
-}
-
 /// A run as a journal record (output left out), for deriving open mitigations.
 pub fn run_record(r: &ProbeResult) -> Record {
-    Record::ProbeRun(probe_run(r))
+    Record::ProbeRun(r.evidence_run())
 }

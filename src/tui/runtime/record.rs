@@ -5,11 +5,9 @@
 
 use std::path::PathBuf;
 
-use crate::evidence::{
-    self, ExportFormat, ExportRequest, Note, ProbeRun, Record, Redactor, Session,
-};
+use crate::evidence::{self, ExportFormat, ExportRequest, Note, Record, Redactor, Session};
 use crate::nav::{Event, VarSource};
-use crate::query::{ProbeError, ProbeResult, Status};
+use crate::query::ProbeResult;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 
@@ -49,22 +47,7 @@ impl Recorder {
             .output
             .read_all()
             .unwrap_or_else(|_| r.output.head().to_vec());
-        let (exit, error) = match &r.status {
-            Status::Ok { exit } => (Some(*exit), None),
-            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
-            Status::Failed(e) => (None, Some(e.to_string())),
-        };
-        let mut run = ProbeRun {
-            probe: r.id.to_string(),
-            command: r.command_as_run.clone(),
-            backend: r.backend.to_string(),
-            target: r.target.clone(),
-            started: r.started.to_rfc3339(),
-            ended: r.ended.to_rfc3339(),
-            exit,
-            error,
-            ..ProbeRun::default()
-        };
+        let mut run = r.evidence_run();
         let result = s.store_output(&bytes).and_then(|stored| {
             stored.apply_to(&mut run);
             s.append(Record::ProbeRun(run))
