@@ -37,6 +37,11 @@ pub struct TuiArgs {
     /// Do not record an evidence session.
     #[arg(long)]
     pub no_evidence: bool,
+    /// Continue an evidence session (`latest`, an id or a prefix), after a crash too: its
+    /// guide, the step it was on and its variables come back from the journal, and new
+    /// records extend the same hash chain.
+    #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = "latest")]
+    pub resume: Option<String>,
 }
 
 /// Everything the navigator starts with.
@@ -55,6 +60,40 @@ impl TuiArgs {
             || self.alert_payload.is_some()
             || self.node.is_some()
             || !self.vars.is_empty()
+            || self.resume.is_some()
+    }
+
+    /// Opens the session to resume and fills in what the journal knows (flags win).
+    fn prepare_resume(&mut self, query: &str) -> anyhow::Result<crate::evidence::Session> {
+        let state_dir = crate::evidence::state_dir();
+        let dir = crate::evidence::resolve(&state_dir, query)?;
+        let session = crate::evidence::Session::open(&dir)
+            .with_context(|| format!("{}: cannot resume this session", dir.display()))?;
+        if let Some(t) = session.recovered() {
+            eprintln!(
+                "note: {}: journal line {} was cut off mid-write by a crash; it was set aside ({} bytes), every record before it is kept",
+                dir.display(),
+                t.line,
+                t.bytes
+            );
+        }
+        let st = session.state().clone();
+        let guide = PathBuf::from(&st.start.guide);
+        if self.paths.is_empty() && !st.start.guide.starts_with("tsg/") && guide.exists() {
+            self.paths.push(guide);
+        }
+        if self.node.is_none() {
+            self.node = st.node.clone();
+        }
+        if self.alert.is_none() && self.node.is_none() {
+            self.alert = st.start.alert.clone();
+        }
+        for (k, v) in &st.vars {
+            if !self.vars.iter().any(|x| x.split('=').next() == Some(k.as_str())) {
+                self.vars.push(format!("{k}={v}"));
+            }
+        }
+        Ok(session)
     }
 
     pub fn run(self) -> anyhow::Result<ExitCode> {
@@ -68,14 +107,37 @@ impl TuiArgs {
             }
             .run();
         }
-        let no_evidence = self.no_evidence;
-        launch(self.build()?, no_evidence)
+        let mut args = self;
+        let resumed = match args.resume.take() {
+            Some(q) => Some(args.prepare_resume(&q)?),
+            None => None,
+        };
+        let no_evidence = args.no_evidence;
+        let built = args.build()?;
+        match resumed {
+            Some(session) => launch_with(
+                built,
+                Some(Recorder::resume(
+                    crate::evidence::state_dir(),
+                    super::embedded::GUIDES,
+                    session,
+                )),
+            ),
+            None => launch(built, no_evidence),
+        }
     }
 }
 
 /// Runs the navigator on a built app until the operator quits; the terminal is restored
 /// whatever happens.
 pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
+    let recorder =
+        (!no_evidence).then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
+    launch_with(built, recorder)
+}
+
+/// [`launch`] with the recorder given (a resumed session's, or none).
+fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<ExitCode> {
     {
         let Built {
             app,
@@ -83,8 +145,6 @@ pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
             live,
             startup,
         } = built;
-        let recorder = (!no_evidence)
-            .then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
         tui::runtime::run(
             app,
             Options {

@@ -47,5 +47,6 @@ mod sim_support;
 mod tree_json;
 mod tui_assets;
 mod tui_common;
+mod tui_resume;
 mod tui_snapshots;
 mod tui_tmux;

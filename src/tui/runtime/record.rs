@@ -19,6 +19,8 @@ pub struct Recorder {
     /// Records that arrived before a step was open (the alert), written once it is.
     waiting: Vec<Record>,
     broken: bool,
+    /// A resumed session not yet shown to the operator.
+    announce: bool,
 }
 
 impl Recorder {
@@ -29,6 +31,20 @@ impl Recorder {
             session: None,
             waiting: Vec::new(),
             broken: false,
+            announce: false,
+        }
+    }
+
+    /// Continues an existing session (`tsgnav --resume`): records extend its chain.
+    pub fn resume(
+        state_dir: PathBuf,
+        bundled: &'static [(&'static str, &'static str)],
+        session: Session,
+    ) -> Recorder {
+        Recorder {
+            session: Some(session),
+            announce: true,
+            ..Recorder::new(state_dir, bundled)
         }
     }
 
@@ -101,6 +117,10 @@ impl Recorder {
 
     /// Opens the session once a guide is open; reports it (or why it could not).
     fn ensure(&mut self, app: &App) -> Vec<Action> {
+        if let Some(s) = self.session.as_ref().filter(|_| self.announce) {
+            self.announce = false;
+            return vec![Action::EvidenceStarted(s.dir().display().to_string())];
+        }
         if self.session.is_some() || self.broken {
             return Vec::new();
         }
