@@ -89,7 +89,11 @@ impl TuiArgs {
             self.alert = st.start.alert.clone();
         }
         for (k, v) in &st.vars {
-            if !self.vars.iter().any(|x| x.split('=').next() == Some(k.as_str())) {
+            if !self
+                .vars
+                .iter()
+                .any(|x| x.split('=').next() == Some(k.as_str()))
+            {
                 self.vars.push(format!("{k}={v}"));
             }
         }
@@ -131,8 +135,8 @@ impl TuiArgs {
 /// Runs the navigator on a built app until the operator quits; the terminal is restored
 /// whatever happens.
 pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
-    let recorder =
-        (!no_evidence).then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
+    let recorder = (!no_evidence)
+        .then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
     launch_with(built, recorder)
 }
 
