@@ -100,7 +100,7 @@ impl DemoArgs {
             kubeconfig: Some(kubeconfig),
         });
         built.app.live = Live::Available;
-        built.app.demo = true;
+        built.app.data_label = Some("DEMO DATA (simulated)".into());
         let code = super::tui::launch(built, self.no_evidence);
         rt.block_on(sim.shutdown());
         let _ = std::fs::remove_dir_all(&dir);

@@ -6,6 +6,7 @@ mod demo;
 mod embedded;
 mod extras;
 mod lint;
+mod replay;
 mod run;
 mod sessions;
 mod sim;

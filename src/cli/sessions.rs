@@ -32,6 +32,8 @@ pub enum SessionsCommand {
     },
     /// Print a session's timeline. SESSION is an id, a unique id prefix, `latest` or a folder.
     Show { session: String },
+    /// Walk the session read-only in the navigator, probes answered from their recorded output.
+    Replay { session: String },
     /// Check the hash chain and every blob digest; name the first bad record or blob. Exit 1 if bad.
     Verify { session: String },
     /// Write the IcM bundle (summary.md / summary.json, manifest.json, .tar.gz), or with
@@ -110,6 +112,7 @@ impl SessionsArgs {
         let mut out = std::io::stdout().lock();
         match self.command {
             SessionsCommand::List { json } => list(&state, json, &mut out)?,
+            SessionsCommand::Replay { session } => return super::replay::run(&session),
             SessionsCommand::Show { session } => out.write_all(
                 evidence::render_timeline(&SessionLog::read(&find(&session)?)?).as_bytes(),
             )?,

@@ -141,7 +141,7 @@ pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// [`launch`] with the recorder given (a resumed session's, or none).
-fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<ExitCode> {
+pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<ExitCode> {
     {
         let Built {
             app,
@@ -303,6 +303,7 @@ impl TuiArgs {
                 kubeconfig: q.kubeconfig.as_deref().map(expand_home),
                 contexts: None,
                 recorded: None,
+                replay: None,
             },
             context: q.context.clone(),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),

@@ -118,6 +118,22 @@ impl Replay {
         })
     }
 
+    /// The latest recorded run of `probe` (any command): what a replay shows for that probe.
+    /// Ids written by `tsgnav run` name the guide as typed (`docs/x.md#…`) and the navigator's
+    /// relative to its root (`x.md#…`), so the folder part is ignored when nothing matches
+    /// exactly.
+    pub fn latest_of(&self, probe: &str) -> Option<Replayed> {
+        let exact = self.runs.iter().rev().find(|r| r.probe == probe);
+        exact
+            .or_else(|| {
+                self.runs
+                    .iter()
+                    .rev()
+                    .find(|r| probe_key(&r.probe) == probe_key(probe))
+            })
+            .cloned()
+    }
+
     /// Number of probe runs indexed.
     pub fn len(&self) -> usize {
         self.runs.len()
@@ -128,6 +144,23 @@ impl Replay {
     }
 }
 
+/// `dir/guide.md#slug/line` → `guide.md#slug/line`.
+fn probe_key(id: &str) -> &str {
+    let hash = id.find('#').unwrap_or(0);
+    let start = id[..hash].rfind('/').map(|i| i + 1).unwrap_or(0);
+    &id[start..]
+}
+
 fn normalize(cmd: &str) -> String {
     cmd.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn probe_keys_ignore_the_folder() {
+        assert_eq!(super::probe_key("/tmp/x/g.md#step-1/6"), "g.md#step-1/6");
+        assert_eq!(super::probe_key("g.md#step-1/6"), "g.md#step-1/6");
+        assert_eq!(super::probe_key("docs/a/b.md#s/1"), "b.md#s/1");
+    }
 }

@@ -17,6 +17,7 @@ pub mod net;
 mod output;
 pub mod prometheus;
 pub mod recorded;
+pub mod replay;
 mod result;
 pub mod runner;
 pub mod setup;

@@ -24,6 +24,9 @@ pub struct Settings {
     pub contexts: Option<String>,
     /// Recorded PromQL/KQL answers (the demo); asked before any live server.
     pub recorded: Option<Arc<super::recorded::Answers>>,
+    /// A recorded session to replay: then every probe is answered from it and nothing live
+    /// is contacted.
+    pub replay: Option<Arc<crate::evidence::Replay>>,
 }
 
 /// Parses `NAME=URL` (`--kusto-cluster`).
@@ -40,6 +43,19 @@ pub fn parse_cluster(text: &str) -> Result<(String, String), String> {
 
 /// The executors, in the order the runner asks them.
 pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
+    if let Some(replay) = &s.replay {
+        use super::Backend::*;
+        return [Http, Kube, Shell, Prometheus, Kusto]
+            .into_iter()
+            .map(|backend| {
+                let e = super::replay::ReplayExecutor {
+                    backend,
+                    replay: replay.clone(),
+                };
+                Arc::new(e) as Arc<dyn Executor>
+            })
+            .collect();
+    }
     let mut v: Vec<Arc<dyn Executor>> = vec![
         Arc::new(shell::ShellExecutor::default()),
         Arc::new(kube::KubeExecutor {

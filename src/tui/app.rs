@@ -105,9 +105,9 @@ pub struct App {
     /// Status-line message and whether it is an error.
     pub message: Option<(String, bool)>,
     pub live: Live,
-    /// The demo: every answer comes from a simulated cluster or recorded data, and the status
-    /// line says so.
-    pub demo: bool,
+    /// Where answers come from when they are not live (the demo's simulation, a replayed
+    /// session); the status line shows it in place of "live queries on".
+    pub data_label: Option<String>,
     /// Whether the runtime records evidence (a session opens at the first step entered).
     pub recording: bool,
     /// `Some(exported)` when an evidence session is recording.
@@ -147,7 +147,7 @@ impl App {
             outline_sel: 0,
             message: None,
             live: Live::Unavailable("no query engine was started".into()),
-            demo: false,
+            data_label: None,
             recording: false,
             evidence: None,
             quit_armed: false,

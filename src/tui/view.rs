@@ -51,9 +51,10 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             ),
             None => {
                 let live = match &app.live {
-                    Live::Available if app.demo => {
-                        Span::styled("DEMO DATA (simulated)", t.get("ui.error"))
-                    }
+                    Live::Available if app.data_label.is_some() => Span::styled(
+                        app.data_label.clone().unwrap_or_default(),
+                        t.get("ui.error"),
+                    ),
                     Live::Available => Span::styled("live queries on", t.get("status.done")),
                     Live::Unavailable(_) => {
                         Span::styled("live queries unavailable", t.get("ui.live_off"))
