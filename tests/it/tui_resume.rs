@@ -1,12 +1,25 @@
-//! `tsgnav --resume` after `kill -9`: the navigator comes back on the step it was on, every
-//! record the killed process reported as recorded is in the journal, new records extend the
-//! same session, and `sessions verify` passes. Runs the real binary in tmux; skips with a SKIP
-//! line when tmux is missing, unless TSGNAV_REQUIRE_SERVERS=1.
+//! `tsgnav --resume` after `kill -9` while a probe is running: the navigator comes back on the
+//! step it was on, every record the killed process reported as recorded is in the journal as
+//! it was, new records extend the same session, and `sessions verify` passes. Runs the real
+//! binary in tmux; skips with a SKIP line when tmux is missing, unless
+//! TSGNAV_REQUIRE_SERVERS=1.
 
-use crate::tui_common::{title, Tmux, ALERT};
+use std::time::{Duration, Instant};
+
+use crate::tui_common::Tmux;
+
+const GUIDE: &str = "# Steps\n\n## Step 1: Wait for it\n\n```bash\nsleep 30\n```\n\n## Step 2: Carry on\n\nMore checks.\n";
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_tsgnav")
+}
+
+fn wait_until(what: &str, ok: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]
@@ -14,15 +27,22 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
     let Some(t) = Tmux::start("resume") else {
         return;
     };
+    let guide = t.dir.join("g.md");
+    std::fs::write(&guide, GUIDE).expect("guide");
     let mark = format!("resume-{}", std::process::id());
-    t.send_line(&format!("{} --alert {ALERT} --var MARK={mark}", bin()));
-    let step1 = title("Step 1:");
-    let step2 = title("Step 2:");
-    t.wait_for("the landing step", |s| {
-        s.contains("Recording evidence in ") && s.contains(&format!("{step1} ·"))
+    t.send_line(&format!(
+        "{} '{}' --node g.md#step-1-wait-for-it --var MARK={mark}",
+        bin(),
+        guide.display()
+    ));
+    t.wait_for("the first step", |s| {
+        s.contains("Recording evidence in ") && s.contains("Step 1: Wait for it ·")
     });
+    // Start the slow probe, then move on while it runs.
+    t.keys(&["Tab"]);
+    t.keys(&["Enter"]);
     t.keys(&["n"]);
-    t.wait_for("step 2", |s| s.contains(&format!("{step2} ·")));
+    t.wait_for("step 2", |s| s.contains("Step 2: Carry on ·"));
     let state = t.dir.join("state");
     let session = std::fs::read_dir(&state)
         .expect("state dir")
@@ -31,19 +51,20 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
         .expect("a session")
         .path();
     let journal = session.join("journal.jsonl");
-    // The step is shown only after its record is fsync'd: wait until the file has it.
-    let slug = crate::tui_common::id("Step 2:");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !std::fs::read_to_string(&journal)
-        .unwrap_or_default()
-        .contains(&slug)
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "step 2 never reached the journal"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    // A step is shown only after its record is fsync'd.
+    wait_until("step 2 in the journal", || {
+        std::fs::read_to_string(&journal)
+            .unwrap_or_default()
+            .contains("g.md#step-2-carry-on")
+    });
+    let sleeping = std::process::Command::new("pgrep")
+        .args(["-f", "^sleep 30$"])
+        .output()
+        .expect("pgrep");
+    assert!(
+        sleeping.status.success(),
+        "the probe is still running when the navigator is killed"
+    );
     let before = std::fs::read_to_string(&journal).expect("journal");
     let killed = std::process::Command::new("pkill")
         .args(["-9", "-f", &format!("MARK={mark}")])
@@ -63,7 +84,7 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
         bin()
     ));
     t2.wait_for("the resumed step", |s| {
-        s.contains(&format!("{step2} ·")) && s.contains("Recording evidence in ")
+        s.contains("Step 2: Carry on ·") && s.contains("Recording evidence in ")
     });
     t2.keys(&["d"]);
     t2.quit_unexported();
