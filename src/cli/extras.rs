@@ -74,6 +74,9 @@ pub fn check(file: &Path) -> Vec<String> {
                     ));
                 }
             }
+            if let Err(e) = crate::evidence::Redactor::with_patterns(&cfg.redact) {
+                problems.push(format!("{shown}: `redact`: {e}"));
+            }
             for (k, url) in cfg.query.kusto_clusters.iter() {
                 if !url.starts_with("http://") && !url.starts_with("https://") {
                     problems.push(format!(

@@ -52,6 +52,8 @@ pub struct Built {
     pub live: Option<LiveSettings>,
     /// Effects of the set-up (alert, `--var`, `--node`) for the runtime to carry out first.
     pub startup: Vec<Effect>,
+    /// Secret patterns from the config file, redacted from the evidence.
+    pub redact: Vec<String>,
 }
 
 impl TuiArgs {
@@ -135,8 +137,10 @@ impl TuiArgs {
 /// Runs the navigator on a built app until the operator quits; the terminal is restored
 /// whatever happens.
 pub fn launch(built: Built, no_evidence: bool) -> anyhow::Result<ExitCode> {
-    let recorder = (!no_evidence)
-        .then(|| Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES));
+    let redact = built.redact.clone();
+    let recorder = (!no_evidence).then(|| {
+        Recorder::new(crate::evidence::state_dir(), super::embedded::GUIDES).with_redact(redact)
+    });
     launch_with(built, recorder)
 }
 
@@ -148,6 +152,7 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
             failed,
             live,
             startup,
+            ..
         } = built;
         tui::runtime::run(
             app,
@@ -317,6 +322,7 @@ impl TuiArgs {
             failed,
             live,
             startup,
+            redact: config.redact.clone(),
         })
     }
 }

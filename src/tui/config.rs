@@ -17,6 +17,9 @@ pub struct Config {
     pub vars: BTreeMap<String, String>,
     /// Where live probes go.
     pub query: QueryConfig,
+    /// Extra secret patterns (regular expressions) redacted from the evidence journal, on top
+    /// of the built-in ones (tokens, JWTs, SAS signatures, keys, passwords in URLs …).
+    pub redact: Vec<String>,
 }
 
 /// `[query]`: the backends live probes use (the same settings as `tsgnav run`'s flags).

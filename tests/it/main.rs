@@ -47,6 +47,7 @@ mod sim_support;
 mod tree_json;
 mod tui_assets;
 mod tui_common;
+mod tui_redact;
 mod tui_replay;
 mod tui_resume;
 mod tui_snapshots;

@@ -21,6 +21,8 @@ pub struct Recorder {
     broken: bool,
     /// A resumed session not yet shown to the operator.
     announce: bool,
+    /// Extra secret patterns (the config file's `redact`).
+    redact: Vec<String>,
 }
 
 impl Recorder {
@@ -32,7 +34,14 @@ impl Recorder {
             waiting: Vec::new(),
             broken: false,
             announce: false,
+            redact: Vec::new(),
         }
+    }
+
+    /// Redacts these patterns too, on top of the built-in ones.
+    pub fn with_redact(mut self, patterns: Vec<String>) -> Recorder {
+        self.redact = patterns;
+        self
     }
 
     /// Continues an existing session (`tsgnav --resume`): records extend its chain.
@@ -137,9 +146,15 @@ impl Recorder {
                 .map_err(|e| format!("{}: cannot read the guide: {e}", g.file)),
         };
         let alert = app.nav.alert.as_ref().map(|a| a.name.clone());
+        let redactor = Redactor::with_patterns(&self.redact)
+            .map_err(|e| format!("the config file's `redact`: {e}"));
         let made = bytes.and_then(|b| {
-            Session::create(&self.state_dir, evidence::session_start(&g.file, &b, alert))
-                .map_err(|e| e.to_string())
+            let opts = evidence::Options {
+                redactor: std::sync::Arc::new(redactor?),
+                ..evidence::Options::default()
+            };
+            let start = evidence::session_start(&g.file, &b, alert);
+            Session::create_with(&self.state_dir, start, opts).map_err(|e| e.to_string())
         });
         match made {
             Ok(mut s) => {

@@ -1,0 +1,53 @@
+//! The config file's `redact` patterns reach the navigator's evidence: a probe prints a value
+//! matching a configured pattern, and no file of the session holds it. Real binary in tmux;
+//! skips with a SKIP line when tmux is missing, unless TSGNAV_REQUIRE_SERVERS=1.
+
+use crate::tui_common::Tmux;
+
+#[test]
+fn configured_patterns_are_redacted_from_the_journal() {
+    let Some(t) = Tmux::start("redact") else {
+        return;
+    };
+    std::fs::write(
+        t.dir.join("config.toml"),
+        "redact = [\"ticket-[0-9]{6}\"]\n",
+    )
+    .expect("config");
+    let guide = t.dir.join("g.md");
+    std::fs::write(
+        &guide,
+        "# Steps\n\n## Step 1: Show the ticket\n\n```bash\nprintf 'see %s\\n' ticket-123456\n```\n",
+    )
+    .expect("guide");
+    t.send_line(&format!(
+        "{} '{}' --node g.md#step-1-show-the-ticket",
+        env!("CARGO_BIN_EXE_tsgnav"),
+        guide.display()
+    ));
+    t.wait_for("the step", |s| {
+        s.contains("Recording evidence in ") && s.contains("Step 1: Show the ticket ·")
+    });
+    t.keys(&["Tab"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the probe to finish", |s| s.contains("Probe 1 finished"));
+    t.quit_unexported();
+    t.restored();
+    let state = t.dir.join("state");
+    let session = std::fs::read_dir(&state)
+        .expect("state")
+        .flatten()
+        .next()
+        .expect("a session")
+        .path();
+    let journal = std::fs::read_to_string(session.join("journal.jsonl")).expect("journal");
+    assert!(
+        journal.contains("\"type\":\"probe_run\""),
+        "the run was recorded: {journal}"
+    );
+    assert!(
+        !journal.contains("ticket-123456"),
+        "the configured pattern is redacted: {journal}"
+    );
+    assert!(journal.contains("REDACTED"), "{journal}");
+}
