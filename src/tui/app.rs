@@ -108,6 +108,8 @@ pub struct App {
     /// Where answers come from when they are not live (the demo's simulation, a replayed
     /// session); the status line shows it in place of "live queries on".
     pub data_label: Option<String>,
+    /// The escalation team named by `:export TEAM`, if any.
+    pub export_team: Option<String>,
     /// Whether the runtime records evidence (a session opens at the first step entered).
     pub recording: bool,
     /// `Some(exported)` when an evidence session is recording.
@@ -148,6 +150,7 @@ impl App {
             message: None,
             live: Live::Unavailable("no query engine was started".into()),
             data_label: None,
+            export_team: None,
             recording: false,
             evidence: None,
             quit_armed: false,

@@ -169,7 +169,11 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        ("export", "") => nav_cmd(app, Cmd::Export),
+        ("export", team) => {
+            // `:export Cloudnet/NRP`: the team's evidence list becomes the bundle's checklist.
+            app.export_team = Some(team.trim().to_string()).filter(|t| !t.is_empty());
+            nav_cmd(app, Cmd::Export)
+        }
         ("done", "") => nav_cmd(app, Cmd::MarkDone),
         ("skip", "") => nav_cmd(app, Cmd::MarkSkipped),
         ("library", "") => super::update::update(app, super::action::Action::Library),

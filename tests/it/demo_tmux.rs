@@ -41,7 +41,13 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
             && s.contains("{node=\"aks-userswft-31562873-vmss000001\"}  2")
     });
     t.keys(&[":"]);
-    t.keys(&["-l", "export"]);
+    t.keys(&["-l", "export no-such-team"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the valid teams", |s| {
+        s.contains("no escalation team `no-such-team`")
+    });
+    t.keys(&[":"]);
+    t.keys(&["-l", "export cloudnet/nrp"]);
     t.keys(&["Enter"]);
     t.wait_for("the export message", |s| {
         s.contains("Evidence exported to ")
@@ -88,5 +94,16 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
         files.iter().any(|f| f.ends_with(".tar.gz")),
         "an exported .tar.gz in {}: {files:?}",
         export.display()
+    );
+    let bundle = std::fs::read_dir(&export)
+        .expect("export")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .expect("the bundle folder");
+    let summary = std::fs::read_to_string(bundle.join("summary.md")).expect("summary.md");
+    assert!(
+        summary.contains("Cloudnet/NRP"),
+        "the chosen team's checklist is in the summary:\n{summary}"
     );
 }

@@ -94,12 +94,23 @@ impl Recorder {
             )));
             return out;
         };
+        let escalation = match (&app.export_team, app.current_guide()) {
+            (Some(team), Some(g)) => match evidence::find_team(&g.escalations, team, &g.file) {
+                Ok(e) => Some(e.clone()),
+                Err(e) => {
+                    out.push(Action::Exported(Err(e.to_string())));
+                    return out;
+                }
+            },
+            _ => None,
+        };
         let req = ExportRequest {
-            escalation: None,
+            escalation,
             format: ExportFormat::TarGz,
             out: s.dir().join("export").join(format!("tsgnav-{}", s.id())),
         };
-        let done = evidence::export(s.dir(), &req, &Redactor::default())
+        let redactor = Redactor::with_patterns(&self.redact).unwrap_or_default();
+        let done = evidence::export(s.dir(), &req, &redactor)
             .map_err(|e| e.to_string())
             .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
         out.push(Action::Exported(
