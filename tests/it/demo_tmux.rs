@@ -6,7 +6,7 @@
 
 use tsgnav::tui::app::Item;
 
-use crate::tui_common::{at_alert, item_index, Tmux};
+use crate::tui_common::{assert_verifies, at_alert, item_index, Tmux};
 
 fn run_probe(t: &Tmux, probe: usize) {
     let a = at_alert();
@@ -55,13 +55,7 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
     t.keys(&["q"]);
     t.restored();
 
-    let state = t.dir.join("state");
-    let sessions: Vec<_> = std::fs::read_dir(&state)
-        .expect("state dir")
-        .flatten()
-        .collect();
-    assert_eq!(sessions.len(), 1, "one session");
-    let dir = sessions[0].path();
+    let dir = t.only_session();
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).expect("journal");
     for want in [
         "\"type\":\"probe_run\"",
@@ -71,17 +65,7 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
     ] {
         assert!(journal.contains(want), "journal has {want}:\n{journal}");
     }
-    let verify = crate::common::bin()
-        .args(["sessions", "verify"])
-        .arg(&dir)
-        .env("TSGNAV_STATE_DIR", &state)
-        .output()
-        .expect("verify");
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    assert_verifies(&dir);
     let export = dir.join("export");
     let files: Vec<String> = std::fs::read_dir(&export)
         .map(|rd| {

@@ -235,6 +235,34 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// The one evidence session this terminal's navigator recorded (fails on none or several).
+    pub fn only_session(&self) -> std::path::PathBuf {
+        let sessions: Vec<_> = std::fs::read_dir(self.dir.join("state"))
+            .expect("state dir")
+            .flatten()
+            .collect();
+        assert_eq!(sessions.len(), 1, "exactly one evidence session");
+        sessions[0].path()
+    }
+}
+
+/// `tsgnav sessions verify` passes on the session folder `dir`.
+pub fn assert_verifies(dir: &std::path::Path) {
+    let state = dir.parent().expect("state dir");
+    let verify = crate::common::bin()
+        .args(["sessions", "verify"])
+        .arg(dir)
+        .env("TSGNAV_STATE_DIR", state)
+        .output()
+        .expect("verify");
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")

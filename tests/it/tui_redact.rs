@@ -33,13 +33,7 @@ fn configured_patterns_are_redacted_from_the_journal() {
     t.wait_for("the probe to finish", |s| s.contains("Probe 1 finished"));
     t.quit_unexported();
     t.restored();
-    let state = t.dir.join("state");
-    let session = std::fs::read_dir(&state)
-        .expect("state")
-        .flatten()
-        .next()
-        .expect("a session")
-        .path();
+    let session = t.only_session();
     let journal = std::fs::read_to_string(session.join("journal.jsonl")).expect("journal");
     assert!(
         journal.contains("\"type\":\"probe_run\""),

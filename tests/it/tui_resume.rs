@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::tui_common::Tmux;
+use crate::tui_common::{assert_verifies, Tmux};
 
 const GUIDE: &str = "# Steps\n\n## Step 1: Wait for it\n\n```bash\nsleep 30\n```\n\n## Step 2: Carry on\n\nMore checks.\n";
 
@@ -44,12 +44,7 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
     t.keys(&["n"]);
     t.wait_for("step 2", |s| s.contains("Step 2: Carry on ·"));
     let state = t.dir.join("state");
-    let session = std::fs::read_dir(&state)
-        .expect("state dir")
-        .flatten()
-        .next()
-        .expect("a session")
-        .path();
+    let session = t.only_session();
     let journal = session.join("journal.jsonl");
     // A step is shown only after its record is fsync'd.
     wait_until("step 2 in the journal", || {
@@ -107,15 +102,5 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
         after.len() > before.len(),
         "the resumed navigator appended records"
     );
-    let verify = crate::common::bin()
-        .args(["sessions", "verify"])
-        .arg(&session)
-        .env("TSGNAV_STATE_DIR", &state)
-        .output()
-        .expect("verify");
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    assert_verifies(&session);
 }

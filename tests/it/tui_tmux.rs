@@ -215,13 +215,7 @@ fn evidence_is_recorded_q_warns_until_exported_and_export_writes_the_bundle() {
     });
     t.keys(&["q"]);
     t.restored();
-    let state = t.dir.join("state");
-    let sessions: Vec<_> = std::fs::read_dir(&state)
-        .expect("state dir")
-        .flatten()
-        .collect();
-    assert_eq!(sessions.len(), 1, "one session");
-    let dir = sessions[0].path();
+    let dir = t.only_session();
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).expect("journal");
     for want in [
         "\"type\":\"session_start\"",
@@ -233,16 +227,6 @@ fn evidence_is_recorded_q_warns_until_exported_and_export_writes_the_bundle() {
     ] {
         assert!(journal.contains(want), "journal has {want}:\n{journal}");
     }
-    let verify = crate::common::bin()
-        .args(["sessions", "verify"])
-        .arg(&dir)
-        .env("TSGNAV_STATE_DIR", &state)
-        .output()
-        .expect("run sessions verify");
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    crate::tui_common::assert_verifies(&dir);
     assert!(dir.join("export").is_dir());
 }
