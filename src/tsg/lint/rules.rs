@@ -60,8 +60,8 @@ fn subtree(nodes: &[Node], i: usize) -> &[Node] {
     &nodes[i..end]
 }
 
-fn ancestors<'a>(nodes: &'a [Node], n: &'a Node) -> Vec<&'a Node> {
-    let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+/// `n` and its ancestors, nearest first; `by_id` is built once per guide.
+fn ancestors<'a>(by_id: &HashMap<&str, &'a Node>, n: &'a Node) -> Vec<&'a Node> {
     let mut out = vec![n];
     let mut cur = n.parent.as_deref();
     while let Some(p) = cur.and_then(|id| by_id.get(id)) {
@@ -125,6 +125,7 @@ fn states_risk(n: &Node) -> bool {
 
 /// `mutation-without-risk`: a mutating probe with no Risk callout or field in its node or above.
 pub fn mutation_risk(g: &Guide, cfg: &LintConfig, out: &mut Vec<Finding>) {
+    let by_id: HashMap<&str, &Node> = g.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     for n in &g.nodes {
         let Some(p) = n
             .probes
@@ -133,7 +134,7 @@ pub fn mutation_risk(g: &Guide, cfg: &LintConfig, out: &mut Vec<Finding>) {
         else {
             continue;
         };
-        if ancestors(&g.nodes, n).iter().any(|a| states_risk(a)) {
+        if ancestors(&by_id, n).iter().any(|a| states_risk(a)) {
             continue;
         }
         let first = p
