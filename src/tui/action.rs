@@ -10,6 +10,8 @@ pub struct ProbeOutput {
     pub output: String,
     /// Variables the probe assigned (`NAME=value` printed by it), for later probes.
     pub assigns: Vec<(String, String)>,
+    /// Range-query series for a chart (empty otherwise).
+    pub series: Vec<crate::tui::app::ChartSeries>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

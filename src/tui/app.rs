@@ -57,10 +57,19 @@ pub enum Live {
     Unavailable(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProbeResult {
     pub ok: bool,
     pub text: String,
+    /// Range-query series, drawn as a chart under the text (empty for other results).
+    pub series: Vec<ChartSeries>,
+}
+
+/// One line of a chart: its label (`{pod="router-1"}`) and (unix seconds, value) points.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartSeries {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
 }
 
 /// Where things were drawn last frame (for mouse clicks and paging).

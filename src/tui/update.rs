@@ -268,9 +268,14 @@ fn worker(app: &mut App, a: Action) {
                     ProbeResult {
                         ok: out.exit == Some(0),
                         text: format!("{exit}\n{}", out.output),
+                        series: out.series,
                     }
                 }
-                Err(e) => ProbeResult { ok: false, text: e },
+                Err(e) => ProbeResult {
+                    ok: false,
+                    text: e,
+                    series: Vec::new(),
+                },
             };
             let verdict = if r.ok { "finished" } else { "failed" };
             app.set_message(

@@ -142,7 +142,21 @@ pub fn convert(r: &ProbeResult) -> Result<ProbeOutput, String> {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            series: r
+                .series
+                .iter()
+                .map(|s| crate::tui::app::ChartSeries {
+                    label: label(&s.labels),
+                    points: s.points.clone(),
+                })
+                .collect(),
         }),
         Status::Failed(e) => Err(format!("{head}\nfailed: {e}\n{}", r.output.text())),
     }
+}
+
+/// `{pod="router-1", node="n1"}`, or `{}` for a series without labels.
+fn label(labels: &BTreeMap<String, String>) -> String {
+    let inner: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    format!("{{{}}}", inner.join(", "))
 }
