@@ -101,7 +101,15 @@ impl DemoArgs {
         });
         built.app.live = Live::Available;
         built.app.data_label = Some("DEMO DATA (simulated)".into());
-        let code = super::tui::launch(built, self.no_evidence);
+        let recorder = (!self.no_evidence).then(|| {
+            crate::tui::runtime::record::Recorder::new(
+                crate::evidence::state_dir(),
+                super::embedded::GUIDES,
+            )
+            .with_redact(built.redact.clone())
+            .this_session_only()
+        });
+        let code = super::tui::launch_with(built, recorder);
         rt.block_on(sim.shutdown());
         let _ = std::fs::remove_dir_all(&dir);
         code

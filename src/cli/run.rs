@@ -109,7 +109,7 @@ impl RunArgs {
             vars.set(&k, &val, Source::Config);
         }
         let state = crate::evidence::state_dir();
-        let mut history = write::earlier_records(&state, file);
+        let mut history = crate::evidence::guide_records(&state, file, None);
         let open_before = crate::mitigate::open_mitigations(&history);
         for (name, value) in write::offer_restores(&node.probes, &flags, &open_before, &vars) {
             vars.set(&name, &value, Source::Probe);
@@ -268,7 +268,7 @@ impl RunArgs {
             let mut before = Vec::new();
             if let Some(c) = confirmation {
                 before.push(Record::Confirmation(c));
-                match write::capture(&runner, &req).await {
+                match crate::mitigate::exec::capture(&runner, &req).await {
                     Ok(caps) => {
                         for (r, prior) in caps {
                             out.push((r, false, std::mem::take(&mut before)));

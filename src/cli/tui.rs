@@ -37,6 +37,15 @@ pub struct TuiArgs {
     /// Do not record an evidence session.
     #[arg(long)]
     pub no_evidence: bool,
+    /// Start in write mode: a mutating probe opens its confirmation screen (preconditions,
+    /// exact command, dry run, the target typed back). Without it the session is read-only
+    /// until `W` is pressed and the kube context typed.
+    #[arg(long)]
+    pub write: bool,
+    /// The kube context probes run against (default: `context` under [query] in the config
+    /// file); write mode asks for this name to be typed back.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
     /// Continue an evidence session (`latest`, an id or a prefix), after a crash too: its
     /// guide, the step it was on and its variables come back from the journal, and new
     /// records extend the same hash chain.
@@ -310,9 +319,18 @@ impl TuiArgs {
                 recorded: None,
                 replay: None,
             },
-            context: q.context.clone(),
+            context: self.context.clone().or_else(|| q.context.clone()),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),
         });
+        if self.write {
+            match live.as_ref().and_then(|l| l.context.clone()) {
+                Some(ctx) => {
+                    app.write = true;
+                    app.write_target = Some(ctx);
+                }
+                None => bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file"),
+            }
+        }
         if live.is_none() {
             app.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());

@@ -194,3 +194,19 @@ pub fn resolve(state_dir: &Path, query: &str) -> Result<PathBuf, EvidenceError> 
 fn short_id(id: &str) -> &str {
     id.split_once('-').map_or(id, |(_, s)| s)
 }
+
+/// The records of every session of `guide` under `state_dir` except `skip` (a session id),
+/// oldest first: what earlier sessions left behind, such as open mitigations. Unreadable
+/// sessions are left out.
+pub fn guide_records(state_dir: &Path, guide: &str, skip: Option<&str>) -> Vec<Record> {
+    let Ok(mut sessions) = list(state_dir) else {
+        return Vec::new();
+    };
+    sessions.retain(|s| s.guide == guide && Some(s.id.as_str()) != skip);
+    sessions.reverse();
+    sessions
+        .iter()
+        .filter_map(|s| SessionLog::read(&s.dir).ok())
+        .flat_map(|log| log.entries.into_iter().map(|e| e.record))
+        .collect()
+}

@@ -69,7 +69,7 @@ pub use error::{EvidenceError, Problem};
 pub use export::{export, pack, ExportFormat, ExportRequest, Exported};
 pub use handoff::{export_handoff, import_handoff, Imported};
 pub use journal::{redact_value, Appended, Journal};
-pub use log::{list, resolve, SessionLog, SessionSummary};
+pub use log::{guide_records, list, resolve, SessionLog, SessionSummary};
 pub use record::{
     ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
 };

@@ -184,13 +184,6 @@ fn run_probe(
     if probe.lang == crate::tsg::Lang::Text {
         return notice("This block is shown, never run.");
     }
-    if class != crate::tsg::SafetyClass::ReadOnly {
-        return vec![Effect::NeedsMitigationFlow {
-            node: cur,
-            probe: i,
-            class,
-        }];
-    }
     let mut bindings = BTreeMap::new();
     for v in probe.vars.iter().filter(|v| !probe.assigns.contains(v)) {
         match state.vars.get(v) {
@@ -205,6 +198,14 @@ fn run_probe(
                 }]
             }
         }
+    }
+    if class != crate::tsg::SafetyClass::ReadOnly {
+        return vec![Effect::NeedsMitigationFlow {
+            node: cur,
+            probe: i,
+            class,
+            bindings,
+        }];
     }
     vec![Effect::RunProbe {
         node: cur,

@@ -191,12 +191,28 @@ pub enum Effect {
         probe: usize,
         var: String,
     },
-    /// The probe changes a system: it must go through the mitigation flow.
+    /// The probe changes a system (or runs until stopped, or needs a terminal): it goes
+    /// through the mitigation flow (or runs as a background task), with these values.
     NeedsMitigationFlow {
         node: String,
         probe: usize,
         class: SafetyClass,
+        bindings: BTreeMap<String, String>,
     },
+    /// Issue a confirmation for the prepared mitigation of this probe and run it: the runtime
+    /// checks each acknowledgement and the typed-back target itself (nothing runs otherwise).
+    ConfirmMitigation {
+        node: String,
+        probe: usize,
+        acknowledged: Vec<bool>,
+        typed: String,
+    },
+    /// Run the dry run of the prepared mitigation of this probe (read-only by construction).
+    DryRun { node: String, probe: usize },
+    /// Write mode on or off for this session (the runtime issues no confirmation when off).
+    WriteMode(bool),
+    /// Stop background task `id` (a long-running probe).
+    StopTask(u64),
     /// Export the evidence bundle.
     Export,
     /// A message for the status line (nothing happened, and why).

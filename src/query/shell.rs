@@ -43,7 +43,7 @@ pub fn sh_quote(s: &str) -> String {
 
 /// Defines `kubectl`/`oc` with the chosen context and writes the assigned variables to the
 /// capture file on exit (NUL-separated `name=value`).
-fn prelude(capture: &[String], context: bool) -> String {
+pub(super) fn prelude(capture: &[String], context: bool) -> String {
     let mut p = String::new();
     if context {
         p.push_str("kubectl() { command kubectl --context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
@@ -63,7 +63,7 @@ fn prelude(capture: &[String], context: bool) -> String {
 static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// The command as shown to the operator and recorded: the script plus the values it got.
-fn shown(sub: &Substituted, req: &ProbeRequest) -> String {
+pub(super) fn shown(sub: &Substituted, req: &ProbeRequest) -> String {
     let mut s = sub.text.trim_end().to_string();
     for (k, v) in &sub.env {
         s.push_str(&format!("\n# env {k}={}", sh_quote(v)));

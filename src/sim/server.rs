@@ -106,7 +106,14 @@ pub async fn handle(
                 name,
                 sub,
             };
-            return resource(c, &group, &version, &plural, req);
+            if req.method != Method::GET && req.q.get("dryRun").is_some_and(|d| d == "All") {
+                // A server-side dry run: the write runs on a throw-away copy.
+                let mut copy = c.dry_run_copy();
+                drop(c);
+                return resource(&mut copy, &group, &version, &plural, req);
+            }
+            let mut c = c;
+            return resource(&mut c, &group, &version, &plural, req);
         }
         Route::Unknown => Err(not_served()),
     };
@@ -150,13 +157,7 @@ fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     })
 }
 
-fn resource(
-    mut c: MutexGuard<'_, Cluster>,
-    group: &str,
-    version: &str,
-    plural: &str,
-    req: Req,
-) -> Response {
+fn resource(c: &mut Cluster, group: &str, version: &str, plural: &str, req: Req) -> Response {
     let Some(r) = c.resource(group, plural).filter(|r| r.version == version) else {
         return error(&not_served());
     };
@@ -199,7 +200,7 @@ fn resource(
                     Err(e) => return error(&ApiError::new(400, "BadRequest", e)),
                 };
                 if req.q.get("watch").is_some_and(|w| w == "true" || w == "1") {
-                    return watch::start(&c, &r, req.ns.clone(), ls, fs, &req.q);
+                    return watch::start(c, &r, req.ns.clone(), ls, fs, &req.q);
                 }
                 let items = c.list(&r, req.ns.as_deref(), &ls, &fs);
                 if wants_table(&req.headers) {
@@ -223,7 +224,7 @@ fn resource(
                 let tail = req.q.get("tailLines").and_then(|t| t.parse().ok());
                 let prev = req.q.get("previous").is_some_and(|p| p == "true");
                 return match workload::logs(
-                    &c,
+                    c,
                     &ns,
                     name,
                     req.q.get("container").map(String::as_str),
@@ -243,7 +244,7 @@ fn resource(
                 c.get(&r, &ns, name).map(|d| workload::scale_of(&d))
             }
             (&Method::PUT, Some(name), Some("scale")) if r.kind == "Deployment" => {
-                parse_body(&req.body).and_then(|b| workload::set_scale(&mut c, &r, &ns, name, &b))
+                parse_body(&req.body).and_then(|b| workload::set_scale(c, &r, &ns, name, &b))
             }
             (&Method::PATCH, Some(name), Some("scale")) if r.kind == "Deployment" => {
                 parse_body(&req.body).and_then(|b| {
@@ -254,7 +255,7 @@ fn resource(
                     } else {
                         super::patch::merge(&mut s, &b);
                     }
-                    workload::set_scale(&mut c, &r, &ns, name, &s)
+                    workload::set_scale(c, &r, &ns, name, &s)
                 })
             }
             (&Method::POST, None, None) => parse_body(&req.body).and_then(|b| c.create(&r, &ns, b)),

@@ -89,6 +89,22 @@ pub(super) fn meta_str<'a>(o: &'a Value, field: &str) -> &'a str {
 }
 
 impl Cluster {
+    /// A copy for a server-side dry run (`?dryRun=All`): the same objects, and a watch channel
+    /// nobody listens on, so the write is computed and answered but never stored or seen.
+    pub fn dry_run_copy(&self) -> Cluster {
+        let (tx, _) = broadcast::channel(16);
+        Cluster {
+            name: self.name.clone(),
+            resources: self.resources.clone(),
+            objects: self.objects.clone(),
+            rv: self.rv,
+            logs: self.logs.clone(),
+            tombstones: self.tombstones.clone(),
+            history: VecDeque::new(),
+            tx,
+        }
+    }
+
     /// An empty cluster serving `resources`, with `logs` for its pods.
     pub(super) fn empty(name: &str, resources: Vec<ResourceInfo>, logs: Vec<LogEntry>) -> Self {
         let (tx, _) = broadcast::channel(1024);

@@ -46,6 +46,7 @@ pub enum Action {
     Help,
     Vars,
     Cancel,
+    WriteMode,
     // Worker results.
     ProbeFinished {
         node: String,
@@ -53,6 +54,18 @@ pub enum Action {
         result: Result<ProbeOutput, String>,
     },
     Exported(Result<String, String>),
+    /// The runtime prepared the confirmation screen of a mitigation.
+    MitigationReady(Box<crate::tui::mitigation::MitigationView>),
+    /// The runtime refused to confirm (wrong target, a precondition, read-only): nothing ran.
+    MitigationRefused(String),
+    /// The confirmation was issued and the mitigation was started.
+    MitigationStarted(String),
+    /// The dry run finished: (ok, output).
+    DryRunFinished(bool, String),
+    /// The open mitigations changed.
+    OpenMitigations(Vec<crate::mitigate::OpenMitigation>),
+    /// The background tasks still running: (id, what).
+    Tasks(Vec<(u64, String)>),
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
@@ -91,6 +104,7 @@ impl Action {
             ("help", None) => Action::Help,
             ("vars", None) => Action::Vars,
             ("cancel", None) => Action::Cancel,
+            ("write_mode", None) => Action::WriteMode,
             _ => return None,
         })
     }

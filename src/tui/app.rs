@@ -8,8 +8,10 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::keymap::Keymap;
+use super::mitigation::Mitigation;
 use super::search::Hit;
 use super::theme::Theme;
+use crate::mitigate::OpenMitigation;
 use crate::nav::{self, NavState};
 use crate::tsg::{Guide, Library, Node, SafetyClass};
 
@@ -32,6 +34,8 @@ pub enum Input {
         buf: String,
         rerun: Option<usize>,
     },
+    /// Write mode: the session's kube context typed to turn it on.
+    Write { buf: String },
 }
 
 /// What the lower panel of the guide view lists.
@@ -133,6 +137,18 @@ pub struct App {
     pub cache: RenderCache,
     /// Safety classes of the current node's probes (node id, classes), set on navigation.
     pub class_cache: Option<(String, Vec<SafetyClass>)>,
+    /// Write mode: off (read-only) unless `--write` or the toggle turned it on.
+    pub write: bool,
+    /// The name typed to turn write mode on (the session's kube context), if it has one.
+    pub write_target: Option<String>,
+    /// The confirmation screen, while a mitigation is being confirmed.
+    pub mitigation: Option<Mitigation>,
+    /// Mitigations that still have to be undone (from the evidence journal).
+    pub open: Vec<OpenMitigation>,
+    /// `:export` was asked while mitigations are open; asking again exports anyway.
+    pub export_armed: bool,
+    /// Background tasks (long-running probes) still running: (id, what).
+    pub tasks: Vec<(u64, String)>,
 }
 
 impl App {
@@ -170,6 +186,12 @@ impl App {
             areas: Areas::default(),
             cache: RenderCache::default(),
             class_cache: None,
+            write: false,
+            write_target: None,
+            mitigation: None,
+            open: Vec::new(),
+            export_armed: false,
+            tasks: Vec::new(),
         }
     }
 

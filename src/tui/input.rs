@@ -14,6 +14,8 @@ pub const PALETTE: &[(&str, &str)] = &[
     (":goto ID", "Open a step by heading slug or path#slug"),
     (":set VAR=value", "Set a variable for the probes"),
     (":export", "Export the evidence bundle"),
+    (":write", "Turn write mode on (type the context) or off"),
+    (":tasks / :stop N", "List background tasks, stop one"),
     (":done / :skip", "Mark the step done or skipped"),
     (":library", "Back to the library"),
     (":help", "This help"),
@@ -26,7 +28,10 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     };
     let buf = match &mut input {
-        Input::Search { buf } | Input::Palette { buf } | Input::Prompt { buf, .. } => buf,
+        Input::Search { buf }
+        | Input::Palette { buf }
+        | Input::Prompt { buf, .. }
+        | Input::Write { buf } => buf,
     };
     let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
     match ev.code {
@@ -109,6 +114,7 @@ fn submit(app: &mut App, input: Input) -> Vec<Effect> {
             effects
         }
         Input::Palette { buf } => palette(app, buf.trim()),
+        Input::Write { buf } => super::flow::write_typed(app, &buf),
     }
 }
 
@@ -169,7 +175,44 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
                 Vec::new()
             }
         },
+        ("export", _) if !app.open.is_empty() && !app.export_armed => {
+            app.export_armed = true;
+            let warning = super::flow::open_warning(app);
+            app.set_message(
+                format!(
+                    "{warning}. Restore it first, or run :export again to export with it open."
+                ),
+                true,
+            );
+            Vec::new()
+        }
+        ("write", "") => super::flow::toggle_write(app),
+        ("tasks", "") => {
+            let list: Vec<String> = app
+                .tasks
+                .iter()
+                .map(|(id, w)| format!("#{id} {w}"))
+                .collect();
+            let msg = if list.is_empty() {
+                "No background task is running.".to_string()
+            } else {
+                format!("Running: {} (:stop N stops one)", list.join(" · "))
+            };
+            app.set_message(msg, false);
+            Vec::new()
+        }
+        ("stop", n) => match n.trim_start_matches('#').parse::<u64>() {
+            Ok(id) if app.tasks.iter().any(|(t, _)| *t == id) => vec![Effect::StopTask(id)],
+            _ => {
+                app.set_message(
+                    format!("`:stop {n}`: no running task has that number; :tasks lists them."),
+                    true,
+                );
+                Vec::new()
+            }
+        },
         ("export", team) => {
+            app.export_armed = false;
             // `:export Cloudnet/NRP`: the team's evidence list becomes the bundle's checklist.
             app.export_team = Some(team.trim().to_string()).filter(|t| !t.is_empty());
             nav_cmd(app, Cmd::Export)

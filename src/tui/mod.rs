@@ -5,14 +5,16 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
 pub mod app;
 pub mod config;
+pub mod flow;
 pub mod input;
 pub mod keymap;
+pub mod mitigation;
 pub mod mouse;
 pub mod navigate;
 pub mod runtime;
@@ -21,6 +23,7 @@ pub mod theme;
 pub mod update;
 pub mod view;
 pub mod widgets;
+pub mod worker;
 
 pub use action::Action;
 pub use app::App;

@@ -75,25 +75,31 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     for e in effects {
         match e {
             Effect::Notice(s) => app.set_message(s, false),
-            Effect::NeedVar { probe, var, .. } => {
-                app.set_message(
-                    format!("This probe needs {var}: type its value, Enter to run, Esc to cancel."),
-                    false,
-                );
+            Effect::NeedVar { node, probe, var } => {
+                let offer = super::flow::restore_offer(app, &node, probe, &var);
+                let buf = match &offer {
+                    Some((value, why)) => {
+                        app.set_message(
+                            format!("{var} = {value}, the count captured before {why}: Enter to use it, or type another."),
+                            false,
+                        );
+                        value.clone()
+                    }
+                    None => {
+                        app.set_message(
+                            format!("This probe needs {var}: type its value, Enter to run, Esc to cancel."),
+                            false,
+                        );
+                        String::new()
+                    }
+                };
                 app.input = Some(Input::Prompt {
                     var,
-                    buf: String::new(),
+                    buf,
                     rerun: Some(probe),
                 });
             }
-            Effect::NeedsMitigationFlow { class, node, .. } => {
-                let why = match class {
-                    crate::tsg::SafetyClass::Interactive => "it needs a terminal of its own: run it in a shell".to_string(),
-                    crate::tsg::SafetyClass::LongRunning => "it runs until stopped: run it in a shell".to_string(),
-                    c => format!("it is {}: it needs the mitigation flow (preconditions, preview, confirmation); the TUI screen for it is not built yet, so run `tsgnav run {node} --write --confirm-target CONTEXT`", c.as_str()),
-                };
-                app.set_message(format!("Not run: {why}."), true)
-            }
+            e @ Effect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
             Effect::RunProbe { .. } => match &app.live {
                 Live::Available => out.push(e),
                 Live::Unavailable(why) => app.set_message(

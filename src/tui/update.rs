@@ -3,10 +3,10 @@
 //! (std::fs, std::process, std::env, tokio, reqwest, kube).
 
 use super::action::Action;
-use super::app::{App, Input, Item, Panel, ProbeResult, Screen};
+use super::app::{App, Input, Item, Panel, Screen};
 use super::navigate::{nav_cmd, open_hit, run};
 use super::search;
-use crate::nav::{self, Cmd, Effect};
+use crate::nav::{Cmd, Effect};
 
 /// Applies one action. Sets `app.dirty` when the screen must be redrawn.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
@@ -19,6 +19,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
+            if app.mitigation.is_some() {
+                return super::mitigation::key(app, ev);
+            }
             if app.input.is_some() {
                 return super::input::key(app, ev);
             }
@@ -56,10 +59,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         a @ (Action::ProbeFinished { .. }
         | Action::Exported(_)
         | Action::Notice(_)
-        | Action::EvidenceStarted(_)) => {
-            worker(app, a);
-            Vec::new()
-        }
+        | Action::EvidenceStarted(_)
+        | Action::MitigationReady(_)
+        | Action::MitigationRefused(_)
+        | Action::MitigationStarted(_)
+        | Action::DryRunFinished(..)
+        | Action::OpenMitigations(_)
+        | Action::Tasks(_)) => super::worker::worker(app, a),
+        Action::WriteMode => super::flow::toggle_write(app),
         a if app.help => help(app, a),
         a if app.screen == Screen::Library => library(app, a),
         a => guide(app, a),
@@ -67,7 +74,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 }
 
 fn quit(app: &mut App) -> Vec<Effect> {
-    if app.evidence == Some(false) && !app.quit_armed {
+    if !app.open.is_empty() && !app.quit_armed {
+        app.quit_armed = true;
+        let warning = super::flow::open_warning(app);
+        app.set_message(
+            format!("{warning}: restore first, or press q again to quit anyway."),
+            true,
+        );
+    } else if app.evidence == Some(false) && !app.quit_armed {
         app.quit_armed = true;
         app.set_message(
             "Evidence has not been exported: :export first, or press q again to quit anyway.",
@@ -236,70 +250,5 @@ pub(super) fn activate(app: &mut App, items: &[Item]) -> Vec<Effect> {
             );
             Vec::new()
         }
-    }
-}
-
-/// Folds a worker's result into the state, whatever the screen.
-fn worker(app: &mut App, a: Action) {
-    match a {
-        Action::ProbeFinished {
-            node,
-            probe,
-            result,
-        } => {
-            let r = match result {
-                Ok(out) => {
-                    for (name, value) in out.assigns {
-                        let source = nav::VarSource::Probe(node.clone());
-                        nav::apply(
-                            &mut app.nav,
-                            &app.lib,
-                            Cmd::SetVar {
-                                name,
-                                value,
-                                source,
-                            },
-                        );
-                    }
-                    let exit = out
-                        .exit
-                        .map(|c| format!("exit {c}"))
-                        .unwrap_or_else(|| "no exit status".into());
-                    ProbeResult {
-                        ok: out.exit == Some(0),
-                        text: format!("{exit}\n{}", out.output),
-                        series: out.series,
-                    }
-                }
-                Err(e) => ProbeResult {
-                    ok: false,
-                    text: e,
-                    series: Vec::new(),
-                },
-            };
-            let verdict = if r.ok { "finished" } else { "failed" };
-            app.set_message(
-                format!(
-                    "Probe {} {verdict}: its output is under its code block.",
-                    probe + 1
-                ),
-                !r.ok,
-            );
-            app.results.insert((node, probe), r);
-            app.results_gen += 1;
-        }
-        Action::Exported(r) => match r {
-            Ok(path) => {
-                app.evidence = Some(true);
-                app.set_message(format!("Evidence exported to {path}"), false);
-            }
-            Err(e) => app.set_message(format!("Export failed: {e}"), true),
-        },
-        Action::Notice(s) => app.set_message(s, false),
-        Action::EvidenceStarted(dir) => {
-            app.evidence = Some(false);
-            app.set_message(format!("Recording evidence in {dir}"), false);
-        }
-        _ => {}
     }
 }

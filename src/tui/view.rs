@@ -20,12 +20,48 @@ pub fn draw(f: &mut Frame, app: &mut App) {
             Screen::Guide => widgets::guide::draw(f, body, app),
         }
     }
+    if app.mitigation.is_some() {
+        widgets::confirm::draw(f, body, app);
+    }
     status_line(f, status, app);
+}
+
+/// The session's mode, always shown first; then the open mitigations and running tasks.
+fn mode_spans(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut out = vec![if app.write {
+        Span::styled(
+            format!(" WRITE {} ", app.write_target.clone().unwrap_or_default()),
+            t.get("badge.mutating"),
+        )
+    } else {
+        Span::styled(" READ-ONLY ", t.get("badge.read-only"))
+    }];
+    if !app.open.is_empty() {
+        let first = app
+            .open
+            .first()
+            .map(|o| format!("{} → {}", o.resource, o.now));
+        out.push(Span::styled(
+            format!(" OPEN {}: {} ", app.open.len(), first.unwrap_or_default()),
+            t.get("ui.error"),
+        ));
+    }
+    if !app.tasks.is_empty() {
+        out.push(Span::styled(
+            format!(" {} task(s) :tasks ", app.tasks.len()),
+            t.get("ui.live_off"),
+        ));
+    }
+    out.push(Span::raw(" "));
+    out
 }
 
 fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let t = &app.theme;
-    let w = usize::from(area.width);
+    let mode = mode_spans(app);
+    let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
+    let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
         Some(Input::Palette { buf }) => Line::from(vec![
             Span::styled(":", t.get("ui.key")),
@@ -39,6 +75,10 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             Span::styled(format!("{var} = "), t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
             Span::styled("  (Enter set, Esc cancel)", t.get("ui.dim")),
+        ]),
+        Some(Input::Write { buf }) => Line::from(vec![
+            Span::styled("write mode: type the context = ", t.get("ui.key")),
+            Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
         None => match &app.message {
             Some((m, err)) => Line::styled(
@@ -70,5 +110,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             }
         },
     };
-    f.render_widget(Paragraph::new(line), area);
+    let mut spans = mode;
+    spans.extend(line.spans);
+    f.render_widget(Paragraph::new(Line::from(spans).style(line.style)), area);
 }

@@ -26,6 +26,7 @@ mod mitigate_support;
 mod model;
 mod nav_alerts;
 mod nav_keys;
+mod nav_mitigation;
 mod nav_keys_input;
 mod nav_links;
 mod purity;

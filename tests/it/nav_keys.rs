@@ -135,7 +135,7 @@ fn without_live_queries_nothing_runs_and_the_ui_says_so() {
 }
 
 #[test]
-fn a_mutating_probe_needs_the_mitigation_flow() {
+fn a_mutating_probe_in_a_read_only_session_is_not_run_and_says_how_to_turn_write_mode_on() {
     let mut a = app();
     a.live = Live::Available;
     nav_cmd(&mut a, Cmd::Goto(id("Scenario 1:")));
@@ -162,5 +162,8 @@ fn a_mutating_probe_needs_the_mitigation_flow() {
     assert!(a
         .message
         .as_ref()
-        .is_some_and(|(m, _)| m.contains("mutating") && m.contains("mitigation flow")));
+        .is_some_and(|(m, _)| m.contains("mutating")
+            && m.contains("read-only")
+            && m.contains("Press W")
+            && m.contains("nothing was run")));
 }

@@ -4,13 +4,10 @@
 //! mutation it runs the read-only capture `mitigate::prior` plans, through the same runner,
 //! and returns the `prior_state` records. Part of the CLI edge.
 
-use std::path::Path;
-
-use crate::evidence::{self, PriorState, Record};
-use crate::mitigate::{self, Mutation};
-use crate::query::runner::{effective_class, Runner};
-use crate::query::{target_name, Cancel, ProbeError, ProbeId, ProbeRequest, ProbeResult};
-use crate::tsg::SafetyClass;
+use crate::evidence::{self, Record};
+use crate::mitigate;
+use crate::query::runner::effective_class;
+use crate::query::{target_name, ProbeError, ProbeRequest};
 
 /// What the operator allowed on the command line.
 pub struct WriteMode {
@@ -71,70 +68,6 @@ impl WriteMode {
             Err(e) => Err(refuse(format!("{e} (--confirm-target)"))),
         }
     }
-}
-
-/// Runs the captures planned for `req` (read-only, same target) and returns each run with
-/// the `prior_state` record it yielded. Refuses the mutation when a replica count could not
-/// be read: a scale must never be restored to a guessed number.
-pub async fn capture(
-    runner: &Runner,
-    req: &ProbeRequest,
-) -> Result<Vec<(ProbeResult, Option<PriorState>)>, ProbeError> {
-    let mut out = Vec::new();
-    for (i, cap) in mitigate::plan(&req.code, &req.bindings)
-        .into_iter()
-        .enumerate()
-    {
-        let read = ProbeRequest {
-            id: ProbeId(format!("{}/prior-{}", req.id, i + 1)),
-            code: cap.read_command(),
-            bindings: Default::default(),
-            assigns: Vec::new(),
-            class: SafetyClass::ReadOnly,
-            confirmation: None,
-            ..req.clone()
-        };
-        let r = runner.run(read, Cancel::new()).await;
-        let value = String::from_utf8_lossy(&r.output.read_all().unwrap_or_default())
-            .trim()
-            .to_string();
-        let ok = r.status.is_ok() && !value.is_empty();
-        if !ok && cap.mutation == Mutation::Scale {
-            return Err(ProbeError::Refused {
-                class: SafetyClass::Mutating,
-                reason: format!(
-                    "the replica count of {} could not be read before the scale ({})",
-                    cap.resource,
-                    r.status.describe()
-                ),
-                what: "check the object and the context, then run it again".into(),
-            });
-        }
-        let prior = ok.then(|| PriorState {
-            probe: Some(req.id.to_string()),
-            resource: cap.resource.clone(),
-            field: cap.field.clone(),
-            value,
-            command: cap.read_command(),
-        });
-        out.push((r, prior));
-    }
-    Ok(out)
-}
-
-/// The records of the earlier sessions of `guide` under `state_dir`, oldest first, for the
-/// open mitigations they leave.
-pub fn earlier_records(state_dir: &Path, guide: &str) -> Vec<Record> {
-    let Ok(mut sessions) = evidence::list(state_dir) else {
-        return Vec::new();
-    };
-    sessions.retain(|s| s.guide == guide);
-    sessions.reverse();
-    sessions
-        .iter()
-        .filter_map(|s| evidence::SessionLog::read(&s.dir).ok())
-        .flat_map(|log| log.entries.into_iter().map(|e| e.record))
-        .collect()
 }
 
 /// Values for a restore's `--replicas=${NAME}` taken from the open mitigations (the count

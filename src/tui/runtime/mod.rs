@@ -5,6 +5,8 @@
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
+pub mod flow;
+mod ledger;
 pub mod probes;
 pub mod record;
 
@@ -69,6 +71,18 @@ pub enum Msg {
         probe: usize,
         result: Box<crate::query::ProbeResult>,
     },
+    /// A record to append (a confirmation, a prior state).
+    Record(Box<crate::evidence::Record>),
+    /// A read run before a mutation (prior state): recorded, not shown.
+    Captured(Box<crate::query::ProbeResult>),
+    /// A dry run's result: recorded, shown on the confirmation screen.
+    DryRun(Box<crate::query::ProbeResult>),
+    /// A confirmed interactive probe: the terminal is handed over while it runs.
+    Handover {
+        node: String,
+        probe: usize,
+        req: Box<crate::query::ProbeRequest>,
+    },
 }
 
 /// Runs the TUI until the operator quits.
@@ -93,10 +107,18 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
         None => None,
     };
+    if let Some(l) = live.as_ref() {
+        app.write_target = l.context().map(str::to_string);
+    }
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
     };
+    if app.write {
+        if let Some(l) = fx.live.as_mut() {
+            l.set_write(true);
+        }
+    }
     let keys = tx.clone();
     std::thread::spawn(move || loop {
         // Blocks until the terminal has something: no busy loop.
@@ -130,6 +152,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             app.dirty = false;
         }
         if app.quit {
+            if let Some(l) = fx.live.as_ref() {
+                l.stop_all_tasks();
+            }
             return Ok(());
         }
         match rx.recv() {
@@ -149,9 +174,57 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                     result: probes::convert(&result),
                 });
             }
+            Ok(Msg::Record(rec)) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.record(&app, *rec));
+                }
+            }
+            Ok(Msg::Captured(result)) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.probe(&app, &result));
+                }
+            }
+            Ok(Msg::DryRun(result)) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.probe(&app, &result));
+                }
+                let (ok, text) = match probes::convert(&result) {
+                    Ok(o) => (o.exit == Some(0), o.output),
+                    Err(e) => (false, e),
+                };
+                queue.push_back(Action::DryRunFinished(ok, text));
+            }
+            Ok(Msg::Handover { node, probe, req }) => {
+                let result = handover(&mut term, &req)?;
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.probe(&app, &result));
+                }
+                queue.push_back(Action::ProbeFinished {
+                    node,
+                    probe,
+                    result: probes::convert(&result),
+                });
+            }
             Err(_) => return Ok(()),
         }
     }
+}
+
+/// Gives the terminal to a confirmed interactive probe, then takes it back.
+fn handover(
+    term: &mut Terminal<CrosstermBackend<Stdout>>,
+    req: &crate::query::ProbeRequest,
+) -> io::Result<crate::query::ProbeResult> {
+    restore_terminal();
+    println!(
+        "tsgnav: running {} with your terminal; the navigator comes back when it exits.",
+        req.id
+    );
+    let result = crate::query::attached::run_attached(req, "bash");
+    terminal::enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    term.clear()?;
+    Ok(result)
 }
 
 /// Carries out effects.
@@ -185,9 +258,43 @@ impl Fx {
                     "evidence recording is off (--no-evidence)".into(),
                 ))],
             },
-            Effect::Notice(_) | Effect::NeedVar { .. } | Effect::NeedsMitigationFlow { .. } => {
+            Effect::NeedsMitigationFlow {
+                node,
+                probe,
+                class,
+                bindings,
+            } => match self.live.as_mut() {
+                Some(p) => p.prepare(&app.lib, &node, probe, class, &bindings),
+                None => vec![Action::MitigationRefused(
+                    "Live queries are unavailable: nothing was run.".into(),
+                )],
+            },
+            Effect::ConfirmMitigation {
+                node,
+                probe,
+                acknowledged,
+                typed,
+            } => match self.live.as_mut() {
+                Some(p) => vec![p.confirm(&node, probe, &acknowledged, &typed)],
+                None => vec![Action::MitigationRefused(
+                    "Live queries are unavailable: nothing was run.".into(),
+                )],
+            },
+            Effect::DryRun { node, probe } => match self.live.as_ref() {
+                Some(p) => p.dry_run(&node, probe),
+                None => Vec::new(),
+            },
+            Effect::WriteMode(on) => {
+                if let Some(p) = self.live.as_mut() {
+                    p.set_write(on);
+                }
                 Vec::new()
             }
+            Effect::StopTask(id) => match self.live.as_ref() {
+                Some(p) => p.stop_task(id),
+                None => Vec::new(),
+            },
+            Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::Msg;
 
 use crate::query::runner::{gate, Runner, RunnerConfig};
+use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
 use crate::query::{setup, Event, ProbeRequest, ProbeResult, Status};
 use crate::tsg::Library;
@@ -24,13 +25,21 @@ pub struct LiveSettings {
     pub kubeconfig: Option<PathBuf>,
 }
 
-type Pending = Arc<Mutex<HashMap<String, (String, usize)>>>;
+pub(super) type Pending = Arc<Mutex<HashMap<String, (String, usize)>>>;
 
 pub struct Probes {
-    rt: tokio::runtime::Runtime,
-    runner: Runner,
-    pending: Pending,
-    settings: LiveSettings,
+    pub(super) rt: tokio::runtime::Runtime,
+    pub(super) runner: Runner,
+    pub(super) pending: Pending,
+    pub(super) settings: LiveSettings,
+    pub(super) tasks: Tasks,
+    pub(super) tx: Sender<Msg>,
+    /// Write mode: confirmations are issued only while it is on.
+    pub(super) write: bool,
+    /// Confirmations are sealed to this session.
+    pub(super) session: String,
+    /// Mitigations on their confirmation screen: (node, probe) → request and preconditions.
+    pub(super) prepared: HashMap<(String, usize), super::flow::Prepared>,
 }
 
 impl Probes {
@@ -46,16 +55,25 @@ impl Probes {
             Runner::new(
                 RunnerConfig::default(),
                 setup::executors(&settings.backends),
-                etx,
+                etx.clone(),
             )
         };
         let pending: Pending = Arc::default();
         let map = pending.clone();
+        let tasks = {
+            let _enter = rt.enter();
+            Tasks::new(runner.clone(), etx.clone())
+        };
+        let task_list = tasks.clone();
+        let ui = tx.clone();
         rt.spawn(async move {
             while let Some(ev) = erx.recv().await {
                 let Event::Finished { id, result } = ev else {
                     continue;
                 };
+                if task_list.list().iter().any(|t| t.probe == id) {
+                    let _ = tx.send(Msg::Ui(Action::Tasks(super::flow::running(&task_list))));
+                }
                 let key = map
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -74,12 +92,56 @@ impl Probes {
                 }
             }
         });
+        let session = format!(
+            "tui-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        );
         Ok(Probes {
             rt,
             runner,
             pending,
             settings,
+            tasks,
+            tx: ui,
+            write: false,
+            session,
+            prepared: HashMap::new(),
         })
+    }
+
+    /// The request for probe `probe` of `node` with these values, aimed at the session's
+    /// kube context and kubeconfig unless the probe names its own.
+    pub(super) fn request(
+        &self,
+        lib: &Library,
+        node: &str,
+        probe: usize,
+        bindings: &BTreeMap<String, String>,
+    ) -> Result<ProbeRequest, String> {
+        let index = crate::nav::Index::new(lib);
+        let Some(p) = index.node(lib, node).and_then(|n| n.probes.get(probe)) else {
+            return Err(format!("No probe {} in {node}.", probe + 1));
+        };
+        let mut vars = Vars::new();
+        for (k, v) in bindings {
+            vars.set(k, v, Source::Flag);
+        }
+        let resolved = vars.resolve(p.lang, &p.code).map_err(|e| e.to_string())?;
+        let mut req = ProbeRequest::from_probe(node, p, resolved).map_err(|e| e.to_string())?;
+        req.target.kubeconfig = self.settings.kubeconfig.clone();
+        if req.target.kube_context.is_none() {
+            req.target.kube_context = self.settings.context.clone();
+        }
+        Ok(req)
+    }
+
+    /// Sends `req`'s result back as the result of probe `probe` of `node`.
+    pub(super) fn track(&self, req: &ProbeRequest, node: &str, probe: usize) {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(req.id.0.clone(), (node.to_string(), probe));
     }
 
     /// Submits probe `probe` of `node`; returns an action to report at once (a refusal, a
@@ -91,39 +153,20 @@ impl Probes {
         probe: usize,
         bindings: &BTreeMap<String, String>,
     ) -> Action {
-        let index = crate::nav::Index::new(lib);
-        let Some(p) = index.node(lib, node).and_then(|n| n.probes.get(probe)) else {
-            return Action::Notice(format!("No probe {} in {node}.", probe + 1));
-        };
-        let mut vars = Vars::new();
-        for (k, v) in bindings {
-            vars.set(k, v, Source::Flag);
-        }
         let fail = |e: String| Action::ProbeFinished {
             node: node.to_string(),
             probe,
             result: Err(e),
         };
-        let resolved = match vars.resolve(p.lang, &p.code) {
-            Ok(b) => b,
-            Err(e) => return fail(e.to_string()),
-        };
-        let mut req = match ProbeRequest::from_probe(node, p, resolved) {
+        let req = match self.request(lib, node, probe, bindings) {
             Ok(r) => r,
-            Err(e) => return fail(e.to_string()),
+            Err(e) => return fail(e),
         };
-        req.target.kubeconfig = self.settings.kubeconfig.clone();
-        if req.target.kube_context.is_none() {
-            req.target.kube_context = self.settings.context.clone();
-        }
         if let Some(e) = gate(&req) {
             return fail(e.to_string());
         }
         let target = req.target.describe();
-        self.pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(req.id.0.clone(), (node.to_string(), probe));
+        self.track(&req, node, probe);
         let _enter = self.rt.enter();
         self.runner.submit(req);
         Action::Notice(format!("Running probe {} ({target})…", probe + 1))
@@ -159,4 +202,11 @@ pub fn convert(r: &ProbeResult) -> Result<ProbeOutput, String> {
 fn label(labels: &BTreeMap<String, String>) -> String {
     let inner: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
     format!("{{{}}}", inner.join(", "))
+}
+
+impl Probes {
+    /// The session's kube context (what write mode asks to be typed).
+    pub fn context(&self) -> Option<&str> {
+        self.settings.context.as_deref()
+    }
 }

@@ -23,6 +23,9 @@ pub struct Recorder {
     announce: bool,
     /// Extra secret patterns (the config file's `redact`).
     redact: Vec<String>,
+    /// Open mitigations; `earlier` reads those earlier sessions of the guide left open.
+    ledger: super::ledger::Ledger,
+    earlier: bool,
 }
 
 impl Recorder {
@@ -35,7 +38,40 @@ impl Recorder {
             broken: false,
             announce: false,
             redact: Vec::new(),
+            ledger: Default::default(),
+            earlier: true,
         }
+    }
+
+    /// Only this session's records decide the open mitigations (the demo: its simulated
+    /// cluster starts fresh each time).
+    pub fn this_session_only(mut self) -> Recorder {
+        self.earlier = false;
+        self
+    }
+
+    /// Appends a record (a confirmation, a prior state); returns what to tell the operator.
+    pub fn record(&mut self, app: &App, rec: Record) -> Vec<Action> {
+        self.append(app, rec)
+    }
+
+    /// The ledger from the journals on disk, once the session is open.
+    fn load_ledger(&mut self) -> Vec<Action> {
+        let Some(s) = self.session.as_ref() else {
+            return Vec::new();
+        };
+        let guide = s.state().start.guide.clone();
+        let records = if self.earlier {
+            evidence::guide_records(&self.state_dir, &guide, None)
+        } else {
+            evidence::SessionLog::read(s.dir())
+                .map(|l| l.entries.into_iter().map(|e| e.record).collect())
+                .unwrap_or_default()
+        };
+        self.ledger
+            .load(records)
+            .map(|o| vec![Action::OpenMitigations(o)])
+            .unwrap_or_default()
     }
 
     /// Redacts these patterns too, on top of the built-in ones.
@@ -75,12 +111,14 @@ impl Recorder {
         let mut run = r.evidence_run();
         let result = s.store_output(&bytes).and_then(|stored| {
             stored.apply_to(&mut run);
-            s.append(Record::ProbeRun(run))
+            let rec = Record::ProbeRun(run);
+            s.append(rec.clone()).map(|_| rec)
         });
-        if let Err(e) = result {
-            out.push(Action::Notice(format!(
+        match result {
+            Ok(rec) => out.extend(self.ledger.push(&rec).map(Action::OpenMitigations)),
+            Err(e) => out.push(Action::Notice(format!(
                 "Evidence: the probe run was NOT recorded: {e}"
-            )));
+            ))),
         }
         out
     }
@@ -122,13 +160,12 @@ impl Recorder {
     fn append(&mut self, app: &App, rec: Record) -> Vec<Action> {
         let mut out = self.ensure(app);
         match self.session.as_mut() {
-            Some(s) => {
-                if let Err(e) = s.append(rec) {
-                    out.push(Action::Notice(format!(
-                        "Evidence: a record was NOT written: {e}"
-                    )));
-                }
-            }
+            Some(s) => match s.append(rec.clone()) {
+                Ok(_) => out.extend(self.ledger.push(&rec).map(Action::OpenMitigations)),
+                Err(e) => out.push(Action::Notice(format!(
+                    "Evidence: a record was NOT written: {e}"
+                ))),
+            },
             None if !self.broken => self.waiting.push(rec),
             None => {}
         }
@@ -139,7 +176,9 @@ impl Recorder {
     fn ensure(&mut self, app: &App) -> Vec<Action> {
         if let Some(s) = self.session.as_ref().filter(|_| self.announce) {
             self.announce = false;
-            return vec![Action::EvidenceStarted(s.dir().display().to_string())];
+            let mut out = vec![Action::EvidenceStarted(s.dir().display().to_string())];
+            out.extend(self.load_ledger());
+            return out;
         }
         if self.session.is_some() || self.broken {
             return Vec::new();
@@ -176,6 +215,7 @@ impl Recorder {
                 let dir = s.dir().display().to_string();
                 self.session = Some(s);
                 let mut out = vec![Action::EvidenceStarted(dir)];
+                out.extend(self.load_ledger());
                 if errors > 0 {
                     out.push(Action::Notice(format!(
                         "Evidence: {errors} early record(s) were NOT written."

@@ -2,6 +2,7 @@
 //! (state in, cells out); must not import IO (std::fs, std::process, std::env, tokio).
 
 pub mod code;
+pub mod confirm;
 pub mod guide;
 pub mod help;
 pub mod library;

@@ -1,0 +1,60 @@
+//! Running what the mitigation flow plans, through the query runner: the read-only captures
+//! of prior state before a known mutation ([`capture`]). The one part of `mitigate` that
+//! drives IO, and only through `crate::query::runner` (which applies the safety gate); it
+//! spawns nothing itself. Must not import `cli`, `tui` or `nav`.
+
+use crate::evidence::PriorState;
+use crate::query::runner::Runner;
+use crate::query::{Cancel, ProbeError, ProbeId, ProbeRequest, ProbeResult};
+use crate::tsg::SafetyClass;
+
+use super::Mutation;
+
+/// Runs the captures planned for `req` (read-only, same target) and returns each run with
+/// the `prior_state` record it yielded. Refuses the mutation when a replica count could not
+/// be read: a scale must never be restored to a guessed number.
+pub async fn capture(
+    runner: &Runner,
+    req: &ProbeRequest,
+) -> Result<Vec<(ProbeResult, Option<PriorState>)>, ProbeError> {
+    let mut out = Vec::new();
+    for (i, cap) in super::plan(&req.code, &req.bindings)
+        .into_iter()
+        .enumerate()
+    {
+        let read = ProbeRequest {
+            id: ProbeId(format!("{}/prior-{}", req.id, i + 1)),
+            code: cap.read_command(),
+            bindings: Default::default(),
+            assigns: Vec::new(),
+            class: SafetyClass::ReadOnly,
+            confirmation: None,
+            ..req.clone()
+        };
+        let r = runner.run(read, Cancel::new()).await;
+        let value = String::from_utf8_lossy(&r.output.read_all().unwrap_or_default())
+            .trim()
+            .to_string();
+        let ok = r.status.is_ok() && !value.is_empty();
+        if !ok && cap.mutation == Mutation::Scale {
+            return Err(ProbeError::Refused {
+                class: SafetyClass::Mutating,
+                reason: format!(
+                    "the replica count of {} could not be read before the scale ({})",
+                    cap.resource,
+                    r.status.describe()
+                ),
+                what: "check the object and the context, then run it again".into(),
+            });
+        }
+        let prior = ok.then(|| PriorState {
+            probe: Some(req.id.to_string()),
+            resource: cap.resource.clone(),
+            field: cap.field.clone(),
+            value,
+            command: cap.read_command(),
+        });
+        out.push((r, prior));
+    }
+    Ok(out)
+}

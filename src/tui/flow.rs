@@ -1,0 +1,142 @@
+//! The mitigation flow's rules in the UI: write mode (off until `--write` or the toggle, which
+//! asks for the session's kube context), which probes open the confirmation screen and which
+//! run as background tasks, the after-state check offered once a mitigation ran, the restore
+//! value offered from an open mitigation, and the warning raised before quit or export while
+//! a mitigation is open. Pure: part of `update()`; must not import IO. The runtime enforces
+//! the same rules where commands execute; this only shows them.
+
+use std::collections::BTreeMap;
+
+use super::app::{App, Input, Item, Live};
+use crate::nav::Effect;
+use crate::tsg::SafetyClass;
+
+/// `W`: write mode off at once, or on after the context is typed.
+pub fn toggle_write(app: &mut App) -> Vec<Effect> {
+    if app.write {
+        app.write = false;
+        app.set_message("Write mode OFF: this session is read-only again.", false);
+        return vec![Effect::WriteMode(false)];
+    }
+    match &app.write_target {
+        Some(ctx) => {
+            let msg = format!(
+                "Type the kube context `{ctx}` and Enter to turn write mode on (Esc keeps it read-only)."
+            );
+            app.set_message(msg, false);
+            app.input = Some(Input::Write { buf: String::new() });
+        }
+        None => app.set_message(
+            "Write mode needs a kube context to confirm against: set `context` under [query] in \
+             the config file, then press W again.",
+            true,
+        ),
+    }
+    Vec::new()
+}
+
+/// The context typed at the write-mode prompt.
+pub fn write_typed(app: &mut App, typed: &str) -> Vec<Effect> {
+    match app.write_target.clone() {
+        Some(ctx) if typed.trim() == ctx => {
+            app.write = true;
+            app.set_message(
+                format!("Write mode ON for {ctx}: a mutating probe opens its confirmation screen."),
+                false,
+            );
+            vec![Effect::WriteMode(true)]
+        }
+        Some(ctx) => {
+            app.set_message(
+                format!("`{typed}` is not this session's context `{ctx}`: write mode stays off."),
+                true,
+            );
+            Vec::new()
+        }
+        None => Vec::new(),
+    }
+}
+
+/// A probe that is not read-only: a background task, or the confirmation screen (write mode).
+pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
+    let Effect::NeedsMitigationFlow { probe, class, .. } = &effect else {
+        return Vec::new();
+    };
+    if let Live::Unavailable(why) = &app.live {
+        app.set_message(
+            format!("Live queries are unavailable: {why}. Nothing was run."),
+            true,
+        );
+        return Vec::new();
+    }
+    if *class == SafetyClass::LongRunning || app.write {
+        return vec![effect];
+    }
+    app.set_message(
+        format!(
+            "Probe {} is {}: this session is read-only. Press W and type the kube context to \
+             turn write mode on; nothing was run.",
+            probe + 1,
+            class.as_str()
+        ),
+        true,
+    );
+    Vec::new()
+}
+
+/// After a mitigation ran: selects the status command the guide puts right after it.
+pub fn offer_after_check(app: &mut App, node: &str, probe: usize) {
+    if app.current_id() != Some(node) {
+        return;
+    }
+    let classes = app.classes();
+    let writes = classes.get(probe).is_some_and(|c| c.needs_confirmation());
+    let Some(n) = app.current_node().filter(|_| writes) else {
+        return;
+    };
+    let Some(next) = crate::mitigate::after_check(n, probe, &classes) else {
+        return;
+    };
+    let first = n.probes[next].code.lines().next().unwrap_or("").to_string();
+    if let Some(i) = app.items().iter().position(|i| *i == Item::Probe(next)) {
+        app.item_sel = i;
+    }
+    app.set_message(
+        format!(
+            "Probe {} ran. Check the result next: r runs probe {} (`{first}`).",
+            probe + 1,
+            next + 1
+        ),
+        false,
+    );
+}
+
+/// For a value prompt: the count captured before an open scale-down that a restore of the
+/// same object uses `var` for, with why.
+pub fn restore_offer(app: &App, node: &str, probe: usize, var: &str) -> Option<(String, String)> {
+    let p = app.nav.index.node(&app.lib, node)?.probes.get(probe)?;
+    let known: BTreeMap<String, String> = app
+        .nav
+        .vars
+        .iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect();
+    crate::mitigate::restore_vars(&p.code, &known)
+        .into_iter()
+        .filter(|(_, name)| name == var)
+        .find_map(|(resource, _)| app.open.iter().find(|o| o.resource == resource))
+        .map(|o| (o.was.clone(), o.to_string()))
+}
+
+/// "1 open mitigation: …" for the status line, quit and export.
+pub fn open_warning(app: &App) -> String {
+    match app.open.as_slice() {
+        [] => String::new(),
+        [one] => format!("1 open mitigation: {one}"),
+        [first, rest @ ..] => format!(
+            "{} open mitigations: {first}; and {} more",
+            rest.len() + 1,
+            rest.len()
+        ),
+    }
+}

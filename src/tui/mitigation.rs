@@ -1,0 +1,198 @@
+//! The confirmation screen's state and keys: the node's Goal, Preconditions (each acknowledged
+//! on its own), Risk, the exact command after substitution, the target, the dry run, and the
+//! target typed back. Submitting only asks the runtime to confirm: the runtime checks every
+//! acknowledgement and the typed target again and runs nothing when they are wrong. Pure;
+//! must not import IO, `crate::query` or `crate::evidence`.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::App;
+use crate::nav::Effect;
+use crate::tsg::SafetyClass;
+
+/// What the runtime prepared for the screen (plain text, after substitution).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MitigationView {
+    pub node: String,
+    pub probe: usize,
+    pub class: SafetyClass,
+    pub title: String,
+    pub goal: Option<String>,
+    pub risk: Option<String>,
+    pub preconditions: Vec<String>,
+    /// The command exactly as it will run (variables shown as their values).
+    pub command: String,
+    /// Context, namespace, cluster or URL, in words.
+    pub target: String,
+    /// The name to type back; `None` when the probe names no target (it cannot be confirmed).
+    pub confirm_name: Option<String>,
+    pub dry_run: DryRunView,
+    /// What is read and recorded before the change (`spec.replicas of deployment/x -n y`).
+    pub captures: Vec<String>,
+    /// Values offered from open mitigations (`ORIG_REPLICAS=2: captured before …`).
+    pub offers: Vec<String>,
+}
+
+/// The dry run the screen offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DryRunView {
+    /// `d` runs this read-only command.
+    Runnable(String),
+    /// The request a write would send, shown as is.
+    Preview(String),
+    /// No dry run, and why.
+    None(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Preconditions,
+    Target,
+}
+
+/// The open confirmation screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mitigation {
+    pub view: MitigationView,
+    pub acks: Vec<bool>,
+    pub sel: usize,
+    pub focus: Focus,
+    pub typed: String,
+    /// The last refusal (wrong target, precondition missing), shown in red.
+    pub error: Option<String>,
+    /// The dry run's output once it ran: (ok, text).
+    pub dry_output: Option<(bool, String)>,
+    /// Waiting for the runtime (dry run or confirmation).
+    pub busy: bool,
+    pub scroll: u16,
+}
+
+impl Mitigation {
+    pub fn new(view: MitigationView) -> Mitigation {
+        let n = view.preconditions.len();
+        Mitigation {
+            acks: vec![false; n],
+            sel: 0,
+            focus: if n == 0 {
+                Focus::Target
+            } else {
+                Focus::Preconditions
+            },
+            typed: String::new(),
+            error: None,
+            dry_output: None,
+            busy: false,
+            scroll: 0,
+            view,
+        }
+    }
+
+    pub fn all_acknowledged(&self) -> bool {
+        self.acks.iter().all(|a| *a)
+    }
+}
+
+/// A key on the confirmation screen.
+pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+    let Some(m) = app.mitigation.as_mut() else {
+        return Vec::new();
+    };
+    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    let cancel = ev.code == KeyCode::Esc || (ctrl && ev.code == KeyCode::Char('c'));
+    if cancel {
+        app.mitigation = None;
+        app.set_message("Mitigation cancelled: nothing was run.", false);
+        return Vec::new();
+    }
+    match (ev.code, m.focus) {
+        (KeyCode::Tab | KeyCode::BackTab, _) => {
+            m.focus = match m.focus {
+                Focus::Preconditions => Focus::Target,
+                Focus::Target if !m.acks.is_empty() => Focus::Preconditions,
+                Focus::Target => Focus::Target,
+            };
+        }
+        (KeyCode::PageDown, _) => m.scroll = m.scroll.saturating_add(5),
+        (KeyCode::PageUp, _) => m.scroll = m.scroll.saturating_sub(5),
+        (KeyCode::Down | KeyCode::Char('j'), Focus::Preconditions) => {
+            m.sel = (m.sel + 1).min(m.acks.len().saturating_sub(1));
+        }
+        (KeyCode::Up | KeyCode::Char('k'), Focus::Preconditions) => {
+            m.sel = m.sel.saturating_sub(1);
+        }
+        (KeyCode::Char(' ') | KeyCode::Enter | KeyCode::Char('x'), Focus::Preconditions) => {
+            if let Some(a) = m.acks.get_mut(m.sel) {
+                *a = !*a;
+                m.error = None;
+            }
+            if m.all_acknowledged() {
+                m.focus = Focus::Target;
+            } else if let Some(next) = m.acks.iter().position(|a| !a) {
+                m.sel = next;
+            }
+        }
+        (KeyCode::Char('d'), Focus::Preconditions) => return dry_run(app),
+        (KeyCode::Backspace, Focus::Target) => {
+            m.typed.pop();
+        }
+        (KeyCode::Char('d'), Focus::Target) if ctrl => return dry_run(app),
+        (KeyCode::Char('u'), Focus::Target) if ctrl => m.typed.clear(),
+        (KeyCode::Char(c), Focus::Target) if !ctrl => m.typed.push(c),
+        (KeyCode::Enter, Focus::Target) => return submit(app),
+        _ => app.dirty = false,
+    }
+    Vec::new()
+}
+
+fn dry_run(app: &mut App) -> Vec<Effect> {
+    let Some(m) = app.mitigation.as_mut() else {
+        return Vec::new();
+    };
+    match &m.view.dry_run {
+        DryRunView::Runnable(_) if !m.busy => {
+            m.busy = true;
+            m.dry_output = Some((true, "Dry run running…".into()));
+            vec![Effect::DryRun {
+                node: m.view.node.clone(),
+                probe: m.view.probe,
+            }]
+        }
+        DryRunView::Runnable(_) => Vec::new(),
+        DryRunView::Preview(_) => {
+            m.error =
+                Some("This write has no server-side dry run: its request is shown above.".into());
+            Vec::new()
+        }
+        DryRunView::None(why) => {
+            m.error = Some(format!("No dry run: {why}."));
+            Vec::new()
+        }
+    }
+}
+
+fn submit(app: &mut App) -> Vec<Effect> {
+    let Some(m) = app.mitigation.as_mut() else {
+        return Vec::new();
+    };
+    if m.busy {
+        return Vec::new();
+    }
+    if let Some(i) = m.acks.iter().position(|a| !a) {
+        m.error = Some(format!(
+            "Precondition {} of {} is not acknowledged: Tab back and press Space on it.",
+            i + 1,
+            m.acks.len()
+        ));
+        m.focus = Focus::Preconditions;
+        m.sel = i;
+        return Vec::new();
+    }
+    m.busy = true;
+    m.error = None;
+    vec![Effect::ConfirmMitigation {
+        node: m.view.node.clone(),
+        probe: m.view.probe,
+        acknowledged: m.acks.clone(),
+        typed: m.typed.clone(),
+    }]
+}

@@ -1,0 +1,232 @@
+//! The mitigation flow where commands execute: prepares the confirmation screen (command after
+//! substitution, target, preconditions, dry run, the captures planned), issues the
+//! confirmation through `crate::mitigate::issue` only in write mode and only when every
+//! precondition is acknowledged and the typed target is the real one, records it, captures
+//! prior state, then runs the probe (or hands the terminal over for an interactive one).
+//! Long-running probes start as background tasks. Part of the runtime, the IO edge.
+
+use std::collections::BTreeMap;
+
+use super::probes::Probes;
+use super::Msg;
+use crate::evidence::Record;
+use crate::mitigate::{self, DryRun};
+use crate::query::runner::{effective_class, gate};
+use crate::query::tasks::Tasks;
+use crate::query::{target_name, Cancel, ProbeId, ProbeRequest};
+use crate::tsg::{CalloutKind, Library, SafetyClass};
+use crate::tui::action::Action;
+use crate::tui::mitigation::{DryRunView, MitigationView};
+
+/// A mitigation waiting on its confirmation screen.
+pub struct Prepared {
+    pub req: ProbeRequest,
+    pub preconditions: Vec<String>,
+    pub dry: DryRun,
+}
+
+/// The background tasks still running: (id, first line of the command).
+pub fn running(tasks: &Tasks) -> Vec<(u64, String)> {
+    tasks
+        .list()
+        .into_iter()
+        .filter(|t| t.result.is_none())
+        .map(|t| (t.id, t.command.lines().next().unwrap_or("").to_string()))
+        .collect()
+}
+
+impl Probes {
+    pub fn set_write(&mut self, on: bool) {
+        self.write = on;
+        if !on {
+            self.prepared.clear();
+        }
+    }
+
+    pub fn stop_task(&self, id: u64) -> Vec<Action> {
+        let stopped = self.tasks.stop(id);
+        vec![Action::Notice(if stopped {
+            format!("Task #{id} stopped.")
+        } else {
+            format!("No task #{id}.")
+        })]
+    }
+
+    pub fn stop_all_tasks(&self) {
+        self.tasks.stop_all();
+    }
+
+    /// A probe that is not read-only: a background task, or its confirmation screen.
+    pub fn prepare(
+        &mut self,
+        lib: &Library,
+        node: &str,
+        probe: usize,
+        class: SafetyClass,
+        bindings: &BTreeMap<String, String>,
+    ) -> Vec<Action> {
+        let req = match self.request(lib, node, probe, bindings) {
+            Ok(r) => r,
+            Err(e) => return vec![Action::MitigationRefused(e)],
+        };
+        if class == SafetyClass::LongRunning && !effective_class(&req).0.needs_confirmation() {
+            self.track(&req, node, probe);
+            let _enter = self.rt.enter();
+            return match self.tasks.start(req) {
+                Ok(id) => vec![
+                    Action::Notice(format!(
+                        "Probe {} runs in the background as task #{id}: :tasks lists tasks, :stop {id} stops it.",
+                        probe + 1
+                    )),
+                    Action::Tasks(running(&self.tasks)),
+                ],
+                Err(e) => vec![Action::Notice(format!("Probe {} not started: {e}", probe + 1))],
+            };
+        }
+        if !self.write {
+            return vec![Action::MitigationRefused(
+                "This session is read-only: press W and type the kube context first. Nothing was run.".into(),
+            )];
+        }
+        let index = crate::nav::Index::new(lib);
+        let Some(n) = index.node(lib, node) else {
+            return vec![Action::MitigationRefused(format!("No step {node}."))];
+        };
+        let preconditions = mitigate::preconditions(n);
+        let command = mitigate::confirm::record(&req, &preconditions).command;
+        let dry = mitigate::dry_run(req.lang, &req.code);
+        let view = MitigationView {
+            node: node.to_string(),
+            probe,
+            class: effective_class(&req).0.max(class),
+            title: format!("{} · probe {}", n.title, probe + 1),
+            goal: n.fields.get("goal").cloned(),
+            risk: n
+                .callouts
+                .iter()
+                .find(|c| c.kind == CalloutKind::Risk)
+                .map(|c| c.text.clone()),
+            preconditions: preconditions.clone(),
+            command,
+            target: req.target.describe(),
+            confirm_name: target_name(&req.target).map(str::to_string),
+            dry_run: match &dry {
+                DryRun::Script(s) => DryRunView::Runnable(s.clone()),
+                DryRun::Request(r) => DryRunView::Preview(r.clone()),
+                DryRun::Unavailable(w) => DryRunView::None(w.clone()),
+            },
+            captures: mitigate::plan(&req.code, &req.bindings)
+                .iter()
+                .map(|c| format!("{} of {} (`{}`)", c.field, c.resource, c.read_command()))
+                .collect(),
+            offers: Vec::new(),
+        };
+        self.prepared.insert(
+            (node.to_string(), probe),
+            Prepared {
+                req,
+                preconditions,
+                dry,
+            },
+        );
+        vec![Action::MitigationReady(Box::new(view))]
+    }
+
+    /// Runs the prepared dry run (read-only by construction; the gate checks it again).
+    pub fn dry_run(&self, node: &str, probe: usize) -> Vec<Action> {
+        let Some(p) = self.prepared.get(&(node.to_string(), probe)) else {
+            return vec![Action::DryRunFinished(
+                false,
+                "Open the probe again.".into(),
+            )];
+        };
+        let DryRun::Script(script) = &p.dry else {
+            return vec![Action::DryRunFinished(
+                false,
+                "No dry run for this probe.".into(),
+            )];
+        };
+        let req = ProbeRequest {
+            id: ProbeId(format!("{}/dry-run", p.req.id)),
+            code: script.clone(),
+            class: SafetyClass::ReadOnly,
+            confirmation: None,
+            assigns: Vec::new(),
+            ..p.req.clone()
+        };
+        if let Some(e) = gate(&req) {
+            return vec![Action::DryRunFinished(false, e.to_string())];
+        }
+        let (runner, tx) = (self.runner.clone(), self.tx.clone());
+        self.rt.spawn(async move {
+            let r = runner.run(req, Cancel::new()).await;
+            let _ = tx.send(Msg::DryRun(Box::new(r)));
+        });
+        Vec::new()
+    }
+
+    /// Issues the confirmation (or says why not) and starts the mitigation.
+    pub fn confirm(&mut self, node: &str, probe: usize, acks: &[bool], typed: &str) -> Action {
+        if !self.write {
+            return Action::MitigationRefused(
+                "This session is read-only: nothing was run. Press W to turn write mode on.".into(),
+            );
+        }
+        let key = (node.to_string(), probe);
+        let Some(p) = self.prepared.get(&key) else {
+            return Action::MitigationRefused("Open the probe again: nothing was run.".into());
+        };
+        let confirmation =
+            match mitigate::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
+                Ok(c) => c,
+                Err(e) => return Action::MitigationRefused(format!("Not run: {e}")),
+            };
+        let Some(p) = self.prepared.remove(&key) else {
+            return Action::MitigationRefused("Open the probe again: nothing was run.".into());
+        };
+        let mut req = p.req;
+        req.confirmation = Some(confirmation);
+        let record = mitigate::confirm::record(&req, &p.preconditions);
+        let _ = self
+            .tx
+            .send(Msg::Record(Box::new(Record::Confirmation(record))));
+        let target = req.target.describe();
+        if effective_class(&req).0 == SafetyClass::Interactive {
+            let _ = self.tx.send(Msg::Handover {
+                node: node.to_string(),
+                probe,
+                req: Box::new(req),
+            });
+            return Action::MitigationStarted(format!(
+                "Confirmed: probe {} gets the terminal on {target}.",
+                probe + 1
+            ));
+        }
+        self.track(&req, node, probe);
+        let (runner, tx, node) = (self.runner.clone(), self.tx.clone(), node.to_string());
+        self.rt.spawn(async move {
+            match mitigate::exec::capture(&runner, &req).await {
+                Ok(caps) => {
+                    for (r, prior) in caps {
+                        let _ = tx.send(Msg::Captured(Box::new(r)));
+                        if let Some(prior) = prior {
+                            let _ = tx.send(Msg::Record(Box::new(Record::PriorState(prior))));
+                        }
+                    }
+                    runner.submit(req);
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::Ui(Action::ProbeFinished {
+                        node,
+                        probe,
+                        result: Err(format!("Not run: {e}")),
+                    }));
+                }
+            }
+        });
+        Action::MitigationStarted(format!(
+            "Confirmed: probe {} runs on {target}; its prior state is recorded first.",
+            probe + 1
+        ))
+    }
+}

@@ -1,0 +1,102 @@
+//! Worker results folded into the state, whatever the screen: probe results (and the
+//! after-state check a mitigation's result offers), exports, evidence notices, the
+//! confirmation screen's answers, open mitigations and background tasks. Pure: part of
+//! `update()`; must not import IO.
+
+use super::action::Action;
+use super::app::{App, ProbeResult};
+use super::mitigation::Mitigation;
+use crate::nav::{self, Cmd, Effect};
+
+/// Folds a worker's result into the state, whatever the screen.
+pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
+    match a {
+        Action::ProbeFinished {
+            node,
+            probe,
+            result,
+        } => {
+            let r = match result {
+                Ok(out) => {
+                    for (name, value) in out.assigns {
+                        let source = nav::VarSource::Probe(node.clone());
+                        nav::apply(
+                            &mut app.nav,
+                            &app.lib,
+                            Cmd::SetVar {
+                                name,
+                                value,
+                                source,
+                            },
+                        );
+                    }
+                    let exit = out
+                        .exit
+                        .map(|c| format!("exit {c}"))
+                        .unwrap_or_else(|| "no exit status".into());
+                    ProbeResult {
+                        ok: out.exit == Some(0),
+                        text: format!("{exit}\n{}", out.output),
+                        series: out.series,
+                    }
+                }
+                Err(e) => ProbeResult {
+                    ok: false,
+                    text: e,
+                    series: Vec::new(),
+                },
+            };
+            let verdict = if r.ok { "finished" } else { "failed" };
+            app.set_message(
+                format!(
+                    "Probe {} {verdict}: its output is under its code block.",
+                    probe + 1
+                ),
+                !r.ok,
+            );
+            let ok = r.ok;
+            app.results.insert((node.clone(), probe), r);
+            app.results_gen += 1;
+            if ok {
+                super::flow::offer_after_check(app, &node, probe);
+            }
+        }
+        Action::Exported(r) => match r {
+            Ok(path) => {
+                app.evidence = Some(true);
+                app.set_message(format!("Evidence exported to {path}"), false);
+            }
+            Err(e) => app.set_message(format!("Export failed: {e}"), true),
+        },
+        Action::Notice(s) => app.set_message(s, false),
+        Action::EvidenceStarted(dir) => {
+            app.evidence = Some(false);
+            app.set_message(format!("Recording evidence in {dir}"), false);
+        }
+        Action::MitigationReady(view) => {
+            app.message = None;
+            app.mitigation = Some(Mitigation::new(*view));
+        }
+        Action::MitigationRefused(why) => match app.mitigation.as_mut() {
+            Some(m) => {
+                m.busy = false;
+                m.error = Some(why);
+            }
+            None => app.set_message(why, true),
+        },
+        Action::MitigationStarted(what) => {
+            app.mitigation = None;
+            app.set_message(what, false);
+        }
+        Action::DryRunFinished(ok, text) => {
+            if let Some(m) = app.mitigation.as_mut() {
+                m.busy = false;
+                m.dry_output = Some((ok, text));
+            }
+        }
+        Action::OpenMitigations(open) => app.open = open,
+        Action::Tasks(tasks) => app.tasks = tasks,
+        _ => {}
+    }
+    Vec::new()
+}
