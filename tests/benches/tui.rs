@@ -8,6 +8,8 @@
 //!   `update()`, then a full frame. Goal: ≤ 16 ms at the 99th percentile; after the criterion
 //!   run, 2,000 single key-to-frame samples are taken and their p50/p99 printed.
 //! - `tui/rewrap_10k`: the same node drawn at a new width (the once-per-width wrap).
+//! - `chart/six_series_10k_points_160`: the lines of a range-query chart of 6 series × 10,000
+//!   points at 160 columns (computed once per width and result; must stay well under a frame).
 //!
 //! Bench code only: public API, TestBackend, no terminal. Run with `cargo bench --bench tui`.
 
@@ -142,5 +144,33 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(tui, benches);
+/// Six series of 10,000 points each (one a second), a different wave per series.
+fn chart_series() -> Vec<tsgnav::tui::app::ChartSeries> {
+    (0..6)
+        .map(|s| tsgnav::tui::app::ChartSeries {
+            label: format!("{{pod=\"router-{s}\"}}"),
+            points: (0..10_000)
+                .map(|i| {
+                    let x = f64::from(i);
+                    (
+                        1.7e9 + x,
+                        (x / (300.0 + 50.0 * f64::from(s))).sin() * 100.0 + x / 100.0,
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn chart_benches(c: &mut Criterion) {
+    let series = chart_series();
+    let theme = Theme::bundled(false);
+    let mut g = c.benchmark_group("chart");
+    g.bench_function("six_series_10k_points_160", |b| {
+        b.iter(|| black_box(tsgnav::tui::widgets::chart::lines(&series, 160, &theme)))
+    });
+    g.finish();
+}
+
+criterion_group!(tui, benches, chart_benches);
 criterion_main!(tui);

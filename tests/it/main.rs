@@ -47,6 +47,7 @@ mod sim_maestro;
 mod sim_support;
 mod tree_json;
 mod tui_assets;
+mod tui_chart;
 mod tui_common;
 mod tui_redact;
 mod tui_replay;

@@ -1,5 +1,6 @@
 //! Code blocks in the node pane: a frame with the probe number, name, language and safety
-//! badge, the code (wrapped, indentation kept), and the probe's result under it. Pure; no IO.
+//! badge, the code (wrapped, indentation kept), and the probe's result under it (with a chart
+//! of its range-query series). Pure; no IO.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -82,6 +83,9 @@ pub fn render(
                 Span::styled("  ⎿ ", s),
                 Span::raw(truncate(l, width.saturating_sub(4))),
             ]));
+        }
+        if !r.series.is_empty() {
+            out.extend(super::chart::lines(&r.series, width, t));
         }
     }
     out.push(Line::default());

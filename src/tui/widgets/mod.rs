@@ -1,6 +1,7 @@
 //! Widgets of the TUI: each draws part of an [`crate::tui::app::App`] into a frame. Pure
 //! (state in, cells out); must not import IO (std::fs, std::process, std::env, tokio).
 
+pub mod chart;
 pub mod code;
 pub mod confirm;
 pub mod guide;
