@@ -105,7 +105,10 @@ impl Probes {
                 .callouts
                 .iter()
                 .find(|c| c.kind == CalloutKind::Risk)
-                .map(|c| c.text.clone()),
+                .map(|c| {
+                    let t = c.text.trim();
+                    t.strip_prefix("Risk:").unwrap_or(t).trim().to_string()
+                }),
             preconditions: preconditions.clone(),
             command,
             target: req.target.describe(),
