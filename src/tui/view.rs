@@ -77,7 +77,13 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             Span::styled("  (Enter set, Esc cancel)", t.get("ui.dim")),
         ]),
         Some(Input::Write { buf }) => Line::from(vec![
-            Span::styled("write mode: type the context = ", t.get("ui.key")),
+            Span::styled(
+                format!(
+                    "write mode: type the kube context `{}` = ",
+                    app.write_target.clone().unwrap_or_default()
+                ),
+                t.get("ui.key"),
+            ),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
         None => match &app.message {

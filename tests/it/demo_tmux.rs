@@ -1,12 +1,16 @@
 //! `tsgnav demo` end to end in tmux, from a clean state directory to an exported bundle: the
 //! alert lands on the blast-radius step, a kubectl probe runs live against the in-process
-//! simulated cluster, a PromQL probe is answered from the recorded scenario and says so, the
-//! evidence is exported and verifies. Skips with a SKIP line when tmux is missing, unless
+//! simulated cluster, a PromQL probe is answered from the recorded scenario and says so, write
+//! mode is turned on with the context typed, the stuck router pod is force-deleted through the
+//! confirmation screen and the re-query offered after it runs, a validation item is ticked, and
+//! the evidence is exported and verifies. Skips with a SKIP line when tmux is missing, unless
 //! TSGNAV_REQUIRE_SERVERS=1.
 
+use tsgnav::nav::Cmd;
 use tsgnav::tui::app::Item;
+use tsgnav::tui::navigate::nav_cmd;
 
-use crate::tui_common::{assert_verifies, at_alert, item_index, Tmux};
+use crate::tui_common::{app, assert_verifies, at_alert, id, item_index, Tmux};
 
 fn run_probe(t: &Tmux, probe: usize) {
     let a = at_alert();
@@ -40,6 +44,7 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
         s.contains("demo data: recorded answer")
             && s.contains("{node=\"aks-userswft-31562873-vmss000001\"}  2")
     });
+    mitigate(&t);
     t.keys(&[":"]);
     t.keys(&["-l", "export no-such-team"]);
     t.keys(&["Enter"]);
@@ -62,6 +67,9 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
         "kubectl get nodes",
         "demo scenario (recorded)",
         "\"type\":\"export\"",
+        "\"type\":\"confirmation\"",
+        "--grace-period=0 --force",
+        "\"topic\":\"checklist\"",
     ] {
         assert!(journal.contains(want), "journal has {want}:\n{journal}");
     }
@@ -90,4 +98,57 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
         summary.contains("Cloudnet/NRP"),
         "the chosen team's checklist is in the summary:\n{summary}"
     );
+}
+
+/// Scenario 1, option A: write mode on, the force delete confirmed, the re-query after it,
+/// then a validation item ticked.
+fn mitigate(t: &Tmux) {
+    t.keys(&[":"]);
+    t.send_line("goto scenario-1-stuck-mtpnc-deletion");
+    t.wait_for("Scenario 1", |s| {
+        s.contains("Scenario 1: Stuck MTPNC deletion")
+    });
+    t.keys(&["W"]);
+    let s = t.wait_for("the write-mode prompt", |s| {
+        s.contains("write mode: type the kube context `")
+    });
+    let ctx = s
+        .split("write mode: type the kube context `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .expect("the context is named")
+        .to_string();
+    t.send_line(&ctx);
+    t.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
+    let mut a = app();
+    nav_cmd(&mut a, Cmd::Goto(id("Scenario 1:")));
+    for _ in 0..item_index(&a, |i| matches!(i, Item::Probe(1))) {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&["r"]);
+    t.wait_for("the confirmation screen", |s| {
+        s.contains("Mitigation: confirm before it runs") && s.contains("--grace-period=0 --force")
+    });
+    let pre = tsgnav::mitigate::preconditions(a.current_node().expect("node")).len();
+    for _ in 0..pre {
+        t.keys(&["Space"]);
+    }
+    t.keys(&["-l", &ctx]);
+    t.keys(&["Enter"]);
+    t.wait_for("the re-query offered next", |s| {
+        s.contains("Probe 2 ran. Check the result next: r runs probe 3")
+    });
+    t.keys(&["r"]);
+    t.wait_for("the re-query to finish", |s| s.contains("Probe 3 finished"));
+    t.keys(&[":"]);
+    t.send_line("goto validation-and-confirmation");
+    t.wait_for("the validation step", |s| {
+        s.contains("Validation and Confirmation")
+    });
+    nav_cmd(&mut a, Cmd::Goto(id("Validation and Confirmation")));
+    for _ in 0..item_index(&a, |i| matches!(i, Item::Check(0))) {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&["Space"]);
+    t.wait_for("the ticked item", |s| s.contains("[x]"));
 }

@@ -91,7 +91,7 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
 
     t.keys(&["W"]);
     t.wait_for("the write-mode prompt", |s| {
-        s.contains("write mode: type the context")
+        s.contains(&format!("write mode: type the kube context `{ctx}`"))
     });
     t.send_line(&ctx);
     t.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
