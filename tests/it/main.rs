@@ -49,6 +49,7 @@ mod tree_json;
 mod tui_assets;
 mod tui_chart;
 mod tui_common;
+mod tui_handover;
 mod tui_mitigation;
 mod tui_redact;
 mod tui_replay;

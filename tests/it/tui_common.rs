@@ -193,7 +193,7 @@ impl Tmux {
             .expect("display");
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
-    /// Waits (up to 20 s) until the screen satisfies `ok`; fails with the screen otherwise.
+    /// Waits (up to 60 s: the machine may be busy with other tests) until the screen satisfies `ok`; fails with the screen otherwise.
     pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
@@ -202,7 +202,7 @@ impl Tmux {
                 return s;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(20),
+                start.elapsed() < Duration::from_secs(60),
                 "timed out waiting for {what}; screen:\n{s}"
             );
             std::thread::sleep(Duration::from_millis(50));

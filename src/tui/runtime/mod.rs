@@ -6,13 +6,16 @@
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
 pub mod flow;
+mod fx;
 mod ledger;
 pub mod probes;
 pub mod record;
 
 use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
@@ -25,6 +28,7 @@ use super::app::App;
 use super::update::update;
 use super::view;
 use crate::nav::Effect;
+use fx::Fx;
 
 /// Leaves the alternate screen and raw mode; safe to call more than once.
 pub fn restore_terminal() {
@@ -120,8 +124,20 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
     }
     let keys = tx.clone();
+    let paused = Arc::new(AtomicBool::new(false));
+    let pause = paused.clone();
     std::thread::spawn(move || loop {
-        // Blocks until the terminal has something: no busy loop.
+        // Waits for the terminal in 250 ms slices (no busy loop), so that a handover can stop
+        // this thread from reading keys meant for the program that has the terminal.
+        if pause.load(Ordering::SeqCst) {
+            std::thread::sleep(KEY_SLICE);
+            continue;
+        }
+        match event::poll(KEY_SLICE) {
+            Ok(false) => continue,
+            Ok(true) if pause.load(Ordering::SeqCst) => continue,
+            _ => {}
+        }
         let action = match event::read() {
             Ok(Event::Key(k)) if k.kind != event::KeyEventKind::Release => Action::Key(k),
             Ok(Event::Mouse(m)) => Action::Mouse(m),
@@ -195,7 +211,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::DryRunFinished(ok, text));
             }
             Ok(Msg::Handover { node, probe, req }) => {
-                let result = handover(&mut term, &req)?;
+                let result = handover(&mut term, &req, &paused)?;
                 if let Some(r) = fx.recorder.as_mut() {
                     queue.extend(r.probe(&app, &result));
                 }
@@ -214,7 +230,11 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
 fn handover(
     term: &mut Terminal<CrosstermBackend<Stdout>>,
     req: &crate::query::ProbeRequest,
+    paused: &AtomicBool,
 ) -> io::Result<crate::query::ProbeResult> {
+    paused.store(true, Ordering::SeqCst);
+    // Let the key thread finish the slice it is waiting in.
+    std::thread::sleep(KEY_SLICE + Duration::from_millis(50));
     restore_terminal();
     println!(
         "tsgnav: running {} with your terminal; the navigator comes back when it exits.",
@@ -222,79 +242,17 @@ fn handover(
     );
     let result = crate::query::attached::run_attached(req, "bash");
     terminal::enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    term.clear()?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        terminal::Clear(terminal::ClearType::All)
+    )?;
+    // A new terminal object: fresh buffers, so the next frame is drawn whole.
+    *term = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    paused.store(false, Ordering::SeqCst);
     Ok(result)
 }
 
-/// Carries out effects.
-struct Fx {
-    live: Option<probes::Probes>,
-    recorder: Option<record::Recorder>,
-}
-
-impl Fx {
-    /// Carries out one effect; returns the actions that report its outcome.
-    fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
-        match effect {
-            Effect::RunProbe {
-                node,
-                probe,
-                bindings,
-            } => vec![match &self.live {
-                Some(p) => p.run(&app.lib, &node, probe, &bindings),
-                None => Action::Notice(
-                    "Live queries are unavailable: the probe was not run and no result is shown."
-                        .into(),
-                ),
-            }],
-            Effect::Record(ev) => match self.recorder.as_mut() {
-                Some(r) => r.event(app, ev),
-                None => Vec::new(),
-            },
-            Effect::Export => match self.recorder.as_mut() {
-                Some(r) => r.export(app),
-                None => vec![Action::Exported(Err(
-                    "evidence recording is off (--no-evidence)".into(),
-                ))],
-            },
-            Effect::NeedsMitigationFlow {
-                node,
-                probe,
-                class,
-                bindings,
-            } => match self.live.as_mut() {
-                Some(p) => p.prepare(&app.lib, &node, probe, class, &bindings),
-                None => vec![Action::MitigationRefused(
-                    "Live queries are unavailable: nothing was run.".into(),
-                )],
-            },
-            Effect::ConfirmMitigation {
-                node,
-                probe,
-                acknowledged,
-                typed,
-            } => match self.live.as_mut() {
-                Some(p) => vec![p.confirm(&node, probe, &acknowledged, &typed)],
-                None => vec![Action::MitigationRefused(
-                    "Live queries are unavailable: nothing was run.".into(),
-                )],
-            },
-            Effect::DryRun { node, probe } => match self.live.as_ref() {
-                Some(p) => p.dry_run(&node, probe),
-                None => Vec::new(),
-            },
-            Effect::WriteMode(on) => {
-                if let Some(p) = self.live.as_mut() {
-                    p.set_write(on);
-                }
-                Vec::new()
-            }
-            Effect::StopTask(id) => match self.live.as_ref() {
-                Some(p) => p.stop_task(id),
-                None => Vec::new(),
-            },
-            Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
-        }
-    }
-}
+/// How long the key thread waits for the terminal before it checks whether to pause.
+const KEY_SLICE: Duration = Duration::from_millis(250);

@@ -1,0 +1,79 @@
+//! Carrying out the effects `update()` returns: live probes, the mitigation flow, background
+//! tasks, evidence records and the export. Part of the runtime, the IO edge.
+
+use super::{probes, record};
+use crate::nav::Effect;
+use crate::tui::action::Action;
+use crate::tui::app::App;
+
+/// Carries out effects.
+pub(super) struct Fx {
+    pub(super) live: Option<probes::Probes>,
+    pub(super) recorder: Option<record::Recorder>,
+}
+
+impl Fx {
+    /// Carries out one effect; returns the actions that report its outcome.
+    pub(super) fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
+        match effect {
+            Effect::RunProbe {
+                node,
+                probe,
+                bindings,
+            } => vec![match &self.live {
+                Some(p) => p.run(&app.lib, &node, probe, &bindings),
+                None => Action::Notice(
+                    "Live queries are unavailable: the probe was not run and no result is shown."
+                        .into(),
+                ),
+            }],
+            Effect::Record(ev) => match self.recorder.as_mut() {
+                Some(r) => r.event(app, ev),
+                None => Vec::new(),
+            },
+            Effect::Export => match self.recorder.as_mut() {
+                Some(r) => r.export(app),
+                None => vec![Action::Exported(Err(
+                    "evidence recording is off (--no-evidence)".into(),
+                ))],
+            },
+            Effect::NeedsMitigationFlow {
+                node,
+                probe,
+                class,
+                bindings,
+            } => match self.live.as_mut() {
+                Some(p) => p.prepare(&app.lib, &node, probe, class, &bindings),
+                None => vec![Action::MitigationRefused(
+                    "Live queries are unavailable: nothing was run.".into(),
+                )],
+            },
+            Effect::ConfirmMitigation {
+                node,
+                probe,
+                acknowledged,
+                typed,
+            } => match self.live.as_mut() {
+                Some(p) => vec![p.confirm(&node, probe, &acknowledged, &typed)],
+                None => vec![Action::MitigationRefused(
+                    "Live queries are unavailable: nothing was run.".into(),
+                )],
+            },
+            Effect::DryRun { node, probe } => match self.live.as_ref() {
+                Some(p) => p.dry_run(&node, probe),
+                None => Vec::new(),
+            },
+            Effect::WriteMode(on) => {
+                if let Some(p) = self.live.as_mut() {
+                    p.set_write(on);
+                }
+                Vec::new()
+            }
+            Effect::StopTask(id) => match self.live.as_ref() {
+                Some(p) => p.stop_task(id),
+                None => Vec::new(),
+            },
+            Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
+        }
+    }
+}
