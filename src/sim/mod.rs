@@ -1,9 +1,10 @@
 //! Simulated management clusters for the demo and the tests: a subset of the Kubernetes API
 //! server (discovery incl. CRDs, list/get with label and field selectors, server-side tables,
 //! watch, merge/JSON/strategic-merge patch, delete with finalizers, the scale subresource, pod
-//! logs) and Maestro's resource-bundle API, served by one axum server on 127.0.0.1 for many
-//! clusters at once (`/clusters/<name>/…`), loaded from a scenario YAML (`assets/scenarios/`).
-//! Both kube-rs and the real `kubectl` talk to it through the kubeconfig it writes.
+//! logs, pod port-forward) and Maestro's resource-bundle API, served by one axum server on
+//! 127.0.0.1 for many clusters at once (`/clusters/<name>/…`), loaded from a scenario YAML
+//! (`assets/scenarios/`). Both kube-rs and the real `kubectl` talk to it through the
+//! kubeconfig it writes.
 //!
 //! Must not import `tui`, `nav`, `cli` or `query`: it is a stand-in for the outside world.
 //! IO is limited to the loopback listener (`server`, `watch`) and `SimHandle::write_kubeconfig`.
@@ -12,12 +13,14 @@ mod cells;
 mod maestro;
 mod mutate;
 mod patch;
+mod portforward;
 pub mod resources;
 mod route;
 pub mod scenario;
 mod seed;
 pub mod select;
 mod server;
+mod spdy;
 pub mod store;
 pub mod table;
 mod watch;
@@ -71,6 +74,7 @@ impl Sim {
             .map_err(SimError::Bind)?;
         let addr = listener.local_addr().map_err(SimError::Bind)?;
         let app = axum::Router::new()
+            .merge(portforward::routes(state.clone(), addr))
             .fallback(server::handle)
             .with_state(state);
         let (tx, rx) = oneshot::channel::<()>();

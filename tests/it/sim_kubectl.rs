@@ -279,8 +279,12 @@ fn kubectl_runs_the_maestro_mitigation() {
     ]);
     assert!(rollout.contains("successfully rolled out"), "{rollout}");
     let pods = s.ok(&["get", "pods", "-n", "maestro", "--no-headers"]);
-    assert_eq!(pods.lines().count(), 1, "{pods}");
-    assert!(pods.contains("Running"), "{pods}");
+    let agents: Vec<&str> = pods
+        .lines()
+        .filter(|l| l.starts_with("maestro-agent-"))
+        .collect();
+    assert_eq!(agents.len(), 1, "{pods}");
+    assert!(agents[0].contains("Running"), "{pods}");
     let log = s.ok(&[
         "logs",
         "-n",

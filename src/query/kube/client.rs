@@ -150,6 +150,11 @@ impl KubeClient {
         })
     }
 
+    /// The kube-rs client (for streaming calls such as port-forward).
+    pub fn kube(&self) -> &kube::Client {
+        &self.client
+    }
+
     /// Sends a request and reads a JSON answer.
     pub async fn send(
         &self,

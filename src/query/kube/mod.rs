@@ -3,7 +3,8 @@
 //! NodeInfo, ManifestWork, …) work without kubectl. The answer is what kubectl would print,
 //! plus the table and the raw objects. [`fanout`] runs one command across every context
 //! matching a glob (`mc-*`). `kubectl get … -o json | jq …` runs natively too ([`jq`], with
-//! jaq); other pipes and commands are not accepted, so the runner sends them to the shell.
+//! jaq), and so does one `kubectl port-forward` ([`portforward`], until stopped); other pipes
+//! and commands are not accepted, so the runner sends them to the shell.
 //!
 //! Part of `query` (the IO layer): imports `query` types and `tsg::shell`; never `cli`,
 //! `tui`, `nav` or `sim`.
@@ -16,6 +17,7 @@ pub mod fanout;
 pub mod jq;
 pub mod jsonpath;
 pub mod parse;
+pub mod portforward;
 pub mod render;
 pub mod resolve;
 pub mod run;
@@ -65,6 +67,9 @@ impl KubeExecutor {
     }
 
     async fn execute(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
+        if let Some(pf) = portforward::parse_probe(&req.code, &req.bindings) {
+            return portforward::execute(self, req, pf, out, cancel).await;
+        }
         let started = Utc::now();
         let target = req.target.describe();
         let cmds = match parse_script(&req.code, &req.bindings) {
@@ -231,14 +236,15 @@ impl Executor for KubeExecutor {
         Backend::Kube
     }
 
-    /// Shell probes made only of native `kubectl get|describe` forms (a missing variable
-    /// still counts: the run reports it).
+    /// Shell probes made only of native `kubectl get|describe` forms, or exactly one native
+    /// `kubectl port-forward` (a missing variable still counts: the run reports it).
     fn accepts(&self, req: &ProbeRequest) -> bool {
+        let native = |r: Result<(), Reject>| !matches!(r, Err(Reject::NotNative(_)));
         req.lang == Lang::Shell
-            && !matches!(
-                parse_script(&req.code, &req.bindings),
-                Err(Reject::NotNative(_))
-            )
+            && match portforward::parse_probe(&req.code, &req.bindings) {
+                Some(pf) => native(pf.map(|_| ())),
+                None => native(parse_script(&req.code, &req.bindings).map(|_| ())),
+            }
     }
 
     fn run(
