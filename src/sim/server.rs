@@ -106,7 +106,7 @@ pub async fn handle(
                 name,
                 sub,
             };
-            if req.method != Method::GET && req.q.get("dryRun").is_some_and(|d| d == "All") {
+            if req.method != Method::GET && dry_run(&req) {
                 // A server-side dry run: the write runs on a throw-away copy.
                 let mut copy = c.dry_run_copy();
                 drop(c);
@@ -121,6 +121,19 @@ pub async fn handle(
         Ok(v) => json_response(200, &v),
         Err(e) => error(&e),
     }
+}
+
+/// A server-side dry run: `?dryRun=All`, or (for DELETE) `"dryRun": ["All"]` in the body's
+/// DeleteOptions, as kubectl sends it.
+fn dry_run(req: &Req) -> bool {
+    if req.q.get("dryRun").is_some_and(|d| d == "All") {
+        return true;
+    }
+    serde_json::from_slice::<Value>(&req.body)
+        .ok()
+        .and_then(|b| b.get("dryRun").cloned())
+        .and_then(|d| d.as_array().cloned())
+        .is_some_and(|a| a.iter().any(|v| v == "All"))
 }
 
 fn not_served() -> ApiError {

@@ -42,6 +42,7 @@ mod run_cli;
 mod safety_corpus;
 mod servers;
 mod sim_cli;
+mod sim_dryrun;
 mod sim_kube;
 mod sim_kubectl;
 mod sim_maestro;

@@ -178,3 +178,52 @@ fn no_mutating_or_unknown_probe_reaches_an_executor_without_its_confirmation() {
     );
     assert!(reached_with_right.into_inner() > 0);
 }
+
+/// The same property where a confirmed interactive probe gets the terminal
+/// (`query::attached`): without its own confirmation it is refused before any process starts.
+/// The shell named here does not exist, so a run that got past the gate shows as a spawn
+/// failure and nothing generated is ever executed.
+#[test]
+fn no_unconfirmed_probe_reaches_the_terminal_handover() {
+    const NO_SHELL: &str = "tsgnav-test-no-such-shell";
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        ..Config::default()
+    });
+    let gated = AtomicUsize::new(0);
+    let result = runner.run(&command(), |(code, value)| {
+        let req = request(&code, "V", &value, "mc-1", None);
+        let class = effective_class(&req).0;
+        if !(class.needs_confirmation() || class == SafetyClass::Interactive) {
+            return Ok(());
+        }
+        gated.fetch_add(1, Ordering::SeqCst);
+        let mut wrong = req.clone();
+        wrong.confirmation = Some(confirm(
+            &request(&code, "V", &format!("{value}x"), "mc-1", None),
+            "mc-1",
+        ));
+        for a in [req.clone(), wrong] {
+            let r = tsgnav::query::attached::run_attached(&a, NO_SHELL);
+            prop_assert!(
+                matches!(r.status, Status::Failed(ProbeError::Refused { .. })),
+                "{code:?} ({class:?}) was not refused: {:?}",
+                r.status
+            );
+        }
+        let mut right = req.clone();
+        right.confirmation = Some(confirm(&req, "mc-1"));
+        let r = tsgnav::query::attached::run_attached(&right, NO_SHELL);
+        prop_assert!(
+            matches!(r.status, Status::Failed(ProbeError::Spawn { .. })),
+            "{code:?} with its confirmation should reach the spawn: {:?}",
+            r.status
+        );
+        Ok(())
+    });
+    result.expect("property holds");
+    assert!(
+        gated.load(Ordering::SeqCst) > 50,
+        "enough gated cases were generated"
+    );
+}
