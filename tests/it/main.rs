@@ -3,6 +3,7 @@
 mod bad_input;
 mod common;
 mod corpus;
+mod demo_maestro_tmux;
 mod demo_tmux;
 mod evidence_cli;
 mod evidence_export;
