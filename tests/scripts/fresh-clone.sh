@@ -54,7 +54,17 @@ until screen | grep -q "routes here"; do
     fi
     sleep 2
 done
-screen | grep -q "DEMO DATA" || { screen; echo "error: the demo does not label its data" >&2; exit 1; }
+# Esc clears the start-up message; the status line then shows the demo-data label.
+tmux send-keys -t "$session" Escape
+deadline=$((SECONDS + 20))
+until screen | grep -q "DEMO DATA"; do
+    if [ "$SECONDS" -gt "$deadline" ]; then
+        screen
+        echo "error: the demo does not label its data" >&2
+        exit 1
+    fi
+    sleep 1
+done
 echo "the demo landed on the alert's step, labelled as demo data"
 # q warns that the evidence is not exported; the second q quits.
 tmux send-keys -t "$session" q
