@@ -12,6 +12,7 @@ mod sessions;
 mod sim;
 mod tree;
 mod tui;
+mod tui_build;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
