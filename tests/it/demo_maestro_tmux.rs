@@ -40,17 +40,6 @@ fn run(t: &Tmux, slug: &str, title: &str, p: usize) -> usize {
     pre
 }
 
-fn confirm(t: &Tmux, pre: usize, ctx: &str) {
-    t.wait_for("the confirmation screen", |s| {
-        s.contains("Mitigation: confirm before it runs")
-    });
-    for _ in 0..pre {
-        t.keys(&["Space"]);
-    }
-    t.keys(&["-l", ctx]);
-    t.keys(&["Enter"]);
-}
-
 #[test]
 fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
     let Some(t) = Tmux::start("demo-maestro") else {
@@ -94,24 +83,13 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
     });
 
     let strategy = "strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";
-    t.keys(&["W"]);
-    let s = t.wait_for("the write-mode prompt", |s| {
-        s.contains("write mode: type the kube context `")
-    });
-    let ctx = s
-        .split("write mode: type the kube context `")
-        .nth(1)
-        .and_then(|r| r.split('`').next())
-        .expect("the context is named")
-        .to_string();
-    t.send_line(&ctx);
-    t.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
+    let ctx = t.write_mode_on();
     run(&t, strategy, "Strategy 2: Scale the Maestro agent down", 0);
     t.wait_for("the count captured", |s| s.contains("Probe 1 finished"));
     // The selection is on probe 1: the scale-down is the next item.
     t.keys(&["Tab"]);
     t.keys(&["r"]);
-    confirm(&t, layout(strategy, 1).1, &ctx);
+    t.confirm(layout(strategy, 1).1, &ctx);
     t.wait_for("the open mitigation", |s| {
         s.contains("OPEN 1: deployment/maestro-agent -n maestro → 0")
     });
@@ -122,7 +100,7 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
         "Restore the Maestro agent",
         0,
     );
-    confirm(&t, pre, &ctx);
+    t.confirm(pre, &ctx);
     t.wait_for(
         "the mitigation closed and the rollout status offered",
         |s| !s.contains("OPEN 1") && s.contains("r runs probe 2 (`kubectl rollout status"),

@@ -108,18 +108,7 @@ fn mitigate(t: &Tmux) {
     t.wait_for("Scenario 1", |s| {
         s.contains("Scenario 1: Stuck MTPNC deletion")
     });
-    t.keys(&["W"]);
-    let s = t.wait_for("the write-mode prompt", |s| {
-        s.contains("write mode: type the kube context `")
-    });
-    let ctx = s
-        .split("write mode: type the kube context `")
-        .nth(1)
-        .and_then(|r| r.split('`').next())
-        .expect("the context is named")
-        .to_string();
-    t.send_line(&ctx);
-    t.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
+    let ctx = t.write_mode_on();
     let mut a = app();
     nav_cmd(&mut a, Cmd::Goto(id("Scenario 1:")));
     for _ in 0..item_index(&a, |i| matches!(i, Item::Probe(1))) {
@@ -130,11 +119,7 @@ fn mitigate(t: &Tmux) {
         s.contains("Mitigation: confirm before it runs") && s.contains("--grace-period=0 --force")
     });
     let pre = tsgnav::mitigate::preconditions(a.current_node().expect("node")).len();
-    for _ in 0..pre {
-        t.keys(&["Space"]);
-    }
-    t.keys(&["-l", &ctx]);
-    t.keys(&["Enter"]);
+    t.confirm(pre, &ctx);
     t.wait_for("the re-query offered next", |s| {
         s.contains("Probe 2 ran. Check the result next: r runs probe 3")
     });

@@ -13,17 +13,7 @@ fn server_dry_runs_answer_like_the_write_and_change_nothing() {
     ) else {
         return;
     };
-    let replicas = || {
-        s.ok(&[
-            "get",
-            "deployment",
-            "maestro-agent",
-            "-n",
-            "maestro",
-            "-o",
-            "jsonpath={.spec.replicas}",
-        ])
-    };
+    let replicas = || s.agent_replicas(None);
     let before = replicas();
     let out = s.ok(&[
         "scale",

@@ -100,6 +100,16 @@ impl BlockingSim {
             .expect("kubectl runs")
     }
 
+    /// The replica count of `deployment/maestro-agent -n maestro` (in `context`, if given).
+    pub fn agent_replicas(&self, context: Option<&str>) -> String {
+        let mut args = vec!["get", "deployment", "maestro-agent", "-n", "maestro"];
+        args.extend(["-o", "jsonpath={.spec.replicas}"]);
+        if let Some(c) = context {
+            args.extend(["--context", c]);
+        }
+        self.ok(&args)
+    }
+
     /// Runs kubectl and returns stdout, failing the test with stderr when it exits non-zero.
     pub fn ok(&self, args: &[&str]) -> String {
         let o = self.run(args);

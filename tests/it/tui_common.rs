@@ -270,3 +270,34 @@ impl Drop for Tmux {
             .status();
     }
 }
+
+impl Tmux {
+    /// `W`, then the kube context the prompt names, typed back: write mode on. Returns the
+    /// context.
+    pub fn write_mode_on(&self) -> String {
+        const PROMPT: &str = "write mode: type the kube context `";
+        self.keys(&["W"]);
+        let s = self.wait_for("the write-mode prompt", |s| s.contains(PROMPT));
+        let ctx = s
+            .split(PROMPT)
+            .nth(1)
+            .and_then(|r| r.split('`').next())
+            .expect("the prompt names the context")
+            .to_string();
+        self.send_line(&ctx);
+        self.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
+        ctx
+    }
+
+    /// On the confirmation screen: acknowledges `preconditions` items, types `target`, Enter.
+    pub fn confirm(&self, preconditions: usize, target: &str) {
+        self.wait_for("the confirmation screen", |s| {
+            s.contains("Mitigation: confirm before it runs")
+        });
+        for _ in 0..preconditions {
+            self.keys(&["Space"]);
+        }
+        self.keys(&["-l", target]);
+        self.keys(&["Enter"]);
+    }
+}

@@ -44,19 +44,7 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
         return;
     };
     let ctx = sim.sim.as_ref().expect("sim").handle.clusters[0].clone();
-    let replicas = || {
-        sim.ok(&[
-            "--context",
-            &ctx,
-            "get",
-            "deployment",
-            "maestro-agent",
-            "-n",
-            "maestro",
-            "-o",
-            "jsonpath={.spec.replicas}",
-        ])
-    };
+    let replicas = || sim.agent_replicas(Some(&ctx));
     let before = replicas();
     assert!(before.parse::<u32>().is_ok_and(|n| n > 0), "{before}");
     std::fs::write(

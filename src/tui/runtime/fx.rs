@@ -13,6 +13,18 @@ pub(super) struct Fx {
 }
 
 impl Fx {
+    /// Records a probe run (when recording); returns what to tell the operator.
+    pub(super) fn record_run(
+        &mut self,
+        app: &App,
+        result: &crate::query::ProbeResult,
+    ) -> Vec<Action> {
+        match self.recorder.as_mut() {
+            Some(r) => r.probe(app, result),
+            None => Vec::new(),
+        }
+    }
+
     /// Carries out one effect; returns the actions that report its outcome.
     pub(super) fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
         match effect {

@@ -181,9 +181,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 result,
             }) => {
                 // Recorded (fsync'd) before the UI shows the result.
-                if let Some(r) = fx.recorder.as_mut() {
-                    queue.extend(r.probe(&app, &result));
-                }
+                queue.extend(fx.record_run(&app, &result));
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
@@ -195,15 +193,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                     queue.extend(r.record(&app, *rec));
                 }
             }
-            Ok(Msg::Captured(result)) => {
-                if let Some(r) = fx.recorder.as_mut() {
-                    queue.extend(r.probe(&app, &result));
-                }
-            }
+            Ok(Msg::Captured(result)) => queue.extend(fx.record_run(&app, &result)),
             Ok(Msg::DryRun(result)) => {
-                if let Some(r) = fx.recorder.as_mut() {
-                    queue.extend(r.probe(&app, &result));
-                }
+                queue.extend(fx.record_run(&app, &result));
                 let (ok, text) = match probes::convert(&result) {
                     Ok(o) => (o.exit == Some(0), o.output),
                     Err(e) => (false, e),
@@ -212,9 +204,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             }
             Ok(Msg::Handover { node, probe, req }) => {
                 let result = handover(&mut term, &req, &paused)?;
-                if let Some(r) = fx.recorder.as_mut() {
-                    queue.extend(r.probe(&app, &result));
-                }
+                queue.extend(fx.record_run(&app, &result));
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
