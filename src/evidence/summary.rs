@@ -1,5 +1,5 @@
 //! The IcM summary: Markdown ready to paste into an incident (alert, impact, timeline, findings
-//! per step, mitigations with prior state, evidence table with digests, the chosen team's
+//! per step, mitigations with prior state and what is still open, evidence table with digests, the chosen team's
 //! checklist with what is missing; see `summary_json`). Pure. Must not import IO, `cli`, `tui`
 //! or `query`.
 
@@ -245,6 +245,10 @@ fn mitigations(md: &mut String, log: &SessionLog) {
     }
     if !any {
         md.push_str("_No mitigation was confirmed in this session._\n");
+    }
+    let records: Vec<Record> = log.entries.iter().map(|e| e.record.clone()).collect();
+    for o in crate::mitigate::open_mitigations(&records) {
+        let _ = writeln!(md, "- **STILL OPEN at export:** {o}");
     }
 }
 

@@ -180,7 +180,7 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
             let warning = super::flow::open_warning(app);
             app.set_message(
                 format!(
-                    "{warning}. Restore it first, or run :export again to export with it open."
+                    "Run :export again to export with it open (the bundle lists it), or restore first. {warning}."
                 ),
                 true,
             );

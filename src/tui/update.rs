@@ -78,7 +78,7 @@ fn quit(app: &mut App) -> Vec<Effect> {
         app.quit_armed = true;
         let warning = super::flow::open_warning(app);
         app.set_message(
-            format!("{warning}: restore first, or press q again to quit anyway."),
+            format!("Press q again to quit with it open, or restore first. {warning}."),
             true,
         );
     } else if app.evidence == Some(false) && !app.quit_armed {

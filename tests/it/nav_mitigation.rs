@@ -235,7 +235,7 @@ fn open_mitigations_show_and_are_raised_before_quit_and_export() {
         keys(&mut a, "<Enter>").is_empty(),
         "the first :export warns"
     );
-    assert!(message(&a).contains("run :export again"));
+    assert!(message(&a).contains("Run :export again"));
     keys(&mut a, ":");
     type_text(&mut a, "export");
     assert_eq!(keys(&mut a, "<Enter>"), vec![Effect::Export]);

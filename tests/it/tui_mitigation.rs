@@ -2,7 +2,8 @@
 //! Strategy 2 of the bundled Maestro guide through the navigator's confirmation screen. A
 //! read-only session runs no mutation; the dry run changes nothing; a wrong target typed back
 //! runs nothing; the right one captures the replica count, scales the agent to 0 and shows the
-//! open mitigation, which is raised before quit; the restore uses the captured count, closes
+//! open mitigation, which is raised before quit and export (the bundle lists it as still
+//! open); the restore uses the captured count, closes
 //! it and offers the rollout status next; the evidence holds both confirmations and verifies.
 //! Skips with a SKIP line when tmux or kubectl is missing, unless TSGNAV_REQUIRE_SERVERS=1.
 
@@ -119,8 +120,29 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     assert_eq!(replicas(), "0", "the right target ran the scale");
 
     t.keys(&["q"]);
-    t.wait_for("the quit warning", |s| s.contains("1 open mitigation"));
+    t.wait_for("the quit warning", |s| {
+        s.contains("Press q again to quit with it open")
+    });
     t.keys(&["j"]);
+    // Export warns once, then exports with the mitigation listed as still open.
+    t.keys(&[":"]);
+    t.send_line("export");
+    t.wait_for("the export warning", |s| s.contains("Run :export again"));
+    t.keys(&[":"]);
+    t.send_line("export");
+    t.wait_for("the export", |s| s.contains("Evidence exported to "));
+    let bundle = std::fs::read_dir(t.only_session().join("export"))
+        .expect("export")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .expect("the bundle folder");
+    let summary = std::fs::read_to_string(bundle.join("summary.md")).expect("summary.md");
+    assert!(
+        summary.contains("STILL OPEN at export:** deployment/maestro-agent -n maestro scaled to 0")
+            && summary.contains(&format!("was {before}")),
+        "{summary}"
+    );
 
     t.keys(&[":"]);
     t.send_line(&format!("goto {RESTORE}"));
@@ -147,10 +169,6 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     });
     assert_eq!(replicas(), before, "restored to the captured count");
 
-    t.keys(&["q"]);
-    t.wait_for("the export warning", |s| {
-        s.contains("Evidence has not been exported")
-    });
     t.keys(&["q"]);
     t.restored();
     let dir = t.only_session();
