@@ -62,7 +62,8 @@ pub enum Command {
     Man,
     /// Check the config file, or print an example of it.
     Config(extras::ConfigArgs),
-    /// Run a node's read-only probes (FILE#node-slug) and print each result; --json for scripts.
+    /// Run a node's probes (FILE#node-slug) and print each result: read-only ones, and mutating
+    /// ones only with --write --confirm-target CONTEXT; --json for scripts.
     Run(run::RunArgs),
 }
 
