@@ -85,18 +85,20 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     t.send_line(&ctx);
     t.wait_for("write mode on", |s| s.contains(&format!("WRITE {ctx}")));
     t.keys(&["r"]);
-    let screen = t.wait_for("the confirmation screen", |s| {
-        s.contains("Mitigation: confirm before it runs")
-    });
-    for text in [
+    let target = format!("context {ctx}");
+    let wanted = [
+        "Mitigation: confirm before it runs",
         "kubectl scale deployment maestro-agent -n maestro --replicas=0",
-        &format!("context {ctx}"),
+        &target,
         "Recorded first: spec.replicas of deployment/maestro-agent -n maestro",
         "[ ] 1.",
         "Risk:",
-    ] {
-        assert!(screen.contains(text), "missing {text:?}:\n{screen}");
-    }
+    ];
+    // Waits for the whole screen: a capture can catch it half drawn.
+    t.wait_for(
+        "the confirmation screen with its command, target and capture",
+        |s| wanted.iter().all(|w| s.contains(w)),
+    );
     t.keys(&["d"]);
     t.wait_for("the dry run's answer", |s| s.contains("(server dry run)"));
     assert_eq!(replicas(), before, "the dry run changed nothing");
@@ -152,13 +154,10 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     let (tabs, pre) = layout(RESTORE, 0);
     tab(&t, tabs);
     t.keys(&["r"]);
-    let screen = t.wait_for("the restore's confirmation screen", |s| {
-        s.contains("Mitigation: confirm before it runs")
+    let captured = format!("# env ORIG_REPLICAS={before}");
+    t.wait_for("the restore's screen with the captured count", |s| {
+        s.contains("Mitigation: confirm before it runs") && s.contains(&captured)
     });
-    assert!(
-        screen.contains(&format!("# env ORIG_REPLICAS={before}")),
-        "the restore uses the captured count:\n{screen}"
-    );
     for _ in 0..pre {
         t.keys(&["Space"]);
     }
