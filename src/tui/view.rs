@@ -49,7 +49,10 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
     }
     if !app.tasks.is_empty() {
         out.push(Span::styled(
-            format!(" {} task(s) :tasks ", app.tasks.len()),
+            match app.tasks.len() {
+                1 => " 1 task running (:tasks) ".to_string(),
+                n => format!(" {n} tasks running (:tasks) "),
+            },
             t.get("ui.live_off"),
         ));
     }

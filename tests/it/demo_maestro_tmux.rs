@@ -59,7 +59,9 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
     t.wait_for("the port-forward as a background task", |s| {
         s.contains("runs in the background as task #1")
     });
-    t.wait_for("the task in the status line", |s| s.contains("1 task(s)"));
+    t.wait_for("the task in the status line", |s| {
+        s.contains("1 task running (:tasks)")
+    });
     t.keys(&[":"]);
     t.send_line("tasks");
     t.wait_for("the task list", |s| {
@@ -79,7 +81,7 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
     t.keys(&[":"]);
     t.send_line("stop 1");
     t.wait_for("the task stopped", |s| {
-        s.contains("Probe 1 failed") && !s.contains("1 task(s)")
+        s.contains("Probe 1 failed") && !s.contains("task running")
     });
 
     let strategy = "strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";
