@@ -36,8 +36,17 @@ export CARGO_TARGET_DIR="$work/tsgnav/target"
 log "cargo run --release -- demo (in tmux)"
 state="$work/state"
 mkdir -p "$state"
-tmux new-session -d -x 120 -y 40 -s "$session" \
-    "cd '$work/tsgnav' && TSGNAV_STATE_DIR='$state' TSGNAV_CONFIG=/dev/null cargo run --release -- demo; echo \"DEMO-EXIT=\$?\"; sleep 600"
+# A tmux server that was already running would start the command with its own environment,
+# so the command is a script that sets what cargo needs first.
+{
+    for v in PATH HOME CARGO_HOME RUSTUP_HOME; do
+        if [ -n "${!v:-}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
+    done
+    printf 'cd %q\n' "$work/tsgnav"
+    printf 'TSGNAV_STATE_DIR=%q TSGNAV_CONFIG=/dev/null cargo run --release -- demo\n' "$state"
+    printf 'echo "DEMO-EXIT=$?"\nsleep 600\n'
+} >"$work/demo.sh"
+tmux new-session -d -x 120 -y 40 -s "$session" "bash '$work/demo.sh'"
 screen() { tmux capture-pane -p -t "$session" 2>/dev/null || true; }
 # The release build comes first: allow up to 30 minutes for it and the first screen.
 deadline=$((SECONDS + 1800))
