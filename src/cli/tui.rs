@@ -130,14 +130,28 @@ impl TuiArgs {
         let no_evidence = args.no_evidence;
         let built = args.build()?;
         match resumed {
-            Some(session) => launch_with(
-                built,
-                Some(Recorder::resume(
+            Some(session) => {
+                // Opened again with the config file's `redact` patterns, which were not known
+                // when the journal was first read.
+                let dir = session.dir().to_path_buf();
+                drop(session);
+                let redactor = crate::evidence::Redactor::with_patterns(&built.redact)
+                    .context("the config file's `redact`")?;
+                let opts = crate::evidence::Options {
+                    redactor: std::sync::Arc::new(redactor),
+                    ..Default::default()
+                };
+                let session = crate::evidence::Session::open_with(&dir, opts)
+                    .with_context(|| format!("{}: cannot resume this session", dir.display()))?;
+                let redact = built.redact.clone();
+                let recorder = Recorder::resume(
                     crate::evidence::state_dir(),
                     super::embedded::GUIDES,
                     session,
-                )),
-            ),
+                )
+                .with_redact(redact);
+                launch_with(built, Some(recorder))
+            }
             None => launch(built, no_evidence),
         }
     }
