@@ -1,5 +1,6 @@
 //! The config file's `redact` patterns reach the navigator's evidence: a probe prints a value
-//! matching a configured pattern, and no file of the session holds it. Real binary in tmux;
+//! matching a configured pattern, and no file of the session holds it; a session resumed after
+//! the config gained a pattern redacts with it too. Real binary in tmux;
 //! skips with a SKIP line when tmux is missing, unless TSGNAV_REQUIRE_SERVERS=1.
 
 use crate::tui_common::Tmux;

@@ -129,6 +129,9 @@ fn uses_template(g: &Guide, template: &Guide) -> bool {
 /// Lints every guide of `lib`; findings sorted by file, line, rule.
 pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Built once for the whole library, not once per guide.
+    let by_path: std::collections::HashMap<&str, &Guide> =
+        lib.guides.iter().map(|x| (x.path.as_str(), x)).collect();
     for g in &lib.guides {
         rules::front_matter(g, &mut out);
         if let Some(t) = cfg.template.filter(|t| uses_template(g, t)) {
@@ -136,7 +139,7 @@ pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
         }
         rules::scenario_fields(g, &mut out);
         rules::mutation_risk(g, cfg, &mut out);
-        rules::links(g, lib, cfg, &mut out);
+        rules::links(g, &by_path, cfg, &mut out);
         rules::undefined_vars(g, &mut out);
         rules::escalation_evidence(g, &mut out);
         shell_rules::check(g, &mut out);

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Finding, LintConfig, Severity};
-use crate::tsg::model::{CalloutKind, Guide, Lang, Library, Node, Role, SafetyClass};
+use crate::tsg::model::{CalloutKind, Guide, Lang, Node, Role, SafetyClass};
 use crate::tsg::{edges, slug, vars};
 
 fn finding(
@@ -181,9 +181,8 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// `broken-anchor` and `broken-link`.
-pub fn links(g: &Guide, lib: &Library, cfg: &LintConfig, out: &mut Vec<Finding>) {
-    let by_path: HashMap<&str, &Guide> = lib.guides.iter().map(|x| (x.path.as_str(), x)).collect();
+/// `broken-anchor` and `broken-link`; `by_path` maps each guide's path in the library to it.
+pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: &mut Vec<Finding>) {
     for l in &g.links {
         let Some(id) = edges::resolve_dest(&g.path, &l.dest) else {
             continue;
