@@ -213,6 +213,9 @@ pub enum Effect {
     WriteMode(bool),
     /// Stop background task `id` (a long-running probe).
     StopTask(u64),
+    /// Cancel the read-only probes of this step that are still running (Esc, or navigating
+    /// away); their process groups are killed. Mitigations and background tasks go on.
+    CancelProbes { node: String },
     /// Export the evidence bundle.
     Export,
     /// A message for the status line (nothing happened, and why).

@@ -54,6 +54,12 @@ pub enum Action {
         result: Result<ProbeOutput, String>,
     },
     Exported(Result<String, String>),
+    /// A read-only probe was submitted and is running.
+    ProbeStarted {
+        node: String,
+        probe: usize,
+        what: String,
+    },
     /// The runtime prepared the confirmation screen of a mitigation.
     MitigationReady(Box<crate::tui::mitigation::MitigationView>),
     /// The runtime refused to confirm (wrong target, a precondition, read-only): nothing ran.

@@ -149,6 +149,8 @@ pub struct App {
     pub export_armed: bool,
     /// Background tasks (long-running probes) still running: (id, what).
     pub tasks: Vec<(u64, String)>,
+    /// Read-only probes running: (node, probe).
+    pub running: Vec<(String, usize)>,
 }
 
 impl App {
@@ -192,6 +194,7 @@ impl App {
             open: Vec::new(),
             export_armed: false,
             tasks: Vec::new(),
+            running: Vec::new(),
         }
     }
 

@@ -72,6 +72,11 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
         app.class_cache = app.current_id().map(|id| (id.to_string(), classes));
     }
     let mut out = Vec::new();
+    if let Some(left) = before.filter(|b| app.nav.current.as_ref() != Some(b)) {
+        if app.running.iter().any(|(n, _)| *n == left) {
+            out.push(Effect::CancelProbes { node: left });
+        }
+    }
     for e in effects {
         match e {
             Effect::Notice(s) => app.set_message(s, false),

@@ -60,6 +60,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Exported(_)
         | Action::Notice(_)
         | Action::EvidenceStarted(_)
+        | Action::ProbeStarted { .. }
         | Action::MitigationReady(_)
         | Action::MitigationRefused(_)
         | Action::MitigationStarted(_)
@@ -207,9 +208,22 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
             app.hits.clear();
             app.hit_sel = 0;
         }
-        Action::Cancel => app.message = None,
+        Action::Cancel => return cancel_running(app),
         _ => app.dirty = false,
     }
+    Vec::new()
+}
+
+/// Esc: cancels the read-only probes of this step still running, else clears the message.
+fn cancel_running(app: &mut App) -> Vec<Effect> {
+    let Some(node) = app.current_id().map(str::to_string) else {
+        return Vec::new();
+    };
+    if app.running.iter().any(|(n, _)| *n == node) {
+        app.set_message("Cancelling the running probes of this step…", false);
+        return vec![Effect::CancelProbes { node }];
+    }
+    app.message = None;
     Vec::new()
 }
 

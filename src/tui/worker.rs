@@ -46,15 +46,33 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                     series: Vec::new(),
                 },
             };
-            let verdict = if r.ok { "finished" } else { "failed" };
-            app.set_message(
-                format!(
-                    "Probe {} {verdict}: its output is under its code block.",
-                    probe + 1
+            let cancelled = r.text.lines().any(|l| l == "failed: cancelled");
+            let msg = match app.current_id() == Some(node.as_str()) {
+                true if cancelled => format!("Probe {} was cancelled.", probe + 1),
+                true => format!(
+                    "Probe {} {}: its output is under its code block.",
+                    probe + 1,
+                    if r.ok { "finished" } else { "failed" }
                 ),
-                !r.ok,
-            );
+                // A probe of a step left behind: say which step.
+                false => {
+                    let title = app
+                        .nav
+                        .index
+                        .node(&app.lib, &node)
+                        .map(|n| n.title.clone())
+                        .unwrap_or_else(|| node.clone());
+                    let verdict = match (cancelled, r.ok) {
+                        (true, _) => "was cancelled",
+                        (false, true) => "finished",
+                        (false, false) => "failed",
+                    };
+                    format!("Probe {} of {title} {verdict}.", probe + 1)
+                }
+            };
+            app.set_message(msg, !r.ok && !cancelled);
             let ok = r.ok;
+            app.running.retain(|(n, p)| !(n == &node && *p == probe));
             app.results.insert((node.clone(), probe), r);
             app.results_gen += 1;
             if ok {
@@ -95,6 +113,10 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             }
         }
         Action::OpenMitigations(open) => app.open = open,
+        Action::ProbeStarted { node, probe, what } => {
+            app.running.push((node, probe));
+            app.set_message(what, false);
+        }
         Action::Tasks(tasks) => app.tasks = tasks,
         _ => {}
     }

@@ -81,7 +81,7 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
     t.keys(&[":"]);
     t.send_line("stop 1");
     t.wait_for("the task stopped", |s| {
-        s.contains("Probe 1 failed") && !s.contains("task running")
+        s.contains("Probe 1 was cancelled.") && !s.contains("task running")
     });
 
     let strategy = "strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";

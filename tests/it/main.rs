@@ -50,6 +50,7 @@ mod sim_maestro;
 mod sim_support;
 mod tree_json;
 mod tui_assets;
+mod tui_cancel;
 mod tui_chart;
 mod tui_common;
 mod tui_handover;

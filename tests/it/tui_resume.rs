@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::tui_common::{assert_verifies, Tmux};
 
-const GUIDE: &str = "# Steps\n\n## Step 1: Wait for it\n\n```bash\nsleep 30\n```\n\n## Step 2: Carry on\n\nMore checks.\n";
+const GUIDE: &str = "# Steps\n\n## Step 1: Wait for it\n\nRead this first.\n\n## Step 2: Carry on\n\n```bash\nsleep 30\n```\n";
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_tsgnav")
@@ -38,11 +38,11 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
     t.wait_for("the first step", |s| {
         s.contains("Recording evidence in ") && s.contains("Step 1: Wait for it ·")
     });
-    // Start the slow probe, then move on while it runs.
-    t.keys(&["Tab"]);
-    t.keys(&["Enter"]);
+    // Move on, then start the slow probe there (leaving a step cancels its probes).
     t.keys(&["n"]);
     t.wait_for("step 2", |s| s.contains("Step 2: Carry on ·"));
+    t.keys(&["r"]);
+    t.wait_for("the probe running", |s| s.contains("Esc cancels it"));
     let state = t.dir.join("state");
     let session = t.only_session();
     let journal = session.join("journal.jsonl");

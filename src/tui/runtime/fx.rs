@@ -81,6 +81,15 @@ impl Fx {
                 }
                 Vec::new()
             }
+            Effect::CancelProbes { node } => match self.live.as_ref() {
+                Some(p) => match p.cancel_node(&node) {
+                    0 => Vec::new(),
+                    n => vec![Action::Notice(format!(
+                        "Cancelled {n} running probe(s); their processes were stopped."
+                    ))],
+                },
+                None => Vec::new(),
+            },
             Effect::StopTask(id) => match self.live.as_ref() {
                 Some(p) => p.stop_task(id),
                 None => Vec::new(),

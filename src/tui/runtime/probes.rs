@@ -38,6 +38,8 @@ pub struct Probes {
     pub(super) write: bool,
     /// Confirmations are sealed to this session.
     pub(super) session: String,
+    /// Ids of the read-only probes submitted (what Esc and navigating away may cancel).
+    pub(super) diagnostic: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Mitigations on their confirmation screen: (node, probe) → request and preconditions.
     pub(super) prepared: HashMap<(String, usize), super::flow::Prepared>,
 }
@@ -107,6 +109,7 @@ impl Probes {
             write: false,
             session,
             prepared: HashMap::new(),
+            diagnostic: Arc::default(),
         })
     }
 
@@ -167,9 +170,37 @@ impl Probes {
         }
         let target = req.target.describe();
         self.track(&req, node, probe);
+        self.diagnostic
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(req.id.0.clone());
         let _enter = self.rt.enter();
         self.runner.submit(req);
-        Action::Notice(format!("Running probe {} ({target})…", probe + 1))
+        Action::ProbeStarted {
+            node: node.to_string(),
+            probe,
+            what: format!("Running probe {} ({target})… Esc cancels it.", probe + 1),
+        }
+    }
+
+    /// Cancels the read-only probes of `node` still running; how many.
+    pub fn cancel_node(&self, node: &str) -> usize {
+        let ids: Vec<String> = {
+            let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            let diagnostic = self
+                .diagnostic
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            pending
+                .iter()
+                .filter(|(id, (n, _))| n == node && diagnostic.contains(*id))
+                .map(|(id, _)| id.clone())
+                .collect()
+        };
+        for id in &ids {
+            self.runner.cancel(&crate::query::ProbeId(id.clone()));
+        }
+        ids.len()
     }
 }
 

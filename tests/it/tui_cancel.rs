@@ -1,0 +1,93 @@
+//! Cancelling running probes in the navigator, end to end in tmux: Esc cancels the step's
+//! running read-only probe and navigating away cancels it too; each time the result says
+//! "cancelled" and the probe's processes are gone (the process group is killed, not
+//! orphaned). Skips with a SKIP line when tmux is missing, unless TSGNAV_REQUIRE_SERVERS=1.
+
+use std::time::{Duration, Instant};
+
+use crate::tui_common::Tmux;
+
+/// Whether a process whose command line holds `marker` is alive.
+fn alive(marker: &str) -> bool {
+    std::process::Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn wait_gone(marker: &str) {
+    let start = Instant::now();
+    while alive(marker) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "a process running `{marker}` outlived the cancel"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn esc_and_navigating_away_cancel_a_running_probe_and_kill_its_processes() {
+    let Some(t) = Tmux::start("cancel") else {
+        return;
+    };
+    // A marker unique to this run, so no other process matches it.
+    let marker = format!("sleep 4{}.25", std::process::id() % 10);
+    let guide = t.dir.join("slow.md");
+    std::fs::write(
+        &guide,
+        format!(
+            "# Slow\n\n## Step 1: Wait\n\n```bash\n{marker}; echo never-printed\n```\n\n\
+             ## Step 2: After\n\nNothing to run.\n"
+        ),
+    )
+    .expect("guide");
+    t.send_line(&format!(
+        "{} '{}' --node step-1-wait --no-evidence",
+        env!("CARGO_BIN_EXE_tsgnav"),
+        guide.display()
+    ));
+    t.wait_for("the step", |s| s.contains("Step 1: Wait ·"));
+
+    t.keys(&["r"]);
+    t.wait_for("the probe running", |s| s.contains("Esc cancels it"));
+    let start = Instant::now();
+    while !alive(&marker) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the probe never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["Escape"]);
+    t.wait_for("the cancelled result", |s| {
+        s.contains("Probe 1 was cancelled.") && s.contains("failed: cancelled")
+    });
+    wait_gone(&marker);
+    let screen = t.capture();
+    assert!(
+        !screen
+            .lines()
+            .any(|l| l.trim_end().ends_with("⎿ never-printed")),
+        "the command after the sleep never ran:\n{screen}"
+    );
+
+    t.keys(&["r"]);
+    t.wait_for("the probe running again", |s| s.contains("Esc cancels it"));
+    let start = Instant::now();
+    while !alive(&marker) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the probe never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["n"]);
+    t.wait_for("step 2, the probe left behind cancelled", |s| {
+        s.contains("Step 2: After ·") && s.contains("Probe 1 of Step 1: Wait was cancelled.")
+    });
+    wait_gone(&marker);
+    t.keys(&["q"]);
+    t.restored();
+}
