@@ -87,12 +87,7 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
         "an exported .tar.gz in {}: {files:?}",
         export.display()
     );
-    let bundle = std::fs::read_dir(&export)
-        .expect("export")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.is_dir())
-        .expect("the bundle folder");
+    let bundle = crate::tui_common::exported_bundle(&dir);
     let summary = std::fs::read_to_string(bundle.join("summary.md")).expect("summary.md");
     assert!(
         summary.contains("Cloudnet/NRP"),

@@ -16,14 +16,20 @@ fn alive(marker: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn wait_gone(marker: &str) {
+/// Waits (up to 30 s) until a process running `marker` is alive (`true`) or gone (`false`).
+fn wait_until(marker: &str, want: bool) {
     let start = Instant::now();
-    while alive(marker) {
+    while alive(marker) != want {
+        let what = if want {
+            "start"
+        } else {
+            "be gone after the cancel"
+        };
         assert!(
             start.elapsed() < Duration::from_secs(30),
-            "a process running `{marker}` outlived the cancel"
+            "the process running `{marker}` did not {what}"
         );
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -52,19 +58,12 @@ fn esc_and_navigating_away_cancel_a_running_probe_and_kill_its_processes() {
 
     t.keys(&["r"]);
     t.wait_for("the probe running", |s| s.contains("Esc cancels it"));
-    let start = Instant::now();
-    while !alive(&marker) {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the probe never started"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(&marker, true);
     t.keys(&["Escape"]);
     t.wait_for("the cancelled result", |s| {
         s.contains("Probe 1 was cancelled.") && s.contains("failed: cancelled")
     });
-    wait_gone(&marker);
+    wait_until(&marker, false);
     let screen = t.capture();
     assert!(
         !screen
@@ -75,19 +74,12 @@ fn esc_and_navigating_away_cancel_a_running_probe_and_kill_its_processes() {
 
     t.keys(&["r"]);
     t.wait_for("the probe running again", |s| s.contains("Esc cancels it"));
-    let start = Instant::now();
-    while !alive(&marker) {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the probe never started"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(&marker, true);
     t.keys(&["n"]);
     t.wait_for("step 2, the probe left behind cancelled", |s| {
         s.contains("Step 2: After ·") && s.contains("Probe 1 of Step 1: Wait was cancelled.")
     });
-    wait_gone(&marker);
+    wait_until(&marker, false);
     t.keys(&["q"]);
     t.restored();
 }

@@ -247,6 +247,16 @@ impl Tmux {
     }
 }
 
+/// The folder of the bundle exported from session folder `session`.
+pub fn exported_bundle(session: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(session.join("export"))
+        .expect("export")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .expect("the bundle folder")
+}
+
 /// `tsgnav sessions verify` passes on the session folder `dir`.
 pub fn assert_verifies(dir: &std::path::Path) {
     let state = dir.parent().expect("state dir");

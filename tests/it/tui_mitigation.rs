@@ -133,12 +133,7 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     t.keys(&[":"]);
     t.send_line("export");
     t.wait_for("the export", |s| s.contains("Evidence exported to "));
-    let bundle = std::fs::read_dir(t.only_session().join("export"))
-        .expect("export")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.is_dir())
-        .expect("the bundle folder");
+    let bundle = crate::tui_common::exported_bundle(&t.only_session());
     let summary = std::fs::read_to_string(bundle.join("summary.md")).expect("summary.md");
     assert!(
         summary.contains("STILL OPEN at export:** deployment/maestro-agent -n maestro scaled to 0")
