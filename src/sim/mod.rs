@@ -78,6 +78,10 @@ impl Sim {
             .fallback(server::handle)
             .with_state(state);
         let (tx, rx) = oneshot::channel::<()>();
+        // No Nagle delay: the port-forward tunnels write small frames back to back.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app)
                 .with_graceful_shutdown(async {
