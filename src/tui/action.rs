@@ -3,6 +3,9 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+/// The line a cancelled probe's result carries (the runtime writes it, the UI reads it).
+pub const CANCELLED: &str = "failed: cancelled";
+
 /// What a probe run produced (filled by the runtime from `crate::query`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOutput {

@@ -29,8 +29,6 @@ pub struct MitigationView {
     pub dry_run: DryRunView,
     /// What is read and recorded before the change (`spec.replicas of deployment/x -n y`).
     pub captures: Vec<String>,
-    /// Values offered from open mitigations (`ORIG_REPLICAS=2: captured before …`).
-    pub offers: Vec<String>,
 }
 
 /// The dry run the screen offers.

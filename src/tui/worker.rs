@@ -46,7 +46,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                     series: Vec::new(),
                 },
             };
-            let cancelled = r.text.lines().any(|l| l == "failed: cancelled");
+            let cancelled = r.text.lines().any(|l| l == super::action::CANCELLED);
             let msg = match app.current_id() == Some(node.as_str()) {
                 true if cancelled => format!("Probe {} was cancelled.", probe + 1),
                 true => format!(

@@ -69,7 +69,6 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
         confirm_name: Some(CTX.into()),
         dry_run: DryRunView::Runnable("kubectl scale … --dry-run=server".into()),
         captures: vec!["spec.replicas of deployment/maestro-agent -n maestro".into()],
-        offers: Vec::new(),
     }
 }
 

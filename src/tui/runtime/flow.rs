@@ -122,7 +122,6 @@ impl Probes {
                 .iter()
                 .map(|c| format!("{} of {} (`{}`)", c.field, c.resource, c.read_command()))
                 .collect(),
-            offers: Vec::new(),
         };
         self.prepared.insert(
             (node.to_string(), probe),

@@ -12,11 +12,15 @@ pub struct Ledger {
     open: Vec<OpenMitigation>,
 }
 
+/// Records that can change the open list: variables, prior states, and successful runs that
+/// could be a `kubectl scale` (a cheap text test, so each new record does not make every
+/// earlier command be parsed again).
 fn decides(r: &Record) -> bool {
-    matches!(
-        r,
-        Record::VariableSet { .. } | Record::PriorState(_) | Record::ProbeRun(_)
-    )
+    match r {
+        Record::VariableSet { .. } | Record::PriorState(_) => true,
+        Record::ProbeRun(run) => run.succeeded() && run.command.contains("scale"),
+        _ => false,
+    }
 }
 
 impl Ledger {

@@ -225,6 +225,11 @@ pub fn convert(r: &ProbeResult) -> Result<ProbeOutput, String> {
                 })
                 .collect(),
         }),
+        Status::Failed(crate::query::ProbeError::Cancelled) => Err(format!(
+            "{head}\n{}\n{}",
+            crate::tui::action::CANCELLED,
+            r.output.text()
+        )),
         Status::Failed(e) => Err(format!("{head}\nfailed: {e}\n{}", r.output.text())),
     }
 }

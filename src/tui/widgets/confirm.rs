@@ -78,12 +78,6 @@ pub fn lines(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
             Span::raw(c.clone()),
         ]));
     }
-    for o in &v.offers {
-        out.push(Line::from(vec![
-            label(t, "Offered value: "),
-            Span::raw(o.clone()),
-        ]));
-    }
     out.push(Line::default());
     out.push(Line::from(vec![
         label(t, "Command"),
