@@ -169,13 +169,7 @@ pub fn interpret(body: &Body, url: &str) -> Result<(Table, Value), ProbeError> {
             });
         }
     }
-    if !(200..300).contains(&body.status) {
-        return Err(net::http_error(body, url));
-    }
-    let v = json.ok_or_else(|| ProbeError::BadResponse {
-        url: url.to_string(),
-        detail: "the body is not JSON".into(),
-    })?;
+    let v = net::success_json(body, url, json)?;
     let frames = v.as_array().ok_or_else(|| ProbeError::BadResponse {
         url: url.to_string(),
         detail: "expected an array of v2 frames".into(),

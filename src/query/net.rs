@@ -115,6 +115,22 @@ pub async fn fetch(
     interruptible(work, timeout, cancel).await?
 }
 
+/// The JSON of a 2xx answer (`json` is the body already parsed, if it parsed): an HTTP error
+/// for any other status, `BadResponse` when the body is not JSON.
+pub fn success_json(
+    body: &Body,
+    url: &str,
+    json: Option<serde_json::Value>,
+) -> Result<serde_json::Value, ProbeError> {
+    if !(200..300).contains(&body.status) {
+        return Err(http_error(body, url));
+    }
+    json.ok_or_else(|| ProbeError::BadResponse {
+        url: url.to_string(),
+        detail: "the body is not JSON".into(),
+    })
+}
+
 /// The error for a status the caller does not handle.
 pub fn http_error(body: &Body, url: &str) -> ProbeError {
     let text = String::from_utf8_lossy(&body.bytes);

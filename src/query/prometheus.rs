@@ -164,13 +164,7 @@ pub fn interpret(body: &Body, url: &str) -> Result<(Table, Vec<Series>, Value), 
             });
         }
     }
-    if !(200..300).contains(&body.status) {
-        return Err(net::http_error(body, url));
-    }
-    let v = json.ok_or_else(|| ProbeError::BadResponse {
-        url: url.to_string(),
-        detail: "the body is not JSON".into(),
-    })?;
+    let v = net::success_json(body, url, json)?;
     let data = &v["data"];
     let kind = data["resultType"].as_str().unwrap_or("");
     let items = data["result"].as_array().cloned().unwrap_or_default();
