@@ -15,6 +15,7 @@ pub mod shell;
 pub mod slug;
 mod tables;
 pub mod text;
+pub mod transcript;
 pub mod vars;
 mod walk;
 

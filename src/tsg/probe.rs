@@ -68,7 +68,9 @@ pub fn split_info(info: &str) -> (String, BTreeMap<String, String>) {
 fn lang_of(word: &str, code: &str) -> Option<Lang> {
     let base = word.rsplit('/').next().unwrap_or(word);
     match base {
-        "bash" | "sh" | "shell" | "zsh" | "console" | "shell-session" | "ksh" => Some(Lang::Shell),
+        "bash" | "sh" | "shell" | "zsh" | "ksh" => Some(Lang::Shell),
+        // A session fence with no prompt is output, unless it reads as commands.
+        "console" | "shell-session" | "terminal" if looks_like_shell(code) => Some(Lang::Shell),
         "promql" | "prometheus" => Some(Lang::Promql),
         "kql" | "kusto" => Some(Lang::Kql),
         "http" | "rest" => Some(Lang::Http),
@@ -161,28 +163,50 @@ fn kube_hints(code: &str, hints: &mut BackendHints) {
     }
 }
 
+/// Fence words whose blocks may be console transcripts.
+fn shellish(word: &str) -> bool {
+    matches!(
+        word.rsplit('/').next().unwrap_or(word),
+        "bash" | "sh" | "shell" | "zsh" | "ksh" | "console" | "shell-session" | "terminal" | ""
+    )
+}
+
 /// A probe from a fenced block, or `None` for blocks that are shown but never run.
 pub fn probe(raw: &RawCode) -> Option<Probe> {
     if !raw.fenced {
         return None;
     }
     let (word, attrs) = split_info(&raw.info);
-    let lang = lang_of(&word, &raw.code)?;
+    let transcript = shellish(&word)
+        .then(|| super::transcript::split(&word, &raw.code))
+        .flatten();
+    let (code, expected_output, problems) = match transcript {
+        Some(t) => {
+            let problems = t.problems.into_iter().map(|(i, m)| (raw.line + i, m)).collect();
+            (t.code, t.output, problems)
+        }
+        None => (raw.code.clone(), String::new(), Vec::new()),
+    };
+    let lang = if !expected_output.is_empty() || code != raw.code {
+        Lang::Shell
+    } else {
+        lang_of(&word, &code)?
+    };
     let mut hints = BackendHints::default();
     let (mut vars_used, assigns) = match lang {
         Lang::Shell => {
-            kube_hints(&raw.code, &mut hints);
-            (vars::shell_uses(&raw.code), vars::shell_assigns(&raw.code))
+            kube_hints(&code, &mut hints);
+            (vars::shell_uses(&code), vars::shell_assigns(&code))
         }
         Lang::Kql => {
-            kusto_hints(&raw.code, &mut hints);
-            (vars::braced_uses(&raw.code), Vec::new())
+            kusto_hints(&code, &mut hints);
+            (vars::braced_uses(&code), Vec::new())
         }
-        _ => (vars::braced_uses(&raw.code), Vec::new()),
+        _ => (vars::braced_uses(&code), Vec::new()),
     };
-    for name in vars::placeholders(&raw.code)
+    for name in vars::placeholders(&code)
         .into_iter()
-        .chain(vars::brace_placeholders(&raw.code))
+        .chain(vars::brace_placeholders(&code))
     {
         if !vars_used.contains(&name) {
             vars_used.push(name);
@@ -198,7 +222,11 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
         lang,
         info: raw.info.clone(),
         attrs,
-        code: raw.code.clone(),
+        code,
+        source: raw.code.clone(),
+        expected_output,
+        runs_in: None,
+        problems,
         line: raw.line,
         vars: vars_used,
         assigns,
