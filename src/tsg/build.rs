@@ -150,7 +150,7 @@ fn fill(node: &mut Node, s: &RawSection) {
             });
         }
     }
-    node.probes = s.codes.iter().filter_map(super::probe::probe).collect();
+    node.probes = super::shells::section_probes(&s.codes);
 }
 
 /// Parses the YAML front matter; an error names the line and the problem.

@@ -12,6 +12,7 @@ mod probe;
 mod raw;
 pub mod roles;
 pub mod shell;
+mod shells;
 pub mod slug;
 mod tables;
 pub mod text;

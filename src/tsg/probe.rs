@@ -172,7 +172,16 @@ fn shellish(word: &str) -> bool {
 }
 
 /// A probe from a fenced block, or `None` for blocks that are shown but never run.
+#[cfg(test)]
 pub fn probe(raw: &RawCode) -> Option<Probe> {
+    probe_with_commands(raw).map(|p| p.0)
+}
+
+/// The command lines of a transcript: (0-based line, text, prompt).
+pub type Commands = Vec<(usize, String, String)>;
+
+/// `probe`, with the command lines of a console transcript (0-based line, text).
+pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
     if !raw.fenced {
         return None;
     }
@@ -180,20 +189,55 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
     let transcript = shellish(&word)
         .then(|| super::transcript::split(&word, &raw.code))
         .flatten();
-    let (code, expected_output, problems) = match transcript {
+    let (code, expected_output, problems, commands) = match transcript {
         Some(t) => {
-            let problems = t.problems.into_iter().map(|(i, m)| (raw.line + i, m)).collect();
-            (t.code, t.output, problems)
+            let problems = t
+                .problems
+                .into_iter()
+                .map(|(i, m)| (raw.line + i, m))
+                .collect();
+            let commands = t
+                .commands
+                .into_iter()
+                .zip(t.prompts)
+                .map(|((i, c), p)| (i, c, p))
+                .collect();
+            (t.code, t.output, problems, Some(commands))
         }
-        None => (raw.code.clone(), String::new(), Vec::new()),
+        None => (raw.code.clone(), String::new(), Vec::new(), None),
     };
-    let lang = if !expected_output.is_empty() || code != raw.code {
+    let lang = if commands.is_some() {
         Lang::Shell
     } else {
         lang_of(&word, &code)?
     };
+    let mut p = Probe {
+        info: raw.info.clone(),
+        attrs,
+        source: raw.code.clone(),
+        expected_output,
+        problems,
+        line: raw.line,
+        ..Probe::from_code(lang, "")
+    };
+    analyse(&mut p, code);
+    Some((p, commands))
+}
+
+/// A copy of `p` whose code is `code`, its variables and hints worked out again.
+pub fn reanalyse(p: &Probe, code: &str) -> Probe {
+    let mut q = Probe {
+        problems: Vec::new(),
+        ..p.clone()
+    };
+    analyse(&mut q, code.to_string());
+    q
+}
+
+/// Sets `code` and what follows from it: variables read and assigned, backend hints.
+fn analyse(p: &mut Probe, code: String) {
     let mut hints = BackendHints::default();
-    let (mut vars_used, assigns) = match lang {
+    let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
             kube_hints(&code, &mut hints);
             (vars::shell_uses(&code), vars::shell_assigns(&code))
@@ -212,27 +256,16 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
             vars_used.push(name);
         }
     }
-    if let Some(ctx) = attrs.get("context") {
+    if let Some(ctx) = p.attrs.get("context") {
         hints.kube_context = Some(ctx.clone());
     }
-    if let Some(ns) = attrs.get("namespace") {
+    if let Some(ns) = p.attrs.get("namespace") {
         hints.namespace = Some(ns.clone());
     }
-    Some(Probe {
-        lang,
-        info: raw.info.clone(),
-        attrs,
-        code,
-        source: raw.code.clone(),
-        expected_output,
-        runs_in: None,
-        problems,
-        line: raw.line,
-        vars: vars_used,
-        assigns,
-        hints,
-        safety: None,
-    })
+    p.code = code;
+    p.vars = vars_used;
+    p.assigns = assigns;
+    p.hints = hints;
 }
 
 #[cfg(test)]

@@ -14,6 +14,17 @@ pub struct Transcript {
     pub output: String,
     /// Problems found (0-based line within the block, message).
     pub problems: Vec<(usize, String)>,
+    /// Each command: the 0-based line it starts on and its text (continuations included).
+    pub commands: Vec<(usize, String)>,
+    /// Parallel to `commands`: the prompt it was typed at (`$`, `sh-5.1#` …), empty for none.
+    pub prompts: Vec<String>,
+}
+
+/// Whether a prompt belongs to a shell other than the operator's own: a root prompt, a
+/// container or node shell (`sh-5.1#`, `bash-4.4$`, `[core@node ~]$`, `/ #`).
+pub fn foreign_prompt(prompt: &str) -> bool {
+    let p = prompt.trim();
+    !(p.is_empty() || p == "$" || p.starts_with("PS ") || p.ends_with('$') && p.contains(':') && !p.starts_with('['))
 }
 
 /// Words that start a command typed at a root prompt (`# systemctl restart kubelet`); a `#`
@@ -179,6 +190,16 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
             }
         }
     }
+    // `~ $ ` / `/ # ` (busybox and container shells)
+    if let Some(first) = line.split(' ').next() {
+        if (first.starts_with('~') || first.starts_with('/'))
+            && first.len() <= 40
+            && matches!(b.get(first.len() + 1), Some(b'$' | b'#'))
+            && b.get(first.len()) == Some(&b' ')
+        {
+            return end_at(first.len() + 1);
+        }
+    }
     // user@host:~$ / root@node:/#
     let head_len = line
         .bytes()
@@ -304,17 +325,43 @@ pub fn split(word: &str, code: &str) -> Option<Transcript> {
     if !found {
         return None;
     }
+    let mut t = read(&lines, Some(root_ok));
+    t.code = t.commands.iter().map(|c| c.1.as_str()).collect::<Vec<_>>().join("\n");
+    Some(t)
+}
+
+/// The logical command lines of a plain script: 0-based first line and text, `\`
+/// continuations, open quotes and heredoc bodies joined to the line that opened them.
+pub fn script_lines(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    read(&lines, None).commands
+}
+
+/// Reads lines as commands: with `prompts` (whether `# ` may be a root prompt) only prompted
+/// lines start a command and other lines are output; without, every line does.
+fn read(lines: &[&str], prompts: Option<bool>) -> Transcript {
     let mut t = Transcript::default();
-    let (mut cmd, mut out): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    let mut out: Vec<&str> = Vec::new();
     let mut open = Open::default();
     let mut heredoc: Option<(String, bool, usize)> = None;
     let mut seen_command = false;
+    let add = |t: &mut Transcript, body: &str| match t.commands.last_mut() {
+        Some(last) => {
+            last.1.push('\n');
+            last.1.push_str(body);
+        }
+        None => {
+            t.commands.push((0, body.to_string()));
+            t.prompts.push(String::new());
+        }
+    };
     for (i, line) in lines.iter().enumerate() {
         if let Some((delim, strip, _)) = heredoc.as_ref() {
             let body = line.strip_prefix("> ").unwrap_or(line);
             let end = if *strip { body.trim_start() } else { body };
-            cmd.push(body);
-            if end.trim_end() == delim {
+            let done = end.trim_end() == delim;
+            add(&mut t, body);
+            if done {
                 heredoc = None;
                 take_heredoc(&mut open, &mut heredoc, i);
             }
@@ -325,30 +372,42 @@ pub fn split(word: &str, code: &str) -> Option<Transcript> {
                 .strip_prefix("> ")
                 .or_else(|| (line.trim() == ">").then_some(""))
                 .unwrap_or(line);
-            cmd.push(body);
+            add(&mut t, body);
             scan(body, &mut open);
             take_heredoc(&mut open, &mut heredoc, i);
             continue;
         }
-        match prompt(line, root_ok) {
-            Some(Prompt::Plain(n) | Prompt::Root(n)) => {
-                let body = &line[n..];
-                cmd.push(body);
-                seen_command = true;
-                open = Open::default();
-                scan(body, &mut open);
-                take_heredoc(&mut open, &mut heredoc, i);
-            }
-            Some(Prompt::Empty) => t.problems.push((
-                i,
-                format!(
-                    "`{}` is a prompt with no command after it; write the command after the prompt or remove the line",
-                    line.trim()
-                ),
-            )),
-            None if !seen_command && line.trim_start().starts_with('#') => cmd.push(line),
-            None if line.trim().is_empty() && out.is_empty() => {}
-            None => out.push(line),
+        let start = match prompts {
+            None if line.trim().is_empty() => continue,
+            None => Some(0),
+            Some(root_ok) => match prompt(line, root_ok) {
+                Some(Prompt::Plain(n) | Prompt::Root(n)) => Some(n),
+                Some(Prompt::Empty) => {
+                    t.problems.push((
+                        i,
+                        format!(
+                            "`{}` is a prompt with no command after it; write the command after the prompt or remove the line",
+                            line.trim()
+                        ),
+                    ));
+                    continue;
+                }
+                None if !seen_command && line.trim_start().starts_with('#') => Some(0),
+                None if line.trim().is_empty() && out.is_empty() => continue,
+                None => {
+                    out.push(line);
+                    continue;
+                }
+            },
+        };
+        if let Some(n) = start {
+            let body = &line[n..];
+            t.commands.push((i, body.to_string()));
+            t.prompts.push(line[..n].trim().to_string());
+            seen_command |= n > 0;
+            open = Open::default();
+            scan(body, &mut open);
+            take_heredoc(&mut open, &mut heredoc, i);
         }
     }
     if let Some((delim, _, at)) = heredoc {
@@ -360,9 +419,8 @@ pub fn split(word: &str, code: &str) -> Option<Transcript> {
     while out.last().is_some_and(|l| l.trim().is_empty()) {
         out.pop();
     }
-    t.code = cmd.join("\n");
     t.output = out.join("\n");
-    Some(t)
+    t
 }
 
 fn take_heredoc(open: &mut Open, heredoc: &mut Option<(String, bool, usize)>, at: usize) {
