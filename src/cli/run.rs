@@ -224,7 +224,12 @@ impl RunArgs {
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
             // A value the operator exported in their shell counts, below every other source.
-            for name in crate::query::vars::needed(p.lang, &p.code) {
+            // A command typed inside a shell also needs the values of the way in (`$POD`).
+            let text = match &p.runs_in {
+                Some(r) => format!("{}\n{}", p.code, r.via),
+                None => p.code.clone(),
+            };
+            for name in crate::query::vars::needed(p.lang, &text) {
                 if vars.get(&name).is_none() {
                     let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
                     if let Ok(v) = env {
@@ -232,12 +237,14 @@ impl RunArgs {
                     }
                 }
             }
-            let bindings = vars.resolve(p.lang, &p.code);
+            let bindings = vars.resolve(p.lang, &text);
             let mut req =
                 match ProbeRequest::from_probe(node_id, p, bindings.clone().unwrap_or_default()) {
                     Ok(r) => r,
                     Err(e) => {
-                        out.push((failed(node_id, p, e), false, Vec::new()));
+                        // A node-shell command is refused on purpose, not failed.
+                        let refused = matches!(e, crate::query::ProbeError::Refused { .. });
+                        out.push((failed(node_id, p, e), refused, Vec::new()));
                         continue;
                     }
                 };

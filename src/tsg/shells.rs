@@ -155,11 +155,28 @@ fn prompt_shell(prompt: &str) -> RunsIn {
     }
 }
 
+/// The variables of the entering command (`oc rsh $POD`) are the probe's too.
+fn with_entry_vars(p: &mut Probe) {
+    let Some(via) = p.runs_in.as_ref().map(|r| r.via.clone()) else {
+        return;
+    };
+    for v in super::vars::shell_uses(&via)
+        .into_iter()
+        .chain(super::vars::placeholders(&via))
+    {
+        if !p.vars.contains(&v) {
+            p.vars.push(v);
+        }
+    }
+}
+
 /// Quick test before splitting a script into lines: can it enter or leave a shell at all?
 fn may_enter(code: &str) -> bool {
-    ["rsh", "exec", "debug", "ssh", "sudo", "su", "toolbox", "chroot", "exit", "logout"]
-        .iter()
-        .any(|w| code.contains(w))
+    [
+        "rsh", "exec", "debug", "ssh", "sudo", "su", "toolbox", "chroot", "exit", "logout",
+    ]
+    .iter()
+    .any(|w| code.contains(w))
 }
 
 /// The probes of one section's blocks, in order, with `runs_in` set and blocks split where
@@ -197,7 +214,8 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
         let mut changed = false;
         for (i, text, prompt) in commands {
             let step = step(&text, stack.last());
-            if stack.is_empty() && step == Step::Plain && super::transcript::foreign_prompt(&prompt) {
+            if stack.is_empty() && step == Step::Plain && super::transcript::foreign_prompt(&prompt)
+            {
                 // Typed at a root or container prompt the section never entered.
                 let ctx = Some(prompt_shell(&prompt));
                 match segs.last_mut() {
@@ -237,7 +255,9 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
         }
         if !changed {
             let runs_in = segs.pop().and_then(|s| s.0);
-            out.push(Probe { runs_in, ..p });
+            let mut q = Probe { runs_in, ..p };
+            with_entry_vars(&mut q);
+            out.push(q);
             continue;
         }
         for (runs_in, lines) in segs {
@@ -245,6 +265,7 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
             let mut q = super::probe::reanalyse(&p, &code.join("\n"));
             q.line = raw.line + lines.first().map_or(0, |l| l.0);
             q.runs_in = runs_in;
+            with_entry_vars(&mut q);
             out.push(q);
         }
     }
@@ -276,7 +297,10 @@ mod tests {
         let pod = |t: &str| Some((ShellKind::Pod, t.to_string()));
         assert_eq!(kind("oc rsh -n openshift-etcd etcd-0"), pod("etcd-0"));
         assert_eq!(kind("oc rsh etcd-0 etcdctl member list"), None);
-        assert_eq!(kind("kubectl exec -it -n x api-0 -c c -- bash"), pod("api-0"));
+        assert_eq!(
+            kind("kubectl exec -it -n x api-0 -c c -- bash"),
+            pod("api-0")
+        );
         assert_eq!(kind("kubectl exec -n x api-0 -- ls /"), None);
         assert_eq!(kind("kubectl exec -it api-0 -- ls /"), None);
         assert_eq!(

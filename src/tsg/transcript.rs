@@ -24,7 +24,10 @@ pub struct Transcript {
 /// container or node shell (`sh-5.1#`, `bash-4.4$`, `[core@node ~]$`, `/ #`).
 pub fn foreign_prompt(prompt: &str) -> bool {
     let p = prompt.trim();
-    !(p.is_empty() || p == "$" || p.starts_with("PS ") || p.ends_with('$') && p.contains(':') && !p.starts_with('['))
+    !(p.is_empty()
+        || p == "$"
+        || p.starts_with("PS ")
+        || p.ends_with('$') && p.contains(':') && !p.starts_with('['))
 }
 
 /// Words that start a command typed at a root prompt (`# systemctl restart kubelet`); a `#`
@@ -123,7 +126,9 @@ const ROOT_COMMANDS: &[&str] = &[
 ];
 
 fn is_name(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -137,7 +142,10 @@ pub fn command_like(text: &str) -> bool {
         return false;
     }
     let assignment = first.split_once('=').is_some_and(|(n, _)| is_name(n));
-    ROOT_COMMANDS.contains(&first) || first.starts_with('/') || first.starts_with("./") || assignment
+    ROOT_COMMANDS.contains(&first)
+        || first.starts_with('/')
+        || first.starts_with("./")
+        || assignment
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +173,12 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
         if let Some(rest) = line.strip_prefix(shell) {
             let ver = rest
                 .strip_prefix('-')
-                .map(|r| r.bytes().take_while(|c| c.is_ascii_digit() || *c == b'.').count() + 1)
+                .map(|r| {
+                    r.bytes()
+                        .take_while(|c| c.is_ascii_digit() || *c == b'.')
+                        .count()
+                        + 1
+                })
                 .unwrap_or(0);
             let i = shell.len() + ver;
             if matches!(b.get(i), Some(b'$' | b'#')) {
@@ -326,7 +339,12 @@ pub fn split(word: &str, code: &str) -> Option<Transcript> {
         return None;
     }
     let mut t = read(&lines, Some(root_ok));
-    t.code = t.commands.iter().map(|c| c.1.as_str()).collect::<Vec<_>>().join("\n");
+    t.code = t
+        .commands
+        .iter()
+        .map(|c| c.1.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     Some(t)
 }
 
@@ -445,7 +463,10 @@ mod tests {
     fn prompt_forms() {
         for (line, cmd) in [
             ("sh-5.1# chroot /host", "chroot /host"),
-            ("[root@node-0 ~]# systemctl status kubelet", "systemctl status kubelet"),
+            (
+                "[root@node-0 ~]# systemctl status kubelet",
+                "systemctl status kubelet",
+            ),
             ("bash-4.4$ ls /var", "ls /var"),
             ("PS C:\\> Get-Service", "Get-Service"),
             ("core@node-1:~$ uptime", "uptime"),
@@ -472,7 +493,10 @@ mod tests {
             "$ kubectl get pods \\\n    -A\n$ cat <<'EOF' > f\n> $NOT_VAR\n> EOF\nout\n",
         )
         .expect("t");
-        assert_eq!(t.code, "kubectl get pods \\\n    -A\ncat <<'EOF' > f\n$NOT_VAR\nEOF");
+        assert_eq!(
+            t.code,
+            "kubectl get pods \\\n    -A\ncat <<'EOF' > f\n$NOT_VAR\nEOF"
+        );
         assert_eq!(t.output, "out");
         let t = split("console", "$ echo 'a\n> b'\na\nb").expect("t");
         assert_eq!(t.code, "echo 'a\nb'");
