@@ -110,13 +110,22 @@ impl TuiArgs {
             };
             if let Some(a) = pick {
                 let name = self.alert.clone().unwrap_or_else(|| a.name.clone());
+                let mut labels = a.labels.clone();
+                if let Some(t) = &a.starts_at {
+                    labels.insert(nav::STARTS_AT.to_string(), t.clone());
+                }
                 alert = Some(AlertContext {
                     name,
-                    labels: a.labels.clone(),
+                    labels,
                     target: None,
+                    runbook_url: a.runbook_url.clone(),
                 });
             }
         }
+        // The payload's `cluster` label names the kube context when nothing else does.
+        let cluster_hint = alert
+            .as_ref()
+            .and_then(|a| a.labels.get("cluster").cloned());
         if let Some(ctx) = alert {
             startup.extend(tui::navigate::nav_cmd(&mut app, Cmd::Alert(ctx)));
         }
@@ -152,7 +161,11 @@ impl TuiArgs {
                 recorded: None,
                 replay: None,
             },
-            context: self.context.clone().or_else(|| q.context.clone()),
+            context: self
+                .context
+                .clone()
+                .or_else(|| q.context.clone())
+                .or(cluster_hint),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),
         });
         if self.write {

@@ -197,6 +197,7 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 routes.push(Route {
                     alert,
                     to: to.clone(),
+                    by: super::model::RouteBy::TriageTable,
                     line: t.line,
                 });
                 pending.push((to, EdgeKind::Route, t.label.clone(), t.line));

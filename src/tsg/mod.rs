@@ -11,6 +11,7 @@ pub mod model;
 mod probe;
 mod raw;
 pub mod roles;
+pub mod routing;
 pub mod shell;
 mod shells;
 pub mod slug;
@@ -53,11 +54,13 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
                 guide.routes.push(Route {
                     alert: alert.clone(),
                     to,
+                    by: RouteBy::FrontMatter,
                     line: 1,
                 });
             }
         }
     }
+    routing::named_routes(&mut guide);
     for s in &sections {
         guide.escalations.extend(tables::escalations(s));
     }

@@ -323,8 +323,43 @@ pub struct Edge {
 pub struct Route {
     pub alert: String,
     pub to: String,
+    /// How the route was found.
+    pub by: RouteBy,
     #[serde(skip)]
     pub line: usize,
+}
+
+/// How an alert was routed to a guide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteBy {
+    /// A row of an alert triage table.
+    #[default]
+    TriageTable,
+    /// The `alerts:` map of the front matter.
+    FrontMatter,
+    /// The alerting rule's `runbook_url` annotation points at the guide.
+    RunbookUrl,
+    /// The guide's file is named after the alert.
+    FileName,
+    /// The guide's H1 is the alert name.
+    Title,
+}
+
+impl RouteBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteBy::TriageTable => "triage-table",
+            RouteBy::FrontMatter => "front-matter",
+            RouteBy::RunbookUrl => "runbook-url",
+            RouteBy::FileName => "file-name",
+            RouteBy::Title => "title",
+        }
+    }
+    /// Whether the guide itself says so (a table or front matter), not inferred from names.
+    pub fn is_explicit(self) -> bool {
+        matches!(self, RouteBy::TriageTable | RouteBy::FrontMatter)
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
