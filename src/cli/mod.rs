@@ -96,7 +96,8 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
     if paths.is_empty() {
         return (embedded::library(), false);
     }
-    let (lib, errors) = crate::load::load_library(paths);
+    let (mut lib, errors) = crate::load::load_library(paths);
+    refine_roles(&mut lib);
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };
@@ -104,4 +105,15 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
         eprintln!("{level}: {e}");
     }
     (lib, failed)
+}
+
+/// Steps under a neutral heading whose commands mutate become mitigation steps (the model
+/// cannot classify commands itself).
+pub fn refine_roles(lib: &mut Library) {
+    let synonyms = crate::tsg::roles::Synonyms::default();
+    let mutates =
+        |p: &Probe| p.lang == crate::tsg::Lang::Shell && classify(p) == SafetyClass::Mutating;
+    for g in &mut lib.guides {
+        crate::tsg::roles::refine(g, &synonyms, &mutates);
+    }
 }

@@ -85,7 +85,8 @@ impl RunArgs {
             .node
             .split_once('#')
             .ok_or_else(|| anyhow!("`{}` names no node: write FILE#node-slug", self.node))?;
-        let (lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        let (mut lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        super::refine_roles(&mut lib);
         if let Some(e) = errors.iter().find(|e| !e.is_warning()) {
             return Err(anyhow!("{e}"));
         }

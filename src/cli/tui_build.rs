@@ -54,6 +54,7 @@ impl TuiArgs {
                 }
                 lib.guides.extend(more.guides);
                 crate::tsg::link_library(&mut lib);
+                super::refine_roles(&mut lib);
             }
             (lib, failed)
         } else {
