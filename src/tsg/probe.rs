@@ -42,6 +42,11 @@ const SHELL_WORDS: &[&str] = &[
     "systemctl",
     "journalctl",
     "git",
+    "crictl",
+    "etcdctl",
+    "podman",
+    "chroot",
+    "oc-mirror",
 ];
 
 /// Splits an info string into the language word and `{k=v …}` attributes.
@@ -77,6 +82,62 @@ fn lang_of(word: &str, code: &str) -> Option<Lang> {
         "" if looks_like_shell(code) => Some(Lang::Shell),
         _ => None,
     }
+}
+
+/// PromQL functions and aggregations a query starts with.
+const PROMQL_FUNCS: &[&str] = &[
+    "rate",
+    "irate",
+    "increase",
+    "sum",
+    "avg",
+    "max",
+    "min",
+    "count",
+    "topk",
+    "bottomk",
+    "histogram_quantile",
+    "absent",
+    "delta",
+    "deriv",
+    "predict_linear",
+    "quantile_over_time",
+    "avg_over_time",
+    "max_over_time",
+    "min_over_time",
+    "sum_over_time",
+    "count_over_time",
+    "label_replace",
+    "sort",
+    "sort_desc",
+    "clamp_min",
+    "clamp_max",
+    "stddev",
+    "changes",
+    "resets",
+    "time",
+    "vector",
+    "scalar",
+];
+
+/// Whether a block of a console or shell fence is a PromQL query by its content: it starts
+/// with a function call (`rate(`, `sum by (…) (`), or a metric with a selector (`up{…}`).
+pub fn looks_like_promql(code: &str) -> bool {
+    let t = code.trim_start();
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    if word.is_empty() || SHELL_WORDS.contains(&word.as_str()) {
+        return false;
+    }
+    let after = &t[word.len()..];
+    let func = PROMQL_FUNCS.contains(&word.as_str());
+    let agg = func
+        && ["by (", "by(", "without (", "without("]
+            .iter()
+            .any(|k| after.trim_start().starts_with(k));
+    (func && after.starts_with('(')) || agg || after.starts_with('{') && t.contains('}')
 }
 
 fn looks_like_shell(code: &str) -> bool {
@@ -182,7 +243,8 @@ pub type Commands = Vec<(usize, String, String)>;
 
 /// `probe`, with the command lines of a console transcript (0-based line, text).
 pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
-    if !raw.fenced {
+    // An indented block is code too, when it reads as commands.
+    if !raw.fenced && !looks_like_shell(&raw.code) {
         return None;
     }
     let (word, attrs) = split_info(&raw.info);
@@ -208,6 +270,8 @@ pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
     };
     let lang = if commands.is_some() {
         Lang::Shell
+    } else if shellish(&word) && looks_like_promql(&code) {
+        Lang::Promql
     } else {
         lang_of(&word, &code)?
     };
@@ -244,8 +308,9 @@ fn analyse(p: &mut Probe, code: String) {
         }
         Lang::Kql => {
             kusto_hints(&code, &mut hints);
-            (vars::braced_uses(&code), Vec::new())
+            (vars::dollar_uses(&code), Vec::new())
         }
+        Lang::Promql => (vars::dollar_uses(&code), Vec::new()),
         _ => (vars::braced_uses(&code), Vec::new()),
     };
     for name in vars::placeholders(&code)

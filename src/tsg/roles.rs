@@ -200,11 +200,23 @@ impl Synonyms {
                 Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation)),
             ) if !self.strongly_diagnostic(title) => p,
             (Some(Role::Symptoms), Some(Role::Diagnostic)) => Role::Symptoms,
+            // "Strategy 1: Roll back the image" is one of the mitigation's strategies.
+            (Some(Role::Rollback), Some(Role::Mitigation)) if numbered_option(title) => {
+                Role::Mitigation
+            }
             (Some(r), _) => r,
             (None, Some(p)) if p != Role::Triage && p != Role::WhenToUse => p,
             _ => Role::Other,
         }
     }
+}
+
+/// "Strategy 2: …", "Scenario 3 – …", "Option A: …".
+fn numbered_option(title: &str) -> bool {
+    let t = title.trim_start().to_lowercase();
+    ["strategy ", "scenario ", "option "]
+        .iter()
+        .any(|k| t.starts_with(k))
 }
 
 /// Steps under a neutral heading ("Procedure", "Step 3") whose commands change a system are

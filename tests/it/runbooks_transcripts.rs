@@ -44,8 +44,8 @@ fn prompts_are_stripped_and_output_is_a_sample() {
     let p = probes(&t, "kubernetes/KubePodCrashLooping.md#diagnosis");
     let first = p
         .iter()
-        .find(|p| p["lang"] == "shell")
-        .expect("shell probe");
+        .find(|p| p["source"].as_str().unwrap_or("").starts_with("$ "))
+        .expect("the transcript probe");
     assert_eq!(
         first["code"],
         "kubectl -n $NAMESPACE get pods --sort-by=.status.containerStatuses[0].restartCount"
