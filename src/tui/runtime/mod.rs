@@ -187,7 +187,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Ok(Msg::Record(rec)) => {
@@ -198,10 +198,8 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             Ok(Msg::Captured(result)) => queue.extend(fx.record_run(&app, &result)),
             Ok(Msg::DryRun(result)) => {
                 queue.extend(fx.record_run(&app, &result));
-                let (ok, text) = match probes::convert(&result) {
-                    Ok(o) => (o.exit == Some(0), o.output),
-                    Err(e) => (false, e),
-                };
+                let o = probes::convert(&result);
+                let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
             }
             Ok(Msg::Handover { node, probe, req }) => {
@@ -210,7 +208,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Err(_) => return Ok(()),
