@@ -50,21 +50,35 @@ pub struct KubeExecutor {
     pub concurrency: usize,
 }
 
+/// The kubeconfig kubectl would read: `explicit`, else `$KUBECONFIG` (a list is merged when
+/// read), else `~/.kube/config`.
+pub fn default_kubeconfig(explicit: Option<PathBuf>) -> Option<PathBuf> {
+    explicit
+        .or_else(|| {
+            std::env::var_os("KUBECONFIG")
+                .map(PathBuf::from)
+                .filter(|p| !p.as_os_str().is_empty())
+        })
+        .or_else(|| dirs::home_dir().map(|h| h.join(".kube").join("config")))
+}
+
+/// The kubeconfig's `current-context`, which kubectl uses when no `--context` is given.
+pub fn current_context(explicit: Option<PathBuf>) -> Option<String> {
+    let path = default_kubeconfig(explicit)?;
+    client::read_kubeconfig(&path).ok()?.current_context
+}
+
 impl KubeExecutor {
     fn kubeconfig_for(&self, req: &ProbeRequest) -> Result<PathBuf, ProbeError> {
-        req.target
-            .kubeconfig
-            .clone()
-            .or_else(|| self.kubeconfig.clone())
-            .or_else(|| {
-                std::env::var_os("KUBECONFIG")
-                    .map(PathBuf::from)
-                    .filter(|p| !p.as_os_str().is_empty())
-            })
-            .or_else(|| dirs::home_dir().map(|h| h.join(".kube").join("config")))
-            .ok_or_else(|| ProbeError::Config {
-                detail: "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
-            })
+        default_kubeconfig(
+            req.target
+                .kubeconfig
+                .clone()
+                .or_else(|| self.kubeconfig.clone()),
+        )
+        .ok_or_else(|| ProbeError::Config {
+            detail: "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
+        })
     }
 
     async fn execute(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
