@@ -14,6 +14,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
+mod fanout;
 mod record;
 mod show;
 mod write;
@@ -221,7 +222,15 @@ impl RunArgs {
         (mode, pre): (&write::WriteMode, &[String]),
     ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let runner = Runner::new(RunnerConfig::default(), executors, tx);
+        let config = RunnerConfig {
+            concurrency: if self.contexts.is_some() {
+                crate::query::kube::fanout::DEFAULT_CONCURRENCY
+            } else {
+                RunnerConfig::default().concurrency
+            },
+            ..RunnerConfig::default()
+        };
+        let runner = Runner::new(config, executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
             // A value the operator exported in their shell counts, below every other source.
@@ -251,7 +260,12 @@ impl RunArgs {
                 };
             req.target.kubeconfig = self.kubeconfig.clone();
             if req.target.kube_context.is_none() {
-                req.target.kube_context = self.context.clone();
+                // As kubectl: no --context means the kubeconfig's current context.
+                req.target.kube_context = self.context.clone().or_else(|| {
+                    (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
+                        .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
+                        .flatten()
+                });
             }
             if req.class == SafetyClass::LongRunning {
                 let e = crate::query::ProbeError::Refused {
@@ -292,7 +306,16 @@ impl RunArgs {
                 }
             }
             let refused = crate::query::runner::gate(&req).is_some();
-            let r = runner.run(req, Cancel::new()).await;
+            let fan = self.contexts.as_deref().filter(|_| {
+                p.lang == Lang::Shell
+                    && runner
+                        .route(&req)
+                        .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
+            });
+            let r = match fan {
+                Some(pattern) => fanout::run(&runner, req, self.kubeconfig.clone(), pattern).await,
+                None => runner.run(req, Cancel::new()).await,
+            };
             vars.absorb(&r.captured);
             out.push((r, refused, before));
         }

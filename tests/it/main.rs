@@ -15,6 +15,7 @@ mod evidence_rss;
 mod evidence_script;
 mod evidence_tamper;
 mod extras;
+mod kube_diff;
 mod kube_fanout;
 mod kube_faults;
 mod kube_native;
