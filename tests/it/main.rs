@@ -19,6 +19,7 @@ mod kube_faults;
 mod kube_native;
 mod kube_portforward;
 mod lint_rules;
+mod load_cache;
 mod mitigate_classes;
 mod mitigate_maestro;
 mod mitigate_plan;
