@@ -96,7 +96,7 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
     if paths.is_empty() {
         return (embedded::library(), false);
     }
-    let (lib, errors) = crate::load::load_library(paths);
+    let (lib, errors, _) = crate::load::load_library_cached(paths, guide_cache().as_ref());
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };
@@ -104,4 +104,14 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
         eprintln!("{level}: {e}");
     }
     (lib, failed)
+}
+
+/// The parse cache: `$TSGNAV_STATE_DIR/guide-cache` when that is set, else the platform cache
+/// folder's `tsgnav/guides` (Linux: `~/.cache/tsgnav/guides`).
+pub fn guide_cache() -> Option<crate::load::Cache> {
+    let dir = match std::env::var_os("TSGNAV_STATE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d).join("guide-cache"),
+        None => dirs::cache_dir()?.join("tsgnav").join("guides"),
+    };
+    Some(crate::load::Cache::new(dir))
 }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use super::{read_text, Cache, LoadError, Source};
 use crate::tsg::{self, Guide};
@@ -17,12 +18,34 @@ pub struct Stats {
     pub cached: usize,
 }
 
+/// What [`parse_steps`] hands its caller.
+pub enum Step {
+    /// The next guide in file order (its index), or why it could not be loaded.
+    Ready(usize, Result<Guide, LoadError>),
+    /// Nothing became ready for the idle interval (a slow file): a moment to show progress.
+    Idle,
+}
+
 /// Reads and parses `files` on every core; `emit(index, result)` is called on this thread,
 /// in file order, as soon as each result and all before it are ready.
 pub fn parse_each(
     files: &[Source],
     cache: Option<&Cache>,
     mut emit: impl FnMut(usize, Result<Guide, LoadError>),
+) -> Stats {
+    parse_steps(files, cache, Duration::MAX, |s| {
+        if let Step::Ready(i, r) = s {
+            emit(i, r)
+        }
+    })
+}
+
+/// [`parse_each`] that also reports [`Step::Idle`] when no result arrived for `idle`.
+pub fn parse_steps(
+    files: &[Source],
+    cache: Option<&Cache>,
+    idle: Duration,
+    mut emit: impl FnMut(Step),
 ) -> Stats {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -53,10 +76,18 @@ pub fn parse_each(
         drop(tx);
         let mut ready = BTreeMap::new();
         let mut want = 0;
-        for (i, r) in rx {
+        loop {
+            let (i, r) = match rx.recv_timeout(idle) {
+                Ok(x) => x,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    emit(Step::Idle);
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             ready.insert(i, r);
             while let Some(r) = ready.remove(&want) {
-                emit(want, r);
+                emit(Step::Ready(want, r));
                 want += 1;
             }
         }

@@ -55,6 +55,7 @@ mod tui_cancel;
 mod tui_chart;
 mod tui_common;
 mod tui_handover;
+mod tui_loading;
 mod tui_mitigation;
 mod tui_redact;
 mod tui_replay;
