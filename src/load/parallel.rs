@@ -18,7 +18,8 @@ pub struct Stats {
     pub cached: usize,
 }
 
-/// What [`parse_steps`] hands its caller.
+/// What [`parse_steps`] hands its caller (one at a time, so its size does not matter).
+#[allow(clippy::large_enum_variant)]
 pub enum Step {
     /// The next guide in file order (its index), or why it could not be loaded.
     Ready(usize, Result<Guide, LoadError>),
