@@ -46,8 +46,10 @@ must exist. \fBtsgnav config check\fR checks it and \fBtsgnav config example\fR 
 .TP
 \fBTSGNAV_STATE_DIR\fR
 The folder evidence sessions are recorded in, instead of the platform state folder
-(\fI~/.local/state/tsgnav/sessions\fR on Linux). When set, the parsed-guide cache is kept in
-its \fIguide-cache\fR folder too.
+(\fI~/.local/state/tsgnav/sessions\fR on Linux).
+.TP
+\fBTSGNAV_CACHE_DIR\fR
+The folder parsed guides are cached in, instead of \fI<cache dir>/tsgnav/guides\fR.
 .TP
 \fBKUBECONFIG\fR
 The kubeconfig kubectl, oc and the Kubernetes backend use for probes, unless \fBkubeconfig\fR

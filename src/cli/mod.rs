@@ -106,11 +106,11 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
     (lib, failed)
 }
 
-/// The parse cache: `$TSGNAV_STATE_DIR/guide-cache` when that is set, else the platform cache
-/// folder's `tsgnav/guides` (Linux: `~/.cache/tsgnav/guides`).
+/// The parse cache: `$TSGNAV_CACHE_DIR` when set, else the platform cache folder's
+/// `tsgnav/guides` (Linux: `~/.cache/tsgnav/guides`). Never inside the evidence state folder.
 pub fn guide_cache() -> Option<crate::load::Cache> {
-    let dir = match std::env::var_os("TSGNAV_STATE_DIR").filter(|d| !d.is_empty()) {
-        Some(d) => PathBuf::from(d).join("guide-cache"),
+    let dir = match std::env::var_os("TSGNAV_CACHE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
         None => dirs::cache_dir()?.join("tsgnav").join("guides"),
     };
     Some(crate::load::Cache::new(dir))
