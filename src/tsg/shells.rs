@@ -20,6 +20,9 @@ pub enum Step {
 
 const SHELLS: &[&str] = &["sh", "bash", "ash", "zsh", "dash", "ksh"];
 
+/// A run of commands in one place (`None`: the operator's machine), each with its line.
+type Segment = (Option<RunsIn>, Vec<(usize, String)>);
+
 fn is_shell(word: &str) -> bool {
     SHELLS.contains(&shell::basename(word))
 }
@@ -210,7 +213,7 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
                 entered = None;
             }
         }
-        let mut segs: Vec<(Option<RunsIn>, Vec<(usize, String)>)> = Vec::new();
+        let mut segs: Vec<Segment> = Vec::new();
         let mut changed = false;
         for (i, text, prompt) in commands {
             let step = step(&text, stack.last());
