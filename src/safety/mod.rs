@@ -10,14 +10,20 @@
 
 mod args;
 mod azure;
+mod builtins;
 mod command;
 mod kube;
+mod kube_flags;
 mod net;
+mod sed;
 mod tools;
 mod unix;
+mod writers;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_hidden;
 #[cfg(test)]
 mod tests_kube;
 #[cfg(test)]
