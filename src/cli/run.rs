@@ -140,9 +140,7 @@ impl RunArgs {
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
-        let failed = results
-            .iter()
-            .any(|(r, skipped)| !skipped && !r.status.is_ok());
+        let code = exit_code(&results);
         if !self.no_evidence {
             let mut rec = record::Recorder::start(
                 &crate::evidence::state_dir(),
@@ -183,11 +181,7 @@ impl RunArgs {
             write::print_open(&history)?;
         }
         out.flush()?;
-        Ok(if failed {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(ExitCode::from(code))
     }
 
     fn executors(&self) -> anyhow::Result<Vec<Arc<dyn Executor>>> {
@@ -265,6 +259,12 @@ impl RunArgs {
                 out.push((failed(node_id, p, e), false, Vec::new()));
                 continue;
             }
+            // A probe that escapes the chosen target is refused before anything of it runs,
+            // the prior-state capture included.
+            if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
+                out.push((failed(node_id, p, e), true, Vec::new()));
+                continue;
+            }
             let mut before = Vec::new();
             if let Some(c) = confirmation {
                 before.push(Record::Confirmation(c));
@@ -287,5 +287,23 @@ impl RunArgs {
             out.push((r, refused, before));
         }
         out
+    }
+}
+
+/// `run`'s exit code: 3 when a probe was refused (so a script can tell a refusal from
+/// success), else 1 when one failed, else 0. Probes skipped because they run until stopped
+/// count as neither.
+pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
+    use crate::query::{ProbeError, Status};
+    let refused = |r: &ProbeResult| matches!(&r.status, Status::Failed(ProbeError::Refused { class, .. }) if *class != SafetyClass::LongRunning);
+    if results.iter().any(|(r, _)| refused(r)) {
+        3
+    } else if results
+        .iter()
+        .any(|(r, skipped)| !skipped && !r.status.is_ok())
+    {
+        1
+    } else {
+        0
     }
 }

@@ -16,6 +16,7 @@ mod kube;
 mod kube_flags;
 mod net;
 mod sed;
+mod target;
 mod tools;
 mod unix;
 mod writers;
@@ -28,6 +29,8 @@ mod tests_hidden;
 mod tests_kube;
 #[cfg(test)]
 mod tests_tools;
+
+pub use target::{target_escapes, value_names_target, Escape};
 
 use crate::tsg::shell::{self, Problem};
 use crate::tsg::{Lang, Probe, SafetyClass};
