@@ -41,6 +41,7 @@ mod query_shell;
 mod query_vars;
 mod run_cli;
 mod safety_corpus;
+mod safety_redteam;
 mod safety_target;
 mod servers;
 mod sim_cli;
