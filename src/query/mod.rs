@@ -21,6 +21,7 @@ pub mod recorded;
 pub mod replay;
 mod result;
 pub mod runner;
+pub mod sandbox;
 pub mod setup;
 pub mod shell;
 pub mod tasks;
