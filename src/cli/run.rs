@@ -193,6 +193,10 @@ impl RunArgs {
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
             contexts: self.contexts.clone(),
+            sandbox: {
+                let c = config::config()?.sandbox;
+                crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
+            },
             ..setup::Settings::default()
         };
         for c in &self.kusto_clusters {
@@ -217,6 +221,11 @@ impl RunArgs {
         let runner = Runner::new(RunnerConfig::default(), executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
+            // A mitigation stops at its first failed or refused step: the rest do not run.
+            if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
+                out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
             // A value the operator exported in their shell counts, below every other source.
             for name in crate::query::vars::needed(p.lang, &p.code) {
                 if vars.get(&name).is_none() {
@@ -308,4 +317,25 @@ pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
     } else {
         0
     }
+}
+
+/// In a write run, why the next step does not run: an earlier one failed or was refused.
+fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
+    use crate::query::{ProbeError, Status};
+    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => false,
+        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
+        Status::Failed(_) => true,
+    })?;
+    Some(ProbeError::Refused {
+        class: SafetyClass::Mutating,
+        reason: format!(
+            "not run: the earlier step {} did not succeed ({})",
+            first.id,
+            first.status.describe()
+        ),
+        what: "a mitigation stops at its first failed or refused step; fix that step and run \
+               the node again"
+            .into(),
+    })
 }

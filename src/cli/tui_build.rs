@@ -151,6 +151,10 @@ impl TuiArgs {
                 contexts: None,
                 recorded: None,
                 replay: None,
+                sandbox: crate::query::sandbox::SandboxPolicy::from_config(
+                    config.sandbox.enabled,
+                    &config.sandbox.allow_connect_ports,
+                ),
             },
             context: self.context.clone().or_else(|| q.context.clone()),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),

@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, RulesetError, ABI,
+    Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    RulesetError, ABI,
 };
 
 /// What the config asks for (`[sandbox]`).
@@ -27,6 +27,24 @@ pub struct SandboxPolicy {
     pub allow_connect_ports: Vec<u16>,
     /// More ports a probe may connect to: the session's port-forwards.
     pub forwarded_ports: Vec<u16>,
+    /// Act as if the kernel had this Landlock ABI (`TSGNAV_SANDBOX_ABI=0` checks the
+    /// no-Landlock path; it is reported like a real one, never silently).
+    pub abi_override: Option<i32>,
+}
+
+impl SandboxPolicy {
+    /// The policy of `[sandbox]` (`enabled`, `allow_connect_ports`) and the
+    /// `TSGNAV_SANDBOX_ABI` override from the environment.
+    pub fn from_config(enabled: bool, allow_connect_ports: &[u16]) -> Self {
+        SandboxPolicy {
+            enabled,
+            allow_connect_ports: allow_connect_ports.to_vec(),
+            forwarded_ports: Vec::new(),
+            abi_override: std::env::var("TSGNAV_SANDBOX_ABI")
+                .ok()
+                .and_then(|v| v.trim().parse().ok()),
+        }
+    }
 }
 
 impl Default for SandboxPolicy {
@@ -35,6 +53,7 @@ impl Default for SandboxPolicy {
             enabled: true,
             allow_connect_ports: vec![443],
             forwarded_ports: Vec::new(),
+            abi_override: None,
         }
     }
 }
@@ -64,14 +83,8 @@ impl Sandbox {
     }
 }
 
-/// The kernel's Landlock ABI (0 when it has none). `TSGNAV_SANDBOX_ABI=0` makes tsgnav act as
-/// on such a kernel (to check that path; it is reported like a real one, never silently).
+/// The kernel's Landlock ABI (0 when it has none).
 pub fn kernel_abi() -> i32 {
-    if let Some(v) = std::env::var_os("TSGNAV_SANDBOX_ABI") {
-        if let Some(n) = v.to_str().and_then(|s| s.parse::<i32>().ok()) {
-            return n.max(0);
-        }
-    }
     // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only returns
     // the ABI version (or -1 with ENOSYS/EOPNOTSUPP); it touches no memory.
     let v = unsafe {
@@ -90,7 +103,7 @@ pub fn detect(policy: &SandboxPolicy) -> Sandbox {
     if !policy.enabled {
         return Sandbox::Off;
     }
-    match kernel_abi() {
+    match policy.abi_override.unwrap_or_else(kernel_abi).max(0) {
         0 => Sandbox::NoKernelSupport,
         abi => Sandbox::Landlock { abi, net: abi >= 4 },
     }

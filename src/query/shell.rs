@@ -138,14 +138,25 @@ impl ShellExecutor {
         let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
         if let Err(e) = std::fs::create_dir_all(&scratch) {
             result.status = Status::Failed(ProbeError::Io {
-                detail: format!("cannot create the probe's scratch folder {}: {e}", scratch.display()),
+                detail: format!(
+                    "cannot create the probe's scratch folder {}: {e}",
+                    scratch.display()
+                ),
             });
             return result;
         }
         let _cleanup = RemoveOnDrop(scratch.clone());
         let capture_file = scratch.join("tsgnav-capture");
+        // A confirmed change stops at its first failing command and says so; the script's
+        // line numbers start after the one prelude line.
+        let stop = if req.confirmation.is_some() {
+            "set -e; trap 'echo \"tsgnav: line $((LINENO - 1)) failed (exit $?); the commands \
+             after it did not run\" >&2' ERR; "
+        } else {
+            ""
+        };
         let script = format!(
-            "{}\n{}",
+            "{stop}{}\n{}",
             prelude(&req.assigns, req.target.kube_context.is_some()),
             sub.text
         );

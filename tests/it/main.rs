@@ -37,6 +37,7 @@ mod query_http;
 mod query_kusto;
 mod query_prometheus;
 mod query_runner;
+mod query_sandbox;
 mod query_shell;
 mod query_vars;
 mod run_cli;

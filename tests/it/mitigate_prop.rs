@@ -156,8 +156,16 @@ fn no_mutating_or_unknown_probe_reaches_an_executor_without_its_confirmation() {
         );
         let mut right = req.clone();
         right.confirmation = Some(confirm(&req, "mc-1"));
-        rt.block_on(run.run(right, Cancel::new()));
-        if class != SafetyClass::Interactive {
+        let escapes = tsgnav::query::runner::target_escape(&right, class).is_some();
+        let r = rt.block_on(run.run(right, Cancel::new()));
+        if escapes {
+            // A change that skips the context pinning (`xargs kubectl …`) stays refused.
+            prop_assert!(
+                matches!(r.status, Status::Failed(ProbeError::Refused { .. })),
+                "{code:?} escapes the target but ran"
+            );
+            prop_assert_eq!(exec.0.load(Ordering::SeqCst), 0);
+        } else if class != SafetyClass::Interactive {
             prop_assert_eq!(
                 exec.0.load(Ordering::SeqCst),
                 1,

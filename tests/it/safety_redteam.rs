@@ -18,8 +18,9 @@ use super::sim_support::BlockingSim;
 
 const FILES: &[&str] = &["kubectl", "shell", "files", "tools", "nesting"];
 
-/// Tools replaced by a script that only logs its arguments (the real ones would change this
-/// machine or a remote system when run, even as a test failure).
+/// Tools replaced by a script that only logs its arguments, to a file and to stderr (a
+/// read-only probe runs in the kernel sandbox, where only the stderr line gets out). The real
+/// ones would change this machine or a remote system when run, even as a test failure.
 const STAND_INS: &[&str] = &[
     "az",
     "helm",
@@ -64,7 +65,8 @@ fn bench() -> Bench {
         let p = bin.join(name);
         std::fs::write(
             &p,
-            "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$REDTEAM_LOG\"\n",
+            "#!/bin/sh\necho \"stand-in called: $(basename \"$0\") $*\" >&2\n\
+             echo \"$(basename \"$0\") $*\" >> \"$REDTEAM_LOG\"\n",
         )
         .expect("stand-in");
         use std::os::unix::fs::PermissionsExt as _;
@@ -185,6 +187,10 @@ fn no_red_team_form_changes_anything_in_a_read_only_run() {
         );
         total += results.len();
         for r in &results {
+            let output = r["output"].as_str().unwrap_or_default();
+            if output.contains("stand-in called") {
+                ran.push(format!("{}: {output}", r["probe"]));
+            }
             if r["status"] != "refused" {
                 ran.push(format!(
                     "{}: {} → {}",
@@ -245,7 +251,7 @@ fn no_red_team_form_changes_anything_in_a_read_only_run() {
     );
     let log = std::fs::read_to_string(&b.log).unwrap_or_default();
     assert!(
-        log.contains("helm list -A"),
+        log.contains("helm uninstall redteam-control"),
         "a stand-in call is seen: {log:?}"
     );
 }
