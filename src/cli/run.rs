@@ -142,9 +142,7 @@ impl RunArgs {
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
-        let failed = results
-            .iter()
-            .any(|(r, skipped)| !skipped && !r.status.is_ok());
+        let code = exit_code(&results);
         if !self.no_evidence {
             let mut rec = record::Recorder::start(
                 &crate::evidence::state_dir(),
@@ -185,11 +183,7 @@ impl RunArgs {
             write::print_open(&history)?;
         }
         out.flush()?;
-        Ok(if failed {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(ExitCode::from(code))
     }
 
     fn executors(&self) -> anyhow::Result<Vec<Arc<dyn Executor>>> {
@@ -201,6 +195,10 @@ impl RunArgs {
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
             contexts: self.contexts.clone(),
+            sandbox: {
+                let c = config::config()?.sandbox;
+                crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
+            },
             ..setup::Settings::default()
         };
         for c in &self.kusto_clusters {
@@ -233,6 +231,11 @@ impl RunArgs {
         let runner = Runner::new(config, executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
+            // A mitigation stops at its first failed or refused step: the rest do not run.
+            if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
+                out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
             // A value the operator exported in their shell counts, below every other source.
             // A command typed inside a shell also needs the values of the way in (`$POD`).
             let text = match &p.runs_in {
@@ -287,6 +290,12 @@ impl RunArgs {
                 out.push((failed(node_id, p, e), false, Vec::new()));
                 continue;
             }
+            // A probe that escapes the chosen target is refused before anything of it runs,
+            // the prior-state capture included.
+            if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
+                out.push((failed(node_id, p, e), true, Vec::new()));
+                continue;
+            }
             let mut before = Vec::new();
             if let Some(c) = confirmation {
                 before.push(Record::Confirmation(c));
@@ -321,4 +330,43 @@ impl RunArgs {
         }
         out
     }
+}
+
+/// `run`'s exit code: 3 when a probe was refused (so a script can tell a refusal from
+/// success), else 1 when one failed, else 0. Probes skipped because they run until stopped
+/// count as neither.
+pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
+    use crate::query::{ProbeError, Status};
+    let refused = |r: &ProbeResult| matches!(&r.status, Status::Failed(ProbeError::Refused { class, .. }) if *class != SafetyClass::LongRunning);
+    if results.iter().any(|(r, _)| refused(r)) {
+        3
+    } else if results
+        .iter()
+        .any(|(r, skipped)| !skipped && !r.status.is_ok())
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// In a write run, why the next step does not run: an earlier one failed or was refused.
+fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
+    use crate::query::{ProbeError, Status};
+    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => false,
+        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
+        Status::Failed(_) => true,
+    })?;
+    Some(ProbeError::Refused {
+        class: SafetyClass::Mutating,
+        reason: format!(
+            "not run: the earlier step {} did not succeed ({})",
+            first.id,
+            first.status.describe()
+        ),
+        what: "a mitigation stops at its first failed or refused step; fix that step and run \
+               the node again"
+            .into(),
+    })
 }

@@ -186,6 +186,10 @@ impl TuiArgs {
                 contexts: None,
                 recorded: None,
                 replay: None,
+                sandbox: crate::query::sandbox::SandboxPolicy::from_config(
+                    config.sandbox.enabled,
+                    &config.sandbox.allow_connect_ports,
+                ),
             },
             context: self
                 .context

@@ -23,6 +23,7 @@ pub mod prometheus;
 pub mod recorded;
 mod result;
 pub mod runner;
+pub mod sandbox;
 pub mod setup;
 pub mod shell;
 pub mod tasks;
