@@ -51,6 +51,13 @@ pub struct TuiArgs {
     /// records extend the same hash chain.
     #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = "latest")]
     pub resume: Option<String>,
+    /// Show what this Alertmanager reports as firing above the guides (repeatable; default:
+    /// the config file's [[alertmanager]] entries).
+    #[arg(long, value_name = "URL")]
+    pub alertmanager_url: Vec<String>,
+    /// Landing on a step from a firing alert starts the step's read-only probes at once.
+    #[arg(long)]
+    pub auto_run: bool,
 }
 
 /// Everything the navigator starts with.
@@ -63,6 +70,8 @@ pub struct Built {
     pub startup: Vec<Effect>,
     /// Secret patterns from the config file, redacted from the evidence.
     pub redact: Vec<String>,
+    /// Where the "Firing" section reads alerts, if anywhere.
+    pub firing: Option<crate::tui::runtime::firing::FiringSettings>,
 }
 
 impl TuiArgs {
@@ -175,6 +184,7 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
             failed,
             live,
             startup,
+            firing,
             ..
         } = built;
         tui::runtime::run(
@@ -183,6 +193,7 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
                 live,
                 recorder,
                 startup,
+                firing,
             },
         )
         .context("terminal error")?;

@@ -56,6 +56,9 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
             t.get("ui.live_off"),
         ));
     }
+    if app.firing.enabled {
+        out.push(widgets::firing::status(app));
+    }
     out.push(Span::raw(" "));
     out
 }

@@ -1,5 +1,6 @@
 //! The one integration test binary. Each failure area has its own module.
 
+mod alertmanager;
 mod bad_input;
 mod common;
 mod corpus;

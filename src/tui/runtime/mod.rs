@@ -5,6 +5,7 @@
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
+pub mod firing;
 pub mod flow;
 mod fx;
 mod ledger;
@@ -65,6 +66,8 @@ pub struct Options {
     pub recorder: Option<record::Recorder>,
     /// Effects produced while the app was set up (the alert, `--var`, `--node`).
     pub startup: Vec<Effect>,
+    /// Where the library screen's "Firing" section reads alerts from, if anywhere.
+    pub firing: Option<firing::FiringSettings>,
 }
 
 /// What reaches the main loop: an action for `update()`, or a probe result to record first.
@@ -121,6 +124,13 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     if app.write {
         if let Some(l) = fx.live.as_mut() {
             l.set_write(true);
+        }
+    }
+    if let Some(settings) = opts.firing {
+        app.firing = super::firing::Firing::enabled();
+        if let Err(e) = firing::start(settings, tx.clone()) {
+            app.firing.loading = false;
+            app.firing.errors = vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
         }
     }
     let keys = tx.clone();
