@@ -74,7 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
                     }
                     None => " → no guide routes it (Enter searches the library)".into(),
                 };
-                let head = format!("⚑ {} ×{count} ", a.name);
+                let head = format!("⚑ {} ×{count}", a.name);
                 Line::from(vec![
                     Span::styled(head.clone(), t.get("ui.alert")),
                     Span::raw(truncate(&to, w.saturating_sub(head.chars().count()))),
