@@ -1,6 +1,7 @@
 //! The one integration test binary. Each failure area has its own module.
 
 mod alertmanager;
+mod alertmanager_faults;
 mod alertmanager_tmux;
 mod alertmanager_tui;
 mod bad_input;

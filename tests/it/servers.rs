@@ -187,6 +187,8 @@ pub enum Fault {
     Status401,
     /// Promises 5000 bytes, sends 1229 and closes.
     DropMidBody,
+    /// 200 with a body that is not the JSON asked for.
+    MalformedJson,
 }
 
 /// A raw TCP server with one fault, on 127.0.0.1; its base URL.
@@ -210,6 +212,7 @@ pub async fn faulty(fault: Fault) -> String {
                         r.extend(std::iter::repeat_n(b' ', 1229));
                         r
                     }
+                    Fault::MalformedJson => b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 19\r\nConnection: close\r\n\r\n[{\"labels\": {\"alert".to_vec(),
                 };
                 let _ = sock.write_all(&reply).await;
                 let _ = sock.flush().await;
