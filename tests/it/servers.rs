@@ -87,6 +87,25 @@ fn wait_ready(child: &mut Child, port: u16, path: &str, what: &str) {
 
 /// Prometheus on 127.0.0.1 serving a TSDB backfilled from `openmetrics` (ends with `# EOF`).
 pub fn prometheus(openmetrics: &str, test: &str) -> Option<Server> {
+    prometheus_with(openmetrics, None, test)
+}
+
+/// Prometheus as above that also evaluates `rules` (a rule file) every second and, with
+/// `alertmanager` (its base URL), delivers the alerts that fire to it.
+pub fn prometheus_with_rules(
+    openmetrics: &str,
+    rules: &str,
+    alertmanager: Option<&str>,
+    test: &str,
+) -> Option<Server> {
+    prometheus_with(openmetrics, Some((rules, alertmanager)), test)
+}
+
+fn prometheus_with(
+    openmetrics: &str,
+    rules: Option<(&str, Option<&str>)>,
+    test: &str,
+) -> Option<Server> {
     let prom = find_or_skip("prometheus", &[], test)?;
     let promtool = find_or_skip("promtool", &[], test)?;
     let dir = tempfile::tempdir().unwrap();
@@ -105,17 +124,31 @@ pub fn prometheus(openmetrics: &str, test: &str) -> Option<Server> {
         String::from_utf8_lossy(&out.stderr)
     );
     let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        "global:\n  scrape_interval: 1m\nscrape_configs: []\n",
-    )
-    .unwrap();
+    let mut yml = String::from("global:\n  scrape_interval: 1m\nscrape_configs: []\n");
+    if let Some((rules, am)) = rules {
+        let file = dir.path().join("rules.yml");
+        std::fs::write(&file, rules).unwrap();
+        yml = format!(
+            "global:\n  scrape_interval: 1m\n  evaluation_interval: 1s\nscrape_configs: []\nrule_files: ['{}']\n",
+            file.display()
+        );
+        if let Some(am) = am {
+            yml.push_str(&format!(
+                "alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['{}']\n",
+                am.trim_start_matches("http://")
+            ));
+        }
+    }
+    std::fs::write(&config, yml).unwrap();
     let port = free_port();
     let mut child = Command::new(prom)
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .arg(format!("--storage.tsdb.path={}", data.display()))
         .arg("--storage.tsdb.retention.time=100y")
+        // The notifier learns its Alertmanagers a few seconds after start; without this the
+        // alerts that fired before would wait a minute to be sent again.
+        .args(rules.map(|_| "--rules.alert.resend-delay=1s"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
