@@ -50,6 +50,8 @@ pub enum Action {
     Vars,
     Cancel,
     WriteMode,
+    /// `S` on a firing alert: propose a silence.
+    Silence,
     // Worker results.
     ProbeFinished {
         node: String,
@@ -116,6 +118,7 @@ impl Action {
             ("vars", None) => Action::Vars,
             ("cancel", None) => Action::Cancel,
             ("write_mode", None) => Action::WriteMode,
+            ("silence", None) => Action::Silence,
             _ => return None,
         })
     }

@@ -88,6 +88,20 @@ pub struct Firing {
     pub sel: Option<usize>,
     /// Unix seconds of the last refresh.
     pub at: i64,
+    /// The silence being confirmed (`S`), if any.
+    pub confirm: Option<SilenceDraft>,
+}
+
+/// A proposed silence waiting for its Alertmanager's name to be typed back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SilenceDraft {
+    pub source: String,
+    pub alert: String,
+    /// Every label of the alert, each an exact matcher.
+    pub labels: BTreeMap<String, String>,
+    pub hours: u32,
+    /// What has been typed so far.
+    pub buf: String,
 }
 
 impl Firing {

@@ -4,8 +4,11 @@
 //! gate), or opens the library search prefilled with its name when nothing routes it.
 //! Pure: must not import IO nor `crate::query` / `crate::evidence`.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
 use super::action::Action;
 use super::app::App;
+use super::firing::SilenceDraft;
 use super::navigate::{nav_cmd, run};
 use super::search;
 use crate::nav::{AlertContext, Cmd, Effect};
@@ -39,6 +42,7 @@ pub fn key(app: &mut App, a: &Action) -> Option<Vec<Effect>> {
         (Action::PageDown, Some(i)) => f.sel = Some((i + 10).min(n.saturating_sub(1))),
         (Action::PageUp, Some(i)) => f.sel = Some(i.saturating_sub(10)),
         (Action::Activate, Some(i)) => return Some(open(app, i)),
+        (Action::Silence, _) => return Some(propose_silence(app)),
         _ => return None,
     }
     Some(Vec::new())
@@ -115,4 +119,76 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         false,
     );
     fx
+}
+
+/// `S`: proposes a silence for the selected alert (every label an exact matcher, 2 hours).
+pub fn propose_silence(app: &mut App) -> Vec<Effect> {
+    let Some(a) = app.firing.sel.and_then(|i| app.firing.alerts.get(i)) else {
+        app.set_message(
+            "Select a firing alert first (j/k in the Firing section).",
+            true,
+        );
+        return Vec::new();
+    };
+    if !a.silenced_by.is_empty() {
+        let ids = a.silenced_by.join(", ");
+        app.set_message(format!("`{}` is already silenced ({ids}).", a.name), false);
+        return Vec::new();
+    }
+    app.firing.confirm = Some(SilenceDraft {
+        source: a.source.clone(),
+        alert: a.name.clone(),
+        labels: a.labels.clone(),
+        hours: 2,
+        buf: String::new(),
+    });
+    Vec::new()
+}
+
+/// Keys while a silence is being confirmed: type the Alertmanager's name, Enter, or Esc.
+pub fn confirm_key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+    let Some(mut d) = app.firing.confirm.take() else {
+        return Vec::new();
+    };
+    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    match ev.code {
+        KeyCode::Esc => {
+            app.set_message("Nothing was silenced.", false);
+            return Vec::new();
+        }
+        KeyCode::Char('c') if ctrl => {
+            app.quit = true;
+            return Vec::new();
+        }
+        KeyCode::Char('u') if ctrl => d.buf.clear(),
+        KeyCode::Char('+') if d.buf.is_empty() => d.hours = (d.hours * 2).min(48),
+        KeyCode::Char('-') if d.buf.is_empty() => d.hours = (d.hours / 2).max(1),
+        KeyCode::Char(c) if !ctrl => d.buf.push(c),
+        KeyCode::Backspace => {
+            d.buf.pop();
+        }
+        KeyCode::Enter if d.buf == d.source => {
+            app.set_message(format!("Silencing `{}` on {}…", d.alert, d.source), false);
+            return vec![Effect::Silence {
+                source: d.source,
+                alert: d.alert,
+                labels: d.labels,
+                hours: d.hours,
+                typed: d.buf,
+            }];
+        }
+        KeyCode::Enter => {
+            app.set_message(
+                format!(
+                    "`{}` is not `{}`: nothing was silenced; type the Alertmanager's name exactly, or Esc.",
+                    d.buf, d.source
+                ),
+                true,
+            );
+            d.buf.clear();
+        }
+        _ => {}
+    }
+    app.firing.confirm = Some(d);
+    Vec::new()
 }

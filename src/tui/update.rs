@@ -19,6 +19,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
+            if app.firing.confirm.is_some() {
+                return super::firing_keys::confirm_key(app, ev);
+            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }

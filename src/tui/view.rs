@@ -23,6 +23,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app);
     }
+    widgets::firing::draw_confirm(f, body, app);
     status_line(f, status, app);
 }
 

@@ -176,3 +176,87 @@ fn measure_the_first_screen_with_5000_firing_alerts() {
     t.keys(&["q"]);
     t.restored();
 }
+
+#[test]
+fn s_silences_the_alert_after_the_alertmanager_name_is_typed_back() {
+    let Some(am) = servers::alertmanager("alertmanager_tmux::silence") else {
+        return;
+    };
+    let Some(t) = Tmux::start("silence") else {
+        return;
+    };
+    post_three(&am.url);
+    configure(&t, &am.url, "");
+    t.send_line(&format!("{} {}", bin(), guides()));
+    t.wait_for("the firing alerts", |s| s.contains("2 FIRING"));
+    // Land on the routed alert's step (the evidence session opens), then back to the library.
+    t.keys(&["j", "Enter"]);
+    t.wait_for("the routed step", |s| {
+        s.contains("⚑ alert IngressGatewayLatencyHigh routes here")
+    });
+    t.keys(&["L"]);
+    t.wait_for("the library", |s| {
+        s.contains("2 FIRING") && s.contains("▤ Ingress")
+    });
+    t.keys(&["S"]);
+    t.wait_for("the silence confirmation", |s| {
+        s.contains("Silence: confirm before it is created")
+            && s.contains("Silence `IngressGatewayLatencyHigh` on eastus")
+            && s.contains("namespace=\"gw-east\"")
+    });
+    // A wrong name silences nothing.
+    t.keys(&["-l", "westus"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the refusal", |s| {
+        s.contains("`westus` is not `eastus`: nothing was silenced")
+    });
+    let (_, list) = servers::http_json("GET", &am.url, "/api/v2/silences", "");
+    let before: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(
+        before.as_array().unwrap().len(),
+        1,
+        "only the test's own silence: {list}"
+    );
+    t.keys(&["-l", "eastus"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the silence created and the alert shown silenced", |s| {
+        s.contains("1 FIRING")
+            && s.lines()
+                .any(|l| l.contains("mc-eastus-1 · warning") && l.contains("silenced"))
+    });
+    assert!(!s.contains("Silence: confirm before it is created"), "{s}");
+    // It exists in Alertmanager, matching the alert's labels, with the session in its comment.
+    let (_, list) = servers::http_json("GET", &am.url, "/api/v2/silences", "");
+    let silences: serde_json::Value = serde_json::from_str(&list).unwrap();
+    let ours = silences
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["comment"]
+                .as_str()
+                .unwrap_or("")
+                .contains("IngressGatewayLatencyHigh")
+        })
+        .unwrap_or_else(|| panic!("no silence from tsgnav: {list}"));
+    assert_eq!(ours["status"]["state"], "active");
+    let matchers = ours["matchers"].to_string();
+    assert!(
+        matchers.contains("\"gw-east\"") && matchers.contains("\"mc-eastus-1\""),
+        "{matchers}"
+    );
+    let id = ours["id"].as_str().unwrap().to_string();
+    t.quit_unexported();
+    t.restored();
+    let session = t.only_session();
+    let session_id = session.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        ours["comment"].as_str().unwrap().contains(&session_id),
+        "{ours} / {session_id}"
+    );
+    let journal = std::fs::read_to_string(session.join("journal.jsonl")).expect("journal");
+    assert!(
+        journal.contains(&format!("silence {id} created on Alertmanager eastus")),
+        "{journal}"
+    );
+}

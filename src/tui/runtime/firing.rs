@@ -88,11 +88,25 @@ pub fn clients(s: &FiringSettings) -> (Vec<Alertmanager>, Option<PrometheusAlert
     (ams, prom)
 }
 
+/// What the runtime keeps of the refresher: where to send silences, and a way to ask for a
+/// refresh now (after a silence).
+pub struct Handle {
+    endpoints: Vec<Endpoint>,
+    tx: Sender<Msg>,
+    refresh: Sender<()>,
+}
+
 /// Starts the refresher thread; it ends when the main loop is gone.
-pub fn start(settings: FiringSettings, tx: Sender<Msg>) -> std::io::Result<()> {
+pub fn start(settings: FiringSettings, tx: Sender<Msg>) -> std::io::Result<Handle> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let (refresh, wake) = std::sync::mpsc::channel::<()>();
+    let handle = Handle {
+        endpoints: settings.endpoints.clone(),
+        tx: tx.clone(),
+        refresh,
+    };
     std::thread::Builder::new()
         .name("tsgnav-firing".into())
         .spawn(move || {
@@ -104,8 +118,118 @@ pub fn start(settings: FiringSettings, tx: Sender<Msg>) -> std::io::Result<()> {
                 if tx.send(Msg::Ui(Action::Firing(Box::new(update)))).is_err() {
                     return;
                 }
-                std::thread::sleep(settings.every);
+                if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
+                    wake.recv_timeout(settings.every)
+                {
+                    return;
+                }
             }
         })?;
-    Ok(())
+    Ok(handle)
+}
+
+/// A confirmed silence, as the runtime carries it out.
+pub struct SilenceRequest {
+    pub source: String,
+    pub alert: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub hours: u32,
+    pub typed: String,
+    /// The evidence session it is recorded in (its id goes into the silence's comment).
+    pub session: Option<String>,
+}
+
+impl Handle {
+    /// Creates the silence in the background: checks the typed name again, posts it, records
+    /// its id in the evidence and asks for a refresh; the outcome comes back as a notice.
+    pub fn silence(&self, req: SilenceRequest) -> Vec<Action> {
+        let Some(endpoint) = self
+            .endpoints
+            .iter()
+            .find(|e| e.name == req.source)
+            .cloned()
+        else {
+            return vec![Action::Notice(format!(
+                "No Alertmanager named `{}` is configured; nothing was silenced.",
+                req.source
+            ))];
+        };
+        if req.typed != endpoint.name {
+            return vec![Action::Notice(format!(
+                "`{}` is not `{}`: nothing was silenced.",
+                req.typed, endpoint.name
+            ))];
+        }
+        let (tx, refresh) = (self.tx.clone(), self.refresh.clone());
+        let spawned = std::thread::Builder::new()
+            .name("tsgnav-silence".into())
+            .spawn(move || {
+                let done = silence_now(&endpoint, &req);
+                if let Ok((_, record)) = &done {
+                    let _ = tx.send(Msg::Record(Box::new(record.clone())));
+                    let _ = refresh.send(());
+                }
+                let text = match done {
+                    Ok((text, _)) => text,
+                    Err(e) => format!(
+                        "Could not silence `{}` on {}: {}. Nothing was silenced.",
+                        req.alert,
+                        req.source,
+                        explain(&endpoint.url, &e)
+                    ),
+                };
+                let _ = tx.send(Msg::Ui(Action::Notice(text)));
+            });
+        match spawned {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![Action::Notice(format!(
+                "Could not start the silence request: {e}; nothing was silenced."
+            ))],
+        }
+    }
+}
+
+fn silence_now(
+    endpoint: &Endpoint,
+    req: &SilenceRequest,
+) -> Result<(String, crate::evidence::Record), crate::query::ProbeError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| crate::query::ProbeError::Io {
+            detail: e.to_string(),
+        })?;
+    let am = Alertmanager::new(endpoint.clone());
+    let session = req.session.clone().unwrap_or_else(|| "none".into());
+    let comment = format!(
+        "silenced from tsgnav while `{}` is worked on (evidence session {session})",
+        req.alert
+    );
+    let created_by = std::env::var("USER").unwrap_or_else(|_| "tsgnav".into());
+    let duration = Duration::from_secs(u64::from(req.hours) * 3600);
+    let id = rt.block_on(am.create_silence(
+        &req.labels,
+        duration,
+        &created_by,
+        &comment,
+        &Cancel::new(),
+    ))?;
+    let matchers: Vec<String> = req
+        .labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{v}\""))
+        .collect();
+    let text = format!(
+        "silence {id} created on Alertmanager {} ({}) for {} h: {}",
+        endpoint.name,
+        endpoint.url,
+        req.hours,
+        matchers.join(", ")
+    );
+    let record = crate::evidence::Record::Note(crate::evidence::Note {
+        text: text.clone(),
+        topic: Some("silence".into()),
+        ..crate::evidence::Note::default()
+    });
+    Ok((format!("Silenced `{}`: {text}.", req.alert), record))
 }

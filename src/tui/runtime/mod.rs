@@ -120,6 +120,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
+        firing: None,
     };
     if app.write {
         if let Some(l) = fx.live.as_mut() {
@@ -128,9 +129,13 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     }
     if let Some(settings) = opts.firing {
         app.firing = super::firing::Firing::enabled();
-        if let Err(e) = firing::start(settings, tx.clone()) {
-            app.firing.loading = false;
-            app.firing.errors = vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+        match firing::start(settings, tx.clone()) {
+            Ok(h) => fx.firing = Some(h),
+            Err(e) => {
+                app.firing.loading = false;
+                app.firing.errors =
+                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+            }
         }
     }
     let keys = tx.clone();

@@ -143,3 +143,63 @@ pub fn status(app: &App) -> Span<'static> {
         },
     )
 }
+
+/// The silence confirmation: what would be silenced, for how long, and the name to type.
+pub fn draw_confirm(f: &mut Frame, area: Rect, app: &App) {
+    let Some(d) = &app.firing.confirm else {
+        return;
+    };
+    let t = &app.theme;
+    let w = area.width.saturating_sub(4).min(100);
+    let matchers: Vec<String> = d
+        .labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{v}\""))
+        .collect();
+    let inner = usize::from(w.saturating_sub(2));
+    let mut lines =
+        vec![
+        Line::from(vec![
+            Span::styled(format!("Silence `{}` on {}", d.alert, d.source), t.get("md.strong")),
+            Span::styled("  WRITES TO ALERTMANAGER", t.get("badge.mutating")),
+        ]),
+        Line::styled(
+            "Every label below must match exactly; the alert stops paging until the silence ends.",
+            t.get("ui.dim"),
+        ),
+    ];
+    lines.extend(
+        matchers
+            .iter()
+            .map(|m| Line::raw(truncate(&format!("    {m}"), inner))),
+    );
+    lines.push(Line::raw(format!(
+        "Duration: {} h (+ / - to change before typing)",
+        d.hours
+    )));
+    lines.push(Line::from(vec![
+        Span::styled(
+            format!("Type the Alertmanager's name `{}` to silence: ", d.source),
+            t.get("ui.key"),
+        ),
+        Span::styled(format!("{}▏", d.buf), t.get("ui.input")),
+    ]));
+    lines.push(Line::styled(
+        "Enter confirms · Esc cancels",
+        t.get("ui.dim"),
+    ));
+    let h = u16::try_from(lines.len() + 2)
+        .unwrap_or(area.height)
+        .min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width.saturating_sub(w)) / 2,
+        y: area.y + (area.height.saturating_sub(h)) / 2,
+        width: w,
+        height: h,
+    };
+    let block = ratatui::widgets::Block::bordered()
+        .title(" Silence: confirm before it is created ")
+        .border_style(t.get("ui.error"));
+    f.render_widget(ratatui::widgets::Clear, popup);
+    f.render_widget(Paragraph::new(lines).block(block), popup);
+}
