@@ -253,3 +253,54 @@ fn five_thousand_alerts_fold_in_and_draw() {
     keys(&mut app, "g");
     assert_eq!(app.firing.sel, Some(0));
 }
+
+#[test]
+fn a_silence_needs_the_alertmanager_name_typed_back() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    keys(&mut app, "j S");
+    let draft = app.firing.confirm.clone().expect("the confirmation opens");
+    assert_eq!(draft.alert, "IngressGatewayLatencyHigh");
+    assert_eq!(draft.labels["namespace"], "gw-east");
+    let s = screen(&render(&mut app, 100, 30));
+    assert!(
+        s.contains("Type the Alertmanager's name `eastus` to silence"),
+        "{s}"
+    );
+    // A wrong name: nothing is sent, the confirmation stays open and says why.
+    let fx = super::tui_common::type_text(&mut app, "westus");
+    assert!(fx.is_empty());
+    let fx = keys(&mut app, "<Enter>");
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.firing.confirm.is_some());
+    assert!(app
+        .message
+        .clone()
+        .unwrap()
+        .0
+        .contains("nothing was silenced"));
+    // The right name: one silence effect with the alert's labels.
+    super::tui_common::type_text(&mut app, "eastus");
+    let fx = keys(&mut app, "<Enter>");
+    assert!(app.firing.confirm.is_none());
+    match fx.as_slice() {
+        [Effect::Silence {
+            source,
+            labels,
+            typed,
+            hours,
+            ..
+        }] => {
+            assert_eq!(
+                (source.as_str(), typed.as_str(), *hours),
+                ("eastus", "eastus", 2)
+            );
+            assert_eq!(labels["cluster"], "mc-eastus-1");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Esc cancels without an effect.
+    keys(&mut app, "S");
+    assert!(keys(&mut app, "<Esc>").is_empty());
+    assert!(app.firing.confirm.is_none());
+}
