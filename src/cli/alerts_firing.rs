@@ -109,6 +109,33 @@ pub fn sources(
     Ok((!s.endpoints.is_empty()).then_some(s))
 }
 
+/// The navigator's sources: the Alertmanagers, else (with only a Prometheus configured and
+/// live queries on) Prometheus' `ALERTS` series.
+pub fn navigator_sources(
+    config: &Config,
+    urls: &[String],
+    auto_run_flag: bool,
+) -> anyhow::Result<Option<FiringSettings>> {
+    if let Some(s) = sources(config, urls, auto_run_flag)? {
+        return Ok(Some(s));
+    }
+    let q = &config.query;
+    Ok(q.prometheus_url
+        .clone()
+        .filter(|_| q.live != Some(false))
+        .map(|url| {
+            let mut s = FiringSettings {
+                every: Duration::from_secs(30),
+                prometheus: Some((url, q.prometheus_token_cmd.clone())),
+                ..FiringSettings::default()
+            };
+            if auto_run_flag {
+                s.auto_run.insert("prometheus".into());
+            }
+            s
+        }))
+}
+
 fn route_json(a: &Alert) -> serde_json::Value {
     match &a.route {
         Some(r) => json!({"path": r.path, "to": r.to, "by": r.by}),
@@ -204,5 +231,48 @@ impl FiringArgs {
         } else {
             ExitCode::SUCCESS
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        crate::tui::config::parse("config.toml", text).unwrap()
+    }
+
+    #[test]
+    fn alertmanagers_first_then_the_prometheus_fallback() {
+        let c = config("[query]\nprometheus_url = \"http://p:9090\"\n\n[[alertmanager]]\nname = \"east\"\nurl = \"http://a:9093\"\nauto_run = \"read-only\"\n");
+        let s = navigator_sources(&c, &[], false).unwrap().unwrap();
+        assert_eq!(s.endpoints[0].name, "east");
+        assert!(s.auto_run.contains("east"));
+        assert!(s.prometheus.is_none());
+        let c = config("[query]\nprometheus_url = \"http://p:9090\"\n");
+        let s = navigator_sources(&c, &[], true).unwrap().unwrap();
+        assert!(s.endpoints.is_empty());
+        assert_eq!(s.prometheus.as_ref().unwrap().0, "http://p:9090");
+        assert!(s.auto_run.contains("prometheus"));
+        let off = config("[query]\nlive = false\nprometheus_url = \"http://p:9090\"\n");
+        assert!(navigator_sources(&off, &[], false).unwrap().is_none());
+        assert!(navigator_sources(&Config::default(), &[], false)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn a_bad_auto_run_names_the_entry_and_the_choices() {
+        let c = config(
+            "[[alertmanager]]\nname = \"east\"\nurl = \"http://a\"\nauto_run = \"always\"\n",
+        );
+        let e = sources(&c, &[], false).unwrap_err().to_string();
+        assert!(
+            e.contains("`east`") && e.contains("\"read-only\" or \"off\""),
+            "{e}"
+        );
+        let c = config("[[alertmanager]]\nname = \"east\"\n");
+        let e = sources(&c, &[], false).unwrap_err().to_string();
+        assert!(e.contains("entry 1 has no `url`"), "{e}");
     }
 }
