@@ -101,3 +101,37 @@ fn a_rule_fires_in_prometheus_and_reaches_alertmanager() {
     assert_eq!(a[0]["source"], "prometheus");
     assert_eq!(a[0]["route"]["by"], "triage-table");
 }
+
+#[test]
+fn with_only_prometheus_the_navigator_lists_its_firing_alerts() {
+    let test = "alertmanager_prometheus::navigator_fallback";
+    let rules = std::fs::read_to_string(root().join("tests/fixtures/alerts/rules.yml")).unwrap();
+    let Some(prom) = servers::prometheus_with_rules(&queue_series(), &rules, None, test) else {
+        return;
+    };
+    // Wait until the rule has fired, so the navigator's first refresh sees it.
+    firing_until(&["--prometheus-url", &prom.url], |v| {
+        !queue_alerts(v).is_empty()
+    });
+    let Some(t) = super::tui_common::Tmux::start("promfallback") else {
+        return;
+    };
+    std::fs::write(
+        t.dir.join("config.toml"),
+        format!("[query]\nprometheus_url = \"{}\"\n", prom.url),
+    )
+    .unwrap();
+    t.send_line(&format!(
+        "{} --no-evidence {}",
+        env!("CARGO_BIN_EXE_tsgnav"),
+        root().join("tests/fixtures/alerts").display()
+    ));
+    t.wait_for("the rule's alert in the Firing section", |s| {
+        s.contains("⚑ IngressGatewayQueueLong ×1 → Step 2: Look for failing backends")
+            && s.contains("mc-eastus-1 · critical")
+            && s.contains("· prometheus")
+            && s.contains("1 FIRING")
+    });
+    t.keys(&["q"]);
+    t.restored();
+}
