@@ -8,6 +8,7 @@ mod build;
 mod edges;
 pub mod lint;
 pub mod model;
+mod outcome;
 mod probe;
 mod raw;
 pub mod roles;
@@ -20,6 +21,7 @@ mod walk;
 
 pub use edges::{is_external, join, resolve_dest};
 pub use model::*;
+pub use outcome::{FailKind, Outcome, ProbeRef};
 pub use probe::split_info;
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used

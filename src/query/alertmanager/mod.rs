@@ -58,8 +58,8 @@ impl Alertmanager {
         format!("{}{path}", self.endpoint.url.trim_end_matches('/'))
     }
 
-    /// Sends a request built by `build`, with the bearer token; on a 401 with a token command,
-    /// forgets the token and tries once more.
+    /// Sends a request built by `build`, with the bearer token (once more with a fresh one
+    /// after a 401); the body of a 2xx answer.
     async fn send(
         &self,
         url: &str,
@@ -67,23 +67,14 @@ impl Alertmanager {
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
     ) -> Result<Vec<u8>, ProbeError> {
         let client = self.client.clone()?;
-        let mut retried = false;
-        loop {
-            let mut rb = build(&client);
-            if let Some(t) = self.token.get().await? {
-                rb = rb.bearer_auth(t);
-            }
-            let body = net::fetch(rb, url, self.timeout, cancel).await?;
-            if body.status == 401 && self.token.has_command() && !retried {
-                self.token.invalidate();
-                retried = true;
-                continue;
-            }
-            if !(200..300).contains(&body.status) {
-                return Err(net::http_error(&body, url));
-            }
-            return Ok(body.bytes);
+        let body = self
+            .token
+            .fetch(|| Ok(build(&client)), url, self.timeout, cancel)
+            .await?;
+        if !(200..300).contains(&body.status) {
+            return Err(net::http_error(&body, url));
         }
+        Ok(body.bytes)
     }
 
     /// Every alert it holds: active, silenced and inhibited ones.

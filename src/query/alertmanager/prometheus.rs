@@ -34,30 +34,21 @@ impl PrometheusAlerts {
     async fn vector(&self, query: &str, cancel: &Cancel) -> Result<Vec<Sample>, ProbeError> {
         let client = self.client.clone()?;
         let url = format!("{}/api/v1/query", self.url.trim_end_matches('/'));
-        let mut retried = false;
-        loop {
-            let full = reqwest::Url::parse_with_params(&url, [("query", query)]).map_err(|e| {
-                ProbeError::Config {
-                    detail: format!("bad Prometheus URL {url}: {e}"),
-                }
-            })?;
-            let mut rb = client.get(full);
-            if let Some(t) = self.token.get().await? {
-                rb = rb.bearer_auth(t);
+        let full = reqwest::Url::parse_with_params(&url, [("query", query)]).map_err(|e| {
+            ProbeError::Config {
+                detail: format!("bad Prometheus URL {url}: {e}"),
             }
-            let body = net::fetch(rb, &url, self.timeout, cancel).await?;
-            if body.status == 401 && self.token.has_command() && !retried {
-                self.token.invalidate();
-                retried = true;
-                continue;
-            }
-            let json = serde_json::from_slice(&body.bytes).ok();
-            let v = net::success_json(&body, &url, json)?;
-            return samples(&v).ok_or_else(|| ProbeError::BadResponse {
-                url,
-                detail: "not an instant-vector answer (`data.result` is missing)".into(),
-            });
-        }
+        })?;
+        let body = self
+            .token
+            .fetch(|| Ok(client.get(full.clone())), &url, self.timeout, cancel)
+            .await?;
+        let json = serde_json::from_slice(&body.bytes).ok();
+        let v = net::success_json(&body, &url, json)?;
+        samples(&v).ok_or_else(|| ProbeError::BadResponse {
+            url,
+            detail: "not an instant-vector answer (`data.result` is missing)".into(),
+        })
     }
 
     /// The firing alerts, each with its start time when Prometheus has it.
