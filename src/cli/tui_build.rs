@@ -211,6 +211,11 @@ impl TuiArgs {
             app.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
         }
+        let firing = super::alerts_firing::navigator_sources(
+            &config,
+            &self.alertmanager_url,
+            self.auto_run,
+        )?;
         Ok(Built {
             app,
             failed,
@@ -218,6 +223,7 @@ impl TuiArgs {
             startup,
             redact: config.redact.clone(),
             loader,
+            firing,
         })
     }
 }

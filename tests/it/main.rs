@@ -1,5 +1,10 @@
 //! The one integration test binary. Each failure area has its own module.
 
+mod alertmanager;
+mod alertmanager_faults;
+mod alertmanager_prometheus;
+mod alertmanager_tmux;
+mod alertmanager_tui;
 mod bad_input;
 mod common;
 mod corpus;
