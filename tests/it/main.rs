@@ -12,6 +12,7 @@ mod evidence_journal;
 mod evidence_redact;
 mod evidence_rss;
 mod evidence_script;
+mod evidence_sign;
 mod evidence_tamper;
 mod extras;
 mod kube_fanout;

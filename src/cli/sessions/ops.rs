@@ -38,6 +38,55 @@ pub(super) fn list(state: &Path, json: bool, out: &mut impl std::io::Write) -> a
     Ok(())
 }
 
+/// `sessions verify [--head H]`: the chain, the signatures (naming the key) and the blobs.
+pub(super) fn verify(
+    dir: &Path,
+    head: Option<&str>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<std::process::ExitCode> {
+    let log = SessionLog::read(dir)?;
+    let r = evidence::verify_log(&log)?;
+    for name in &r.stray {
+        writeln!(out, "note: blobs/{name} is a temporary file of a writer that was stopped; resuming the session removes it")?;
+    }
+    if let Some(p) = r.problem {
+        writeln!(out, "FAILED: {p}")?;
+        writeln!(out, "  ({} records before it check out)", r.records)?;
+        return Ok(std::process::ExitCode::from(1));
+    }
+    if let Some(h) = head {
+        let h = h.trim().to_ascii_lowercase();
+        match log.entries.iter().find(|e| e.hash == h) {
+            Some(e) => writeln!(out, "head {h} is record #{} of {}", e.seq, r.records)?,
+            None => {
+                writeln!(out, "FAILED: no record of this journal has hash {h}: it ends at record #{} (chain head {}); records after the head you shared were removed, or the head belongs to another session", r.records, r.head)?;
+                return Ok(std::process::ExitCode::from(1));
+            }
+        }
+    }
+    let signed = match (&r.unsigned, r.signers.as_slice()) {
+        (Some(why), _) => format!("UNSIGNED ({why})"),
+        (None, signers) => {
+            let who: Vec<String> = signers
+                .iter()
+                .map(|s| {
+                    format!(
+                        "key {} ({}, from record #{})",
+                        s.key_id, s.operator, s.from_seq
+                    )
+                })
+                .collect();
+            format!("signed by {}", who.join(", then "))
+        }
+    };
+    writeln!(
+        out,
+        "ok: {} records, {} blobs, chain head {}, {signed}",
+        r.records, r.blobs, r.head
+    )?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 pub(super) fn export(
     dir: &Path,
     a: ExportArgs,
