@@ -130,6 +130,11 @@ impl Journal {
         rec: &Record,
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
+        if let Record::VariableSet { name, value, .. } = rec {
+            if super::redact_rules::is_secret_name(name) {
+                self.redactor.add_secret(value);
+            }
+        }
         let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
         let redactions = redact_value(&self.redactor, &mut v);
         fix_inline_digest(&mut v);

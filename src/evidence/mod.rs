@@ -52,6 +52,8 @@ mod lock;
 mod log;
 mod record;
 mod redact;
+mod redact_k8s;
+mod redact_rules;
 mod replay;
 mod scan;
 mod session;
@@ -77,6 +79,9 @@ pub use record::{
     ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
 };
 pub use redact::{BadPattern, Redactor};
+pub use redact_rules::{
+    builtin as redaction_rules, is_secret_name, OwnRule, RuleInfo, OWN as OWN_RULES,
+};
 pub use replay::{Replay, Replayed};
 pub use scan::{scan, Scan, Torn};
 pub use session::{operator_key, Options, ResumeState, Session, StoredOutput};

@@ -327,6 +327,11 @@ impl Session {
         self.journal.head()
     }
 
+    /// The redactor of this session; [`Redactor::add_secret`] on it hides a value everywhere.
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        self.journal.redactor()
+    }
+
     /// Temporary blob files of a killed writer that opening the session removed.
     pub fn removed_stray(&self) -> &[String] {
         &self.removed_stray

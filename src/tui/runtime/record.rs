@@ -151,9 +151,16 @@ impl Recorder {
         let done = evidence::export(s.dir(), &req, &redactor)
             .map_err(|e| e.to_string())
             .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
-        out.push(Action::Exported(
-            done.map(|d| d.tarball.unwrap_or(d.dir).display().to_string()),
-        ));
+        let (head, records) = (s.head().to_owned(), s.records());
+        let key = s
+            .key_id()
+            .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
+        out.push(Action::Exported(done.map(|d| {
+            format!(
+                "{} · chain head {head} (record #{records}), {key}: paste both into the incident",
+                d.tarball.unwrap_or(d.dir).display()
+            )
+        })));
         out
     }
 
