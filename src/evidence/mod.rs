@@ -50,6 +50,7 @@ mod journal;
 mod keys;
 mod lock;
 mod log;
+mod open;
 mod record;
 mod redact;
 mod redact_k8s;
@@ -75,6 +76,7 @@ pub use handoff::{export_handoff, import_handoff, Imported};
 pub use journal::{redact_value, Appended, Journal};
 pub use keys::{key_dir, prehash, KeyError, OperatorKey, PublicKey, Signature};
 pub use log::{guide_records, list, resolve, SessionLog, SessionSummary};
+pub use open::{open_mitigations, restore_value};
 pub use record::{
     ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
 };
