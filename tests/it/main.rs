@@ -12,6 +12,7 @@ mod evidence_handoff;
 mod evidence_journal;
 mod evidence_redact;
 mod evidence_rss;
+mod evidence_rules;
 mod evidence_script;
 mod evidence_sign;
 mod evidence_tamper;
