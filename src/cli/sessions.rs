@@ -97,9 +97,9 @@ pub struct ExportArgs {
     pub team: Option<String>,
     #[arg(long, default_value = "tar.gz", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<ExportFormat>()))]
     pub format: ExportFormat,
-    /// Folder to write into (default: the current folder).
-    #[arg(long, default_value = ".")]
-    pub out: PathBuf,
+    /// Folder to write into (default: the session's `export/` folder in the state folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Pack the session itself (journal and blobs) for `tsgnav sessions import` elsewhere.
     #[arg(long)]
     pub handoff: bool,

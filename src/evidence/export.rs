@@ -89,6 +89,28 @@ impl Exported {
     }
 }
 
+/// The folder (and, with `.tar.gz`, archive) name of an export: `tsgnav-<id>` or
+/// `tsgnav-<id>-<team>`, so each team's bundle has a file of its own.
+pub fn export_name(id: &str, team: Option<&str>) -> String {
+    let slug: String = team
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        format!("tsgnav-{id}")
+    } else {
+        format!("tsgnav-{id}-{slug}")
+    }
+}
+
 /// Exports the session in `dir`. `redactor` is applied once more to the summaries (they quote
 /// guide text, not only the already-redacted journal).
 pub fn export(
@@ -157,7 +179,8 @@ pub fn export(
     let simulated = log.start().is_some_and(|s| s.simulated);
     let last_signer = report.signers.last();
     let manifest = json!({
-        "simulated": simulated.then_some("SIMULATED: this session ran against simulated systems; nothing in it happened on a real one"),
+        // Upper case sorts first: the manifest's first member says SIMULATED.
+        "SIMULATED": simulated.then_some("this session ran against simulated systems; nothing in it happened on a real one"),
         "session": log.id,
         "records": report.records,
         "chain_head": report.head,

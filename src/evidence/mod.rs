@@ -71,7 +71,7 @@ pub use checklist::{build_checklist, find_team, mentions, terms, CheckItem, Item
 pub use clock::{rfc3339, Clock, StepClock, SystemClock};
 pub use describe::{describe, render_timeline};
 pub use error::{EvidenceError, Problem};
-pub use export::{export, pack, ExportFormat, ExportRequest, Exported};
+pub use export::{export, export_name, pack, ExportFormat, ExportRequest, Exported};
 pub use handoff::{export_handoff, import_handoff, Imported};
 pub use journal::{redact_value, Appended, Journal};
 pub use keys::{key_dir, prehash, KeyError, OperatorKey, PublicKey, Signature};

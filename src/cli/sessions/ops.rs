@@ -93,8 +93,9 @@ pub(super) fn export(
     opts: &Options,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
+    let out_dir = a.out.clone().unwrap_or_else(|| dir.join("export"));
     if a.handoff {
-        let path = evidence::export_handoff(dir, &a.out)?;
+        let path = evidence::export_handoff(dir, &out_dir)?;
         writeln!(
             out,
             "hand-off archive: {}\nimport it with: tsgnav sessions import {}",
@@ -113,27 +114,10 @@ pub(super) fn export(
             Some(evidence::find_team(&guide.escalations, name, &guide.path)?.clone())
         }
     };
-    let slug: String = team
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = if slug.is_empty() {
-        format!("tsgnav-{}", log.id)
-    } else {
-        format!("tsgnav-{}-{}", log.id, slug.trim_matches('-'))
-    };
     let req = ExportRequest {
         escalation,
         format: a.format,
-        out: a.out.join(name),
+        out: out_dir.join(evidence::export_name(&log.id, team.as_deref())),
     };
     let done = evidence::export(dir, &req, &opts.redactor)?;
     for f in &done.files {
@@ -154,17 +138,29 @@ pub(super) fn export(
     Ok(())
 }
 
-/// The guide a session started from (`--guide` overrides); warns when it changed since.
+/// The guide a session started from, found from any folder: `--guide` when given, else the
+/// bundled guide, else the absolute path recorded, else the name as recorded. Warns when it
+/// changed since the session started.
 pub(super) fn session_guide(
     start: &evidence::SessionStart,
     over: Option<&Path>,
 ) -> anyhow::Result<Guide> {
-    let name = over.map_or(start.guide.clone(), |p| p.display().to_string());
+    let recorded = if start.bundled {
+        let file = start.guide.rsplit('/').next().unwrap_or(&start.guide);
+        format!("bundled:{}", file.trim_start_matches("bundled:"))
+    } else {
+        start
+            .guide_path
+            .clone()
+            .filter(|p| Path::new(p).is_file())
+            .unwrap_or_else(|| start.guide.clone())
+    };
+    let name = over.map_or(recorded, |p| p.display().to_string());
     let (_, bytes) = guide_source(&name).with_context(|| {
         format!("the session's guide {name} cannot be read; pass it with --guide PATH")
     })?;
     if evidence::sha256_hex(&bytes) != start.guide_sha256 {
-        eprintln!("warning: {name} changed since the session started (sha256 differs); its current escalation list is used");
+        eprintln!("warning: the guide {name} changed since the session started (its sha256 was {}, is {} now); its current escalation list is used", start.guide_sha256, evidence::sha256_hex(&bytes));
     }
     let text = String::from_utf8_lossy(&bytes);
     let file = name.rsplit('/').next().unwrap_or(&name).to_owned();
