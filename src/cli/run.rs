@@ -36,6 +36,14 @@ pub struct RunArgs {
     /// A variable value, NAME=VALUE (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
+    /// A variable whose value is a secret, NAME=VALUE (repeatable): used like --var, and
+    /// redacted from the journal and from everything printed.
+    #[arg(long = "secret-var", value_name = "NAME=VALUE")]
+    pub secret_vars: Vec<String>,
+    /// Print results without redaction. Only to a terminal (never into a pipe or file);
+    /// recorded in the evidence journal.
+    #[arg(long)]
+    pub no_redact: bool,
     /// Print JSON: one object per probe (probe, backend, command, status, duration, output).
     #[arg(long)]
     pub json: bool,
@@ -100,10 +108,25 @@ impl RunArgs {
                 anyhow!("{file} has no heading with the slug `{slug}` (see `tsgnav tree {file}`)")
             })?
             .clone();
+        use std::io::IsTerminal as _;
+        if self.no_redact && !std::io::stdout().is_terminal() {
+            return Err(anyhow!("--no-redact prints secrets, so only to a terminal; stdout is a pipe or a file here: drop --no-redact"));
+        }
+        let redactor = crate::evidence::Redactor::default();
         let mut vars = Vars::new();
         let mut flags = Vec::new();
-        for v in &self.vars {
+        let mut secrets = Vec::new();
+        for (v, secret) in self
+            .vars
+            .iter()
+            .map(|v| (v, false))
+            .chain(self.secret_vars.iter().map(|v| (v, true)))
+        {
             let (k, val) = parse_assignment(v).map_err(|e| anyhow!(e))?;
+            if secret || crate::evidence::is_secret_name(&k) {
+                redactor.add_secret(&val);
+                secrets.push(val.clone());
+            }
             vars.set(&k, &val, Source::Flag);
             flags.push((k, val));
         }
@@ -149,7 +172,16 @@ impl RunArgs {
                 std::path::Path::new(file),
                 &format!("{file}#{slug}"),
                 &flags,
+                &secrets,
             )?;
+            if self.no_redact {
+                rec.append(Record::Note(crate::evidence::Note {
+                    text: "results were printed to the terminal without redaction (--no-redact)"
+                        .into(),
+                    topic: Some("no-redact".into()),
+                    ..Default::default()
+                }))?;
+            }
             for (r, _, before) in &steps {
                 for b in before {
                     rec.append(b.clone())?;
@@ -161,17 +193,22 @@ impl RunArgs {
         let mut out = std::io::stdout().lock();
         if self.json {
             let all: Vec<Value> = results.iter().map(|(r, _)| to_json(r)).collect();
-            writeln!(
-                out,
-                "{}",
-                json!({ "node": format!("{file}#{slug}"), "results": all })
-            )?;
+            let mut v = json!({ "node": format!("{file}#{slug}"), "results": all });
+            if !self.no_redact {
+                crate::evidence::redact_value(&redactor, &mut v);
+            }
+            writeln!(out, "{v}")?;
         } else {
             if results.is_empty() {
                 writeln!(out, "{file}#{slug} has no probes to run.")?;
             }
             for (r, _) in &results {
-                write!(out, "{}", render(r))?;
+                let text = render(r);
+                if self.no_redact {
+                    write!(out, "{text}")?;
+                } else {
+                    write!(out, "{}", redactor.redact_str(&text).0)?;
+                }
             }
         }
         history.extend(steps.iter().flat_map(|(r, _, b)| {
