@@ -22,6 +22,8 @@ pub enum Action {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Resize(u16, u16),
+    /// A frame was drawn; what the view measured (the runtime sends it after each draw).
+    Drawn(crate::tui::app::Viewport),
     // Intents named by keymap rows.
     Quit,
     ForceQuit,

@@ -36,13 +36,13 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
     match ev.code {
         KeyCode::Esc => {
-            if app.screen == Screen::Guide {
-                app.hits.clear();
+            if app.screen.current == Screen::Guide {
+                app.search.hits.clear();
             }
             return Vec::new();
         }
         KeyCode::Char('c') if ctrl => {
-            app.quit = true;
+            app.session.quit = true;
             return Vec::new();
         }
         KeyCode::Char('u') if ctrl => buf.clear(),
@@ -51,9 +51,9 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             buf.pop();
         }
         KeyCode::Down | KeyCode::Tab => {
-            app.hit_sel = (app.hit_sel + 1).min(app.hits.len().saturating_sub(1))
+            app.search.sel = (app.search.sel + 1).min(app.search.hits.len().saturating_sub(1))
         }
-        KeyCode::Up | KeyCode::BackTab => app.hit_sel = app.hit_sel.saturating_sub(1),
+        KeyCode::Up | KeyCode::BackTab => app.search.sel = app.search.sel.saturating_sub(1),
         KeyCode::Enter => return submit(app, input),
         _ => {
             app.dirty = false;
@@ -67,18 +67,18 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
 }
 
 fn refresh_hits(app: &mut App, query: &str) {
-    let before = app.hits.clone();
-    if app.screen == Screen::Library {
-        app.query = query.to_string();
-        app.hits = search::library_hits(&app.lib, query, usize::MAX);
+    let before = app.search.hits.clone();
+    if app.screen.current == Screen::Library {
+        app.search.query = query.to_string();
+        app.search.hits = search::library_hits(&app.lib, query, usize::MAX);
     } else {
-        app.hits = match app.current_guide_index() {
+        app.search.hits = match app.current_guide_index() {
             Some(g) if !query.is_empty() => search::guide_hits(&app.lib, g, query, 200),
             _ => Vec::new(),
         };
     }
-    if app.hits != before {
-        app.hit_sel = 0;
+    if app.search.hits != before {
+        app.search.sel = 0;
     }
 }
 
@@ -86,8 +86,8 @@ fn submit(app: &mut App, input: Input) -> Vec<Effect> {
     match input {
         Input::Search { .. } => {
             let effects = open_hit(app);
-            app.hits = search::library_hits(&app.lib, &app.query, usize::MAX);
-            if app.screen == Screen::Library {
+            app.search.hits = search::library_hits(&app.lib, &app.search.query, usize::MAX);
+            if app.screen.current == Screen::Library {
                 app.input = None;
             }
             effects
@@ -175,8 +175,8 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        ("export", _) if !app.open.is_empty() && !app.export_armed => {
-            app.export_armed = true;
+        ("export", _) if !app.session.open.is_empty() && !app.session.export_armed => {
+            app.session.export_armed = true;
             let warning = super::flow::open_warning(app);
             app.set_message(
                 format!(
@@ -189,6 +189,7 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
         ("write", "") => super::flow::toggle_write(app),
         ("tasks", "") => {
             let list: Vec<String> = app
+                .probes
                 .tasks
                 .iter()
                 .map(|(id, w)| format!("#{id} {w}"))
@@ -202,7 +203,7 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
             Vec::new()
         }
         ("stop", n) => match n.trim_start_matches('#').parse::<u64>() {
-            Ok(id) if app.tasks.iter().any(|(t, _)| *t == id) => vec![Effect::StopTask(id)],
+            Ok(id) if app.probes.tasks.iter().any(|(t, _)| *t == id) => vec![Effect::StopTask(id)],
             _ => {
                 app.set_message(
                     format!("`:stop {n}`: no running task has that number; :tasks lists them."),
@@ -212,21 +213,21 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
             }
         },
         ("export", team) => {
-            app.export_armed = false;
+            app.session.export_armed = false;
             // `:export Cloudnet/NRP`: the team's evidence list becomes the bundle's checklist.
-            app.export_team = Some(team.trim().to_string()).filter(|t| !t.is_empty());
+            app.session.export_team = Some(team.trim().to_string()).filter(|t| !t.is_empty());
             nav_cmd(app, Cmd::Export)
         }
         ("done", "") => nav_cmd(app, Cmd::MarkDone),
         ("skip", "") => nav_cmd(app, Cmd::MarkSkipped),
         ("library", "") => super::update::update(app, super::action::Action::Library),
         ("help", "") => {
-            app.help = true;
+            app.screen.help = true;
             Vec::new()
         }
         ("q" | "quit", "") => super::update::update(app, super::action::Action::Quit),
         ("q!" | "quit!", "") => {
-            app.quit = true;
+            app.session.quit = true;
             Vec::new()
         }
         ("", "") => Vec::new(),

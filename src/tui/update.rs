@@ -3,7 +3,7 @@
 //! (std::fs, std::process, std::env, tokio, reqwest, kube).
 
 use super::action::Action;
-use super::app::{App, Input, Item, Panel, Screen};
+use super::app::{App, Evidence, Input, Item, Panel, Screen, Viewport};
 use super::navigate::{nav_cmd, open_hit, run};
 use super::search;
 use crate::nav::{Cmd, Effect};
@@ -13,9 +13,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     app.dirty = true;
     if !matches!(
         action,
-        Action::Quit | Action::Key(_) | Action::Mouse(_) | Action::Resize(..)
+        Action::Quit | Action::Key(_) | Action::Mouse(_) | Action::Resize(..) | Action::Drawn(_)
     ) {
-        app.quit_armed = false;
+        app.session.quit_armed = false;
     }
     match action {
         Action::Key(ev) => {
@@ -25,9 +25,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.input.is_some() {
                 return super::input::key(app, ev);
             }
-            let ctx = if app.help {
+            let ctx = if app.screen.help {
                 "help"
-            } else if app.screen == Screen::Library {
+            } else if app.screen.current == Screen::Library {
                 "library"
             } else {
                 "guide"
@@ -42,14 +42,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
+        Action::Drawn(v) => {
+            drawn(app, v);
+            Vec::new()
+        }
         Action::ForceQuit => {
-            app.quit = true;
+            app.session.quit = true;
             Vec::new()
         }
         Action::Quit => quit(app),
         Action::Help => {
-            app.help = !app.help;
-            app.help_scroll = 0;
+            app.screen.help = !app.screen.help;
+            app.screen.help_scroll = 0;
             Vec::new()
         }
         Action::Palette => {
@@ -68,60 +72,60 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::OpenMitigations(_)
         | Action::Tasks(_)) => super::worker::worker(app, a),
         Action::WriteMode => super::flow::toggle_write(app),
-        a if app.help => help(app, a),
-        a if app.screen == Screen::Library => library(app, a),
+        a if app.screen.help => help(app, a),
+        a if app.screen.current == Screen::Library => library(app, a),
         a => guide(app, a),
     }
 }
 
 fn quit(app: &mut App) -> Vec<Effect> {
-    if !app.open.is_empty() && !app.quit_armed {
-        app.quit_armed = true;
+    if !app.session.open.is_empty() && !app.session.quit_armed {
+        app.session.quit_armed = true;
         let warning = super::flow::open_warning(app);
         app.set_message(
             format!("Press q again to quit with it open, or restore first. {warning}."),
             true,
         );
-    } else if app.evidence == Some(false) && !app.quit_armed {
-        app.quit_armed = true;
+    } else if app.session.evidence == Evidence::Unexported && !app.session.quit_armed {
+        app.session.quit_armed = true;
         app.set_message(
             "Evidence has not been exported: :export first, or press q again to quit anyway.",
             true,
         );
     } else {
-        app.quit = true;
+        app.session.quit = true;
     }
     Vec::new()
 }
 
 fn help(app: &mut App, a: Action) -> Vec<Effect> {
     match a {
-        Action::ScrollDown => app.help_scroll += 1,
-        Action::ScrollUp => app.help_scroll = app.help_scroll.saturating_sub(1),
-        Action::Cancel => app.help = false,
+        Action::ScrollDown => help_scroll_to(app, app.screen.help_scroll + 1),
+        Action::ScrollUp => help_scroll_to(app, app.screen.help_scroll.saturating_sub(1)),
+        Action::Cancel => app.screen.help = false,
         _ => app.dirty = false,
     }
     Vec::new()
 }
 
 fn library(app: &mut App, a: Action) -> Vec<Effect> {
-    let n = app.hits.len();
+    let n = app.search.hits.len();
     match a {
         Action::NextItem | Action::ScrollDown => {
-            app.hit_sel = (app.hit_sel + 1).min(n.saturating_sub(1))
+            app.search.sel = (app.search.sel + 1).min(n.saturating_sub(1))
         }
-        Action::PrevItem | Action::ScrollUp => app.hit_sel = app.hit_sel.saturating_sub(1),
-        Action::Top => app.hit_sel = 0,
-        Action::Bottom => app.hit_sel = n.saturating_sub(1),
+        Action::PrevItem | Action::ScrollUp => app.search.sel = app.search.sel.saturating_sub(1),
+        Action::Top => app.search.sel = 0,
+        Action::Bottom => app.search.sel = n.saturating_sub(1),
         Action::Search => {
             app.input = Some(Input::Search {
-                buf: app.query.clone(),
+                buf: app.search.query.clone(),
             })
         }
         Action::Cancel => {
-            app.query.clear();
-            app.hits = search::library_hits(&app.lib, "", usize::MAX);
-            app.hit_sel = 0;
+            app.search.query.clear();
+            app.search.hits = search::library_hits(&app.lib, "", usize::MAX);
+            app.search.sel = 0;
         }
         Action::Activate => return open_hit(app),
         _ => app.dirty = false,
@@ -130,20 +134,20 @@ fn library(app: &mut App, a: Action) -> Vec<Effect> {
 }
 
 fn guide(app: &mut App, a: Action) -> Vec<Effect> {
-    let page = usize::from(app.areas.node.height.saturating_sub(2)).max(1);
+    let page = usize::from(app.screen.viewport.areas.node.height.saturating_sub(2)).max(1);
     let items = app.items();
     match a {
-        Action::ScrollDown => scroll_to(app, app.scroll + 1),
-        Action::ScrollUp => scroll_to(app, app.scroll.saturating_sub(1)),
-        Action::PageDown => scroll_to(app, app.scroll + page),
-        Action::PageUp => scroll_to(app, app.scroll.saturating_sub(page)),
-        Action::Top => app.scroll = 0,
+        Action::ScrollDown => scroll_to(app, app.screen.scroll + 1),
+        Action::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(1)),
+        Action::PageDown => scroll_to(app, app.screen.scroll + page),
+        Action::PageUp => scroll_to(app, app.screen.scroll.saturating_sub(page)),
+        Action::Top => app.screen.scroll = 0,
         Action::Bottom => scroll_to(app, usize::MAX),
         Action::NextItem | Action::PrevItem => {
             let vars = app.vars().len();
-            let (sel, len) = match app.panel {
-                Panel::Actions => (&mut app.item_sel, items.len()),
-                Panel::Vars => (&mut app.var_sel, vars),
+            let (sel, len) = match app.screen.panel {
+                Panel::Actions => (&mut app.screen.item_sel, items.len()),
+                Panel::Vars => (&mut app.screen.var_sel, vars),
             };
             let len = len.max(1);
             *sel = if a == Action::NextItem {
@@ -159,7 +163,7 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Done => return nav_cmd(app, Cmd::MarkDone),
         Action::Skip => return nav_cmd(app, Cmd::MarkSkipped),
         Action::Run => {
-            let probe = match items.get(app.item_sel) {
+            let probe = match items.get(app.screen.item_sel) {
                 Some(Item::Probe(p)) => Some(*p),
                 _ => items.iter().find_map(|i| {
                     if let Item::Probe(p) = i {
@@ -175,7 +179,7 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
             }
         }
         Action::Vars => {
-            app.panel = if app.panel == Panel::Vars {
+            app.screen.panel = if app.screen.panel == Panel::Vars {
                 Panel::Actions
             } else {
                 Panel::Vars
@@ -183,30 +187,30 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::OutlineDown | Action::OutlineUp => {
             let len = app.current_guide().map(|g| g.nodes.len()).unwrap_or(0);
-            app.outline_sel = if a == Action::OutlineDown {
-                (app.outline_sel + 1).min(len.saturating_sub(1))
+            app.screen.outline_sel = if a == Action::OutlineDown {
+                (app.screen.outline_sel + 1).min(len.saturating_sub(1))
             } else {
-                app.outline_sel.saturating_sub(1)
+                app.screen.outline_sel.saturating_sub(1)
             };
         }
         Action::OutlineOpen => {
             if let Some(id) = app
                 .current_guide()
-                .and_then(|g| g.nodes.get(app.outline_sel))
+                .and_then(|g| g.nodes.get(app.screen.outline_sel))
                 .map(|n| n.id.clone())
             {
                 return nav_cmd(app, Cmd::Goto(id));
             }
         }
         Action::Library => {
-            app.screen = Screen::Library;
-            app.hits = search::library_hits(&app.lib, &app.query, usize::MAX);
-            app.hit_sel = app.hit_sel.min(app.hits.len().saturating_sub(1));
+            app.screen.current = Screen::Library;
+            app.search.hits = search::library_hits(&app.lib, &app.search.query, usize::MAX);
+            app.search.sel = app.search.sel.min(app.search.hits.len().saturating_sub(1));
         }
         Action::Search => {
             app.input = Some(Input::Search { buf: String::new() });
-            app.hits.clear();
-            app.hit_sel = 0;
+            app.search.hits.clear();
+            app.search.sel = 0;
         }
         Action::Cancel => return cancel_running(app),
         _ => app.dirty = false,
@@ -219,31 +223,49 @@ fn cancel_running(app: &mut App) -> Vec<Effect> {
     let Some(node) = app.current_id().map(str::to_string) else {
         return Vec::new();
     };
-    if app.running.iter().any(|(n, _)| *n == node) {
+    if app.probes.running.iter().any(|(n, _)| *n == node) {
         app.set_message("Cancelling the running probes of this step…", false);
         return vec![Effect::CancelProbes { node }];
     }
-    app.message = None;
+    app.notice = None;
     Vec::new()
 }
 
-pub(super) fn scroll_to(app: &mut App, to: usize) {
-    let max = app
-        .cache
-        .lines
-        .len()
-        .saturating_sub(usize::from(app.areas.node.height).max(1));
-    app.scroll = if app.cache.key.is_some() {
-        to.min(max)
+/// A frame was drawn: keeps what the view measured and clamps the scroll positions to it
+/// (the frame already showed them clamped, so nothing needs drawing again).
+fn drawn(app: &mut App, v: Viewport) {
+    app.dirty = false;
+    app.screen.viewport = v;
+    if let Some(max) = v.max_scroll() {
+        app.screen.scroll = app.screen.scroll.min(max);
+    }
+    if app.screen.help {
+        app.screen.help_scroll = app.screen.help_scroll.min(v.max_help_scroll());
+    }
+}
+
+/// Scrolls the help screen, clamped once it was drawn.
+pub(super) fn help_scroll_to(app: &mut App, to: usize) {
+    let v = app.screen.viewport;
+    app.screen.help_scroll = if v.help_lines > 0 {
+        to.min(v.max_help_scroll())
     } else {
-        to.min(1 << 20)
+        to
+    };
+}
+
+/// Scrolls the node pane, clamped to the text the last frame measured.
+pub(super) fn scroll_to(app: &mut App, to: usize) {
+    app.screen.scroll = match app.screen.viewport.max_scroll() {
+        Some(max) => to.min(max),
+        None => to.min(1 << 20),
     };
 }
 
 pub(super) fn activate(app: &mut App, items: &[Item]) -> Vec<Effect> {
-    if app.panel == Panel::Vars {
+    if app.screen.panel == Panel::Vars {
         let vars = app.vars();
-        if let Some((name, val)) = vars.get(app.var_sel) {
+        if let Some((name, val)) = vars.get(app.screen.var_sel) {
             let buf = val.map(|v| v.value.clone()).unwrap_or_default();
             app.input = Some(Input::Prompt {
                 var: name.clone(),
@@ -253,7 +275,7 @@ pub(super) fn activate(app: &mut App, items: &[Item]) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    match items.get(app.item_sel) {
+    match items.get(app.screen.item_sel) {
         Some(Item::Choice(i)) => nav_cmd(app, Cmd::Follow(*i)),
         Some(Item::Check(i)) => nav_cmd(app, Cmd::Tick(*i)),
         Some(Item::Probe(p)) => run(app, *p),

@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use crate::tui::app::App;
+use crate::tui::frame::FrameState;
 use crate::tui::input::PALETTE;
 
 /// Every line of the help screen.
@@ -58,7 +59,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let all = lines(app);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -66,12 +67,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         .border_style(app.theme.get("ui.border_focus"))
         .title_style(app.theme.get("ui.title"));
     let inner = block.inner(area);
-    app.help_scroll = app
-        .help_scroll
-        .min(all.len().saturating_sub(usize::from(inner.height)));
+    fs.viewport.areas.help = inner;
+    fs.viewport.help_lines = all.len();
+    let scroll = app.screen.help_scroll.min(fs.viewport.max_help_scroll());
     let visible: Vec<Line> = all
         .into_iter()
-        .skip(app.help_scroll)
+        .skip(scroll)
         .take(usize::from(inner.height))
         .collect();
     f.render_widget(block, area);

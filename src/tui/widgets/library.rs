@@ -8,10 +8,11 @@ use ratatui::Frame;
 
 use super::wrap::truncate;
 use crate::tui::app::{App, Input};
+use crate::tui::frame::FrameState;
 use crate::tui::search::Hit;
 use crate::tui::theme::glyph;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let t = &app.theme;
     let [head, search, list] = Layout::vertical([
         Constraint::Length(1),
@@ -27,14 +28,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     );
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
-    let query = if app.query.is_empty() && !typing {
+    let query = if app.search.query.is_empty() && !typing {
         Span::styled(
             "press / to search guides, steps and alerts",
             t.get("ui.dim"),
         )
     } else {
         Span::styled(
-            format!("{}{}", app.query, if typing { "▏" } else { "" }),
+            format!("{}{}", app.search.query, if typing { "▏" } else { "" }),
             t.get("ui.input"),
         )
     };
@@ -49,10 +50,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     let top = if h == 0 {
         0
     } else {
-        app.hit_sel.saturating_sub(h - 1)
+        app.search.sel.saturating_sub(h - 1)
     };
     let w = usize::from(list.width);
     let lines: Vec<Line> = app
+        .search
         .hits
         .iter()
         .enumerate()
@@ -60,7 +62,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         .take(h)
         .map(|(i, hit)| {
             let l = row(app, *hit, w);
-            if i == app.hit_sel {
+            if i == app.search.sel {
                 l.style(t.get("ui.selected"))
             } else {
                 l
@@ -78,8 +80,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         lines
     };
     f.render_widget(Paragraph::new(lines), list);
-    app.areas.list = list;
-    app.areas.list_top = top;
+    fs.viewport.areas.list = list;
+    fs.viewport.areas.list_top = top;
 }
 
 fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
