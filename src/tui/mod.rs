@@ -6,11 +6,12 @@
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
 //! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`, `state`,
-//! `frame`) must not import IO (std::fs,
+//! `frame`, `command`, `palette`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
 pub mod app;
+pub mod command;
 pub mod config;
 pub mod flow;
 pub mod frame;
@@ -19,6 +20,7 @@ pub mod keymap;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;
+pub mod palette;
 pub mod runtime;
 pub mod search;
 pub mod state;

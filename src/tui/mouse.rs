@@ -5,6 +5,7 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
 use super::app::{App, Panel, Screen};
+use super::command::Command;
 use super::navigate::{nav_cmd, open_hit};
 use super::update::{activate, help_scroll_to, scroll_to, update};
 use crate::nav::{Cmd, Effect};
@@ -21,10 +22,10 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
             help_scroll_to(app, app.screen.help_scroll.saturating_sub(3))
         }
         MouseEventKind::ScrollDown if app.screen.current == Screen::Library => {
-            return update(app, Action::NextItem)
+            return update(app, Action::Command(Command::NextItem))
         }
         MouseEventKind::ScrollUp if app.screen.current == Screen::Library => {
-            return update(app, Action::PrevItem)
+            return update(app, Action::Command(Command::PrevItem))
         }
         MouseEventKind::ScrollDown => scroll_to(app, app.screen.scroll + 3),
         MouseEventKind::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(3)),

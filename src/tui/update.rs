@@ -4,6 +4,7 @@
 
 use super::action::Action;
 use super::app::{App, Evidence, Input, Item, Panel, Screen, Viewport};
+use super::command::Command;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::search;
 use crate::nav::{Cmd, Effect};
@@ -13,7 +14,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     app.dirty = true;
     if !matches!(
         action,
-        Action::Quit | Action::Key(_) | Action::Mouse(_) | Action::Resize(..) | Action::Drawn(_)
+        Action::Command(Command::Quit)
+            | Action::Key(_)
+            | Action::Mouse(_)
+            | Action::Resize(..)
+            | Action::Drawn(_)
     ) {
         app.session.quit_armed = false;
     }
@@ -33,7 +38,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 "guide"
             };
             match app.keymap.lookup(ctx, &ev) {
-                Some(a) => update(app, a),
+                Some(c) => update(app, Action::Command(c)),
                 None => {
                     app.dirty = false;
                     Vec::new()
@@ -46,35 +51,38 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             drawn(app, v);
             Vec::new()
         }
-        Action::ForceQuit => {
+        Action::Command(c) => command(app, c),
+        a => super::worker::worker(app, a),
+    }
+}
+
+/// Runs a command on the screen shown.
+fn command(app: &mut App, c: Command) -> Vec<Effect> {
+    match c {
+        Command::ForceQuit => {
             app.session.quit = true;
             Vec::new()
         }
-        Action::Quit => quit(app),
-        Action::Help => {
+        Command::Quit => quit(app),
+        Command::Help => {
             app.screen.help = !app.screen.help;
             app.screen.help_scroll = 0;
             Vec::new()
         }
-        Action::Palette => {
+        Command::Palette => {
             app.input = Some(Input::Palette { buf: String::new() });
             Vec::new()
         }
-        a @ (Action::ProbeFinished { .. }
-        | Action::Exported(_)
-        | Action::Notice(_)
-        | Action::EvidenceStarted(_)
-        | Action::ProbeStarted { .. }
-        | Action::MitigationReady(_)
-        | Action::MitigationRefused(_)
-        | Action::MitigationStarted(_)
-        | Action::DryRunFinished(..)
-        | Action::OpenMitigations(_)
-        | Action::Tasks(_)) => super::worker::worker(app, a),
-        Action::WriteMode => super::flow::toggle_write(app),
-        a if app.screen.help => help(app, a),
-        a if app.screen.current == Screen::Library => library(app, a),
-        a => guide(app, a),
+        Command::WriteMode => super::flow::toggle_write(app),
+        c @ (Command::Alert(_)
+        | Command::Goto(_)
+        | Command::Set(_)
+        | Command::Export(_)
+        | Command::Tasks
+        | Command::Stop(_)) => super::palette::run(app, c),
+        c if app.screen.help => help(app, c),
+        c if app.screen.current == Screen::Library => library(app, c),
+        c => guide(app, c),
     }
 }
 
@@ -98,71 +106,75 @@ fn quit(app: &mut App) -> Vec<Effect> {
     Vec::new()
 }
 
-fn help(app: &mut App, a: Action) -> Vec<Effect> {
+fn help(app: &mut App, a: Command) -> Vec<Effect> {
     match a {
-        Action::ScrollDown => help_scroll_to(app, app.screen.help_scroll + 1),
-        Action::ScrollUp => help_scroll_to(app, app.screen.help_scroll.saturating_sub(1)),
-        Action::Cancel => app.screen.help = false,
+        Command::ScrollDown => help_scroll_to(app, app.screen.help_scroll + 1),
+        Command::ScrollUp => help_scroll_to(app, app.screen.help_scroll.saturating_sub(1)),
+        Command::Cancel => app.screen.help = false,
         _ => app.dirty = false,
     }
     Vec::new()
 }
 
-fn library(app: &mut App, a: Action) -> Vec<Effect> {
+fn library(app: &mut App, a: Command) -> Vec<Effect> {
     let n = app.search.hits.len();
     match a {
-        Action::NextItem | Action::ScrollDown => {
+        Command::NextItem | Command::ScrollDown => {
             app.search.sel = (app.search.sel + 1).min(n.saturating_sub(1))
         }
-        Action::PrevItem | Action::ScrollUp => app.search.sel = app.search.sel.saturating_sub(1),
-        Action::Top => app.search.sel = 0,
-        Action::Bottom => app.search.sel = n.saturating_sub(1),
-        Action::Search => {
+        Command::PrevItem | Command::ScrollUp => app.search.sel = app.search.sel.saturating_sub(1),
+        Command::Top => app.search.sel = 0,
+        Command::Bottom => app.search.sel = n.saturating_sub(1),
+        Command::Search => {
             app.input = Some(Input::Search {
                 buf: app.search.query.clone(),
             })
         }
-        Action::Cancel => {
+        Command::Cancel => {
             app.search.query.clear();
             app.search.hits = search::library_hits(&app.lib, "", usize::MAX);
             app.search.sel = 0;
         }
-        Action::Activate => return open_hit(app),
+        Command::Activate => return open_hit(app),
         _ => app.dirty = false,
     }
     Vec::new()
 }
 
-fn guide(app: &mut App, a: Action) -> Vec<Effect> {
+fn guide(app: &mut App, a: Command) -> Vec<Effect> {
     let page = usize::from(app.screen.viewport.areas.node.height.saturating_sub(2)).max(1);
     let items = app.items();
     match a {
-        Action::ScrollDown => scroll_to(app, app.screen.scroll + 1),
-        Action::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(1)),
-        Action::PageDown => scroll_to(app, app.screen.scroll + page),
-        Action::PageUp => scroll_to(app, app.screen.scroll.saturating_sub(page)),
-        Action::Top => app.screen.scroll = 0,
-        Action::Bottom => scroll_to(app, usize::MAX),
-        Action::NextItem | Action::PrevItem => {
+        Command::ScrollDown => scroll_to(app, app.screen.scroll + 1),
+        Command::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(1)),
+        Command::PageDown => scroll_to(app, app.screen.scroll + page),
+        Command::PageUp => scroll_to(app, app.screen.scroll.saturating_sub(page)),
+        Command::Top => app.screen.scroll = 0,
+        Command::Bottom => scroll_to(app, usize::MAX),
+        Command::NextItem | Command::PrevItem => {
             let vars = app.vars().len();
             let (sel, len) = match app.screen.panel {
                 Panel::Actions => (&mut app.screen.item_sel, items.len()),
                 Panel::Vars => (&mut app.screen.var_sel, vars),
             };
             let len = len.max(1);
-            *sel = if a == Action::NextItem {
+            *sel = if a == Command::NextItem {
                 (*sel + 1) % len
             } else {
                 (*sel + len - 1) % len
             };
         }
-        Action::Activate => return activate(app, &items),
-        Action::Follow(i) => return nav_cmd(app, Cmd::Follow(i)),
-        Action::NextStep => return nav_cmd(app, Cmd::Next),
-        Action::Back => return nav_cmd(app, Cmd::Back),
-        Action::Done => return nav_cmd(app, Cmd::MarkDone),
-        Action::Skip => return nav_cmd(app, Cmd::MarkSkipped),
-        Action::Run => {
+        Command::Activate => return activate(app, &items),
+        Command::Follow(n) => {
+            if let Some(i) = n.checked_sub(1) {
+                return nav_cmd(app, Cmd::Follow(i));
+            }
+        }
+        Command::NextStep => return nav_cmd(app, Cmd::Next),
+        Command::Back => return nav_cmd(app, Cmd::Back),
+        Command::Done => return nav_cmd(app, Cmd::MarkDone),
+        Command::Skip => return nav_cmd(app, Cmd::MarkSkipped),
+        Command::Run => {
             let probe = match items.get(app.screen.item_sel) {
                 Some(Item::Probe(p)) => Some(*p),
                 _ => items.iter().find_map(|i| {
@@ -178,22 +190,22 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
                 None => app.set_message("This step has no probe to run.", false),
             }
         }
-        Action::Vars => {
+        Command::Vars => {
             app.screen.panel = if app.screen.panel == Panel::Vars {
                 Panel::Actions
             } else {
                 Panel::Vars
             }
         }
-        Action::OutlineDown | Action::OutlineUp => {
+        Command::OutlineDown | Command::OutlineUp => {
             let len = app.current_guide().map(|g| g.nodes.len()).unwrap_or(0);
-            app.screen.outline_sel = if a == Action::OutlineDown {
+            app.screen.outline_sel = if a == Command::OutlineDown {
                 (app.screen.outline_sel + 1).min(len.saturating_sub(1))
             } else {
                 app.screen.outline_sel.saturating_sub(1)
             };
         }
-        Action::OutlineOpen => {
+        Command::OutlineOpen => {
             if let Some(id) = app
                 .current_guide()
                 .and_then(|g| g.nodes.get(app.screen.outline_sel))
@@ -202,17 +214,17 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
                 return nav_cmd(app, Cmd::Goto(id));
             }
         }
-        Action::Library => {
+        Command::Library => {
             app.screen.current = Screen::Library;
             app.search.hits = search::library_hits(&app.lib, &app.search.query, usize::MAX);
             app.search.sel = app.search.sel.min(app.search.hits.len().saturating_sub(1));
         }
-        Action::Search => {
+        Command::Search => {
             app.input = Some(Input::Search { buf: String::new() });
             app.search.hits.clear();
             app.search.sel = 0;
         }
-        Action::Cancel => return cancel_running(app),
+        Command::Cancel => return cancel_running(app),
         _ => app.dirty = false,
     }
     Vec::new()
