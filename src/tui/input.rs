@@ -13,6 +13,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     let Some(mut input) = app.input.take() else {
         return Vec::new();
     };
+    let palette = matches!(input, Input::Palette { .. });
     let buf = match &mut input {
         Input::Search { buf }
         | Input::Palette { buf }
@@ -36,6 +37,11 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         KeyCode::Backspace => {
             buf.pop();
         }
+        // Tab in the palette completes the command name to the first that fits.
+        KeyCode::Tab if palette => match super::command::completions(buf).first() {
+            Some(name) => *buf = format!("{name} "),
+            None => app.dirty = false,
+        },
         KeyCode::Down | KeyCode::Tab => {
             app.search.sel = (app.search.sel + 1).min(app.search.hits.len().saturating_sub(1))
         }

@@ -76,10 +76,20 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
-        Some(Input::Palette { buf }) => Line::from(vec![
-            Span::styled(":", t.get("ui.key")),
-            Span::styled(format!("{buf}▏"), t.get("ui.input")),
-        ]),
+        Some(Input::Palette { buf }) => {
+            // The commands the typed word could become (Tab completes the first).
+            let fits = super::command::completions(buf);
+            let hint = match fits.as_slice() {
+                [] => String::new(),
+                [one] if *one == buf.trim() => String::new(),
+                names => format!("  {}  (Tab completes)", names.join(" · ")),
+            };
+            Line::from(vec![
+                Span::styled(":", t.get("ui.key")),
+                Span::styled(format!("{buf}▏"), t.get("ui.input")),
+                Span::styled(hint, t.get("ui.dim")),
+            ])
+        }
         Some(Input::Search { buf }) => Line::from(vec![
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),

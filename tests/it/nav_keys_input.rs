@@ -225,3 +225,27 @@ fn help_scrolling_is_clamped_once_the_help_was_drawn() {
     keys(&mut a, "k");
     assert_eq!(a.screen.help_scroll, 2);
 }
+
+#[test]
+fn the_palette_completes_command_names_and_lists_what_fits() {
+    let mut a = at_alert();
+    keys(&mut a, ":");
+    type_text(&mut a, "go");
+    let text = crate::tui_common::screen(&render(&mut a, 100, 24));
+    assert!(text.contains(":go▏  goto  (Tab completes)"), "{text}");
+    keys(&mut a, "<Tab>");
+    assert_eq!(
+        a.input,
+        Some(tsgnav::tui::app::Input::Palette {
+            buf: "goto ".into()
+        })
+    );
+    type_text(&mut a, "glossary");
+    keys(&mut a, "<Enter>");
+    assert_eq!(current(&a), id("Glossary"));
+    // Every command of the keymap works in the palette too.
+    keys(&mut a, ":");
+    type_text(&mut a, "next_step");
+    keys(&mut a, "<Enter>");
+    assert_ne!(current(&a), id("Glossary"));
+}
