@@ -4,7 +4,7 @@
 
 use tsgnav::tui::app::Screen;
 
-use crate::tui_common::{app, at_alert, current, id, keys, render, render_with, type_text};
+use crate::tui_common::{app, at_alert, current, id, keys, render, render_with, type_text, SWIFT};
 use tsgnav::tui::frame::FrameState;
 
 #[test]
@@ -248,4 +248,57 @@ fn the_palette_completes_command_names_and_lists_what_fits() {
     type_text(&mut a, "next_step");
     keys(&mut a, "<Enter>");
     assert_ne!(current(&a), id("Glossary"));
+}
+
+#[test]
+fn library_search_ranks_word_matches_first_and_highlights_the_matched_letters() {
+    use ratatui::style::Modifier;
+    use tsgnav::tui::search::Hit;
+    let mut a = app();
+    let g = a
+        .lib
+        .guides
+        .iter()
+        .position(|g| g.path == SWIFT)
+        .expect("guide");
+    let n = a.lib.guides[g]
+        .nodes
+        .iter()
+        .position(|n| n.title.starts_with("Scenario 1:"))
+        .expect("scenario 1");
+    keys(&mut a, "/");
+    type_text(&mut a, "stuck mtpnc");
+    assert_eq!(
+        a.search.hits.first(),
+        Some(&Hit::Node(g, n)),
+        "{:?}",
+        a.search.hits
+    );
+    let term = render(&mut a, 100, 20);
+    let buf = term.backend().buffer();
+    let cells = |y: u16| -> Vec<String> {
+        (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect()
+    };
+    let y = (0..buf.area.height)
+        .find(|&y| cells(y).concat().contains("Scenario 1: Stuck MTPNC"))
+        .expect("row shown");
+    let row = cells(y);
+    // The cell where `word` starts on that row.
+    let at = |word: &str| {
+        (0..row.len())
+            .find(|&x| row[x..].concat().starts_with(word))
+            .expect("word on the row")
+    };
+    let marked = |x: usize| {
+        let x = u16::try_from(x).expect("x");
+        buf[(x, y)].modifier.contains(Modifier::UNDERLINED)
+    };
+    let stuck = at("Stuck");
+    assert!((stuck..stuck + 5).all(marked), "`Stuck` is highlighted");
+    let mtpnc = at("MTPNC");
+    assert!((mtpnc..mtpnc + 5).all(marked), "`MTPNC` is highlighted");
+    assert!(!marked(at("Scenario")), "`Scenario` is not");
+    assert!(!marked(at("deletion")), "`deletion` is not");
 }

@@ -228,6 +228,11 @@ fn search_overlay(f: &mut Frame, area: Rect, app: &App) {
     f.render_widget(block, r);
     let rows = usize::from(inner.height);
     let top = app.search.sel.saturating_sub(rows.saturating_sub(1));
+    let typed = match &app.input {
+        Some(Input::Search { buf }) => buf.as_str(),
+        _ => "",
+    };
+    let mut q = crate::tui::search::Query::new(typed);
     let lines: Vec<Line> = app
         .search
         .hits
@@ -238,10 +243,17 @@ fn search_overlay(f: &mut Frame, area: Rect, app: &App) {
         .filter_map(|(i, h)| {
             let Hit::Node(g, n) = *h else { return None };
             let node = app.lib.guides.get(g)?.nodes.get(n)?;
-            let l = Line::from(vec![
-                Span::styled(format!("{} ", glyph(node.role)), t.role(node.role)),
-                Span::raw(node.title.clone()),
-            ]);
+            let mut spans = vec![Span::styled(
+                format!("{} ", glyph(node.role)),
+                t.role(node.role),
+            )];
+            spans.extend(super::library::marked(
+                &node.title,
+                &q.positions(&node.title),
+                ratatui::style::Style::default(),
+                t.get("ui.match"),
+            ));
+            let l = Line::from(spans);
             Some(if i == app.search.sel {
                 l.style(t.get("ui.selected"))
             } else {

@@ -1,7 +1,8 @@
 //! The library screen: every guide and the alert index, or the fuzzy-search hits over guide
-//! titles, step titles and alert names. Pure; no IO.
+//! titles, step titles and alert names, with the matched characters highlighted. Pure; no IO.
 
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -9,7 +10,7 @@ use ratatui::Frame;
 use super::wrap::truncate;
 use crate::tui::app::{App, Input};
 use crate::tui::frame::FrameState;
-use crate::tui::search::Hit;
+use crate::tui::search::{Hit, Query};
 use crate::tui::theme::glyph;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
@@ -53,6 +54,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         app.search.sel.saturating_sub(h - 1)
     };
     let w = usize::from(list.width);
+    let mut q = Query::new(&app.search.query);
     let lines: Vec<Line> = app
         .search
         .hits
@@ -61,7 +63,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         .skip(top)
         .take(h)
         .map(|(i, hit)| {
-            let l = row(app, *hit, w);
+            let l = row(app, *hit, w, &mut q);
             if i == app.search.sel {
                 l.style(t.get("ui.selected"))
             } else {
@@ -84,8 +86,32 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     fs.viewport.areas.list_top = top;
 }
 
-fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
+/// `text` as spans, the characters at `marks` (positions in chars) in `mark` over `base`.
+pub fn marked(text: &str, marks: &[usize], base: Style, mark: Style) -> Vec<Span<'static>> {
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_marked = false;
+    for (i, c) in text.chars().enumerate() {
+        let m = marks.binary_search(&i).is_ok();
+        if m != run_marked && !run.is_empty() {
+            let style = if run_marked { base.patch(mark) } else { base };
+            out.push(Span::styled(std::mem::take(&mut run), style));
+        }
+        run_marked = m;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        out.push(Span::styled(
+            run,
+            if run_marked { base.patch(mark) } else { base },
+        ));
+    }
+    out
+}
+
+fn row(app: &App, hit: Hit, w: usize, q: &mut Query) -> Line<'static> {
     let t = &app.theme;
+    let mark = t.get("ui.match");
     match hit {
         Hit::Guide(g) => {
             let Some(guide) = app.lib.guides.get(g) else {
@@ -101,11 +127,15 @@ fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
                 &guide.title,
                 w.saturating_sub(info.chars().count() + 4).max(10),
             );
-            Line::from(vec![
-                Span::styled("▤ ", t.get("ui.key")),
-                Span::styled(title, t.get("md.strong")),
-                Span::styled(info, t.get("ui.dim")),
-            ])
+            let mut spans = vec![Span::styled("▤ ", t.get("ui.key"))];
+            spans.extend(marked(
+                &title,
+                &q.positions(&guide.title),
+                t.get("md.strong"),
+                mark,
+            ));
+            spans.push(Span::styled(info, t.get("ui.dim")));
+            Line::from(spans)
         }
         Hit::Node(g, n) => {
             let Some(guide) = app.lib.guides.get(g) else {
@@ -118,10 +148,17 @@ fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
                 &format!("{}  — {}", node.title, guide.title),
                 w.saturating_sub(4),
             );
-            Line::from(vec![
-                Span::styled(format!("  {} ", glyph(node.role)), t.role(node.role)),
-                Span::raw(text),
-            ])
+            let mut spans = vec![Span::styled(
+                format!("  {} ", glyph(node.role)),
+                t.role(node.role),
+            )];
+            spans.extend(marked(
+                &text,
+                &q.positions(&node.title),
+                Style::default(),
+                mark,
+            ));
+            Line::from(spans)
         }
         Hit::Alert(g, r) => {
             let Some(guide) = app.lib.guides.get(g) else {
@@ -140,11 +177,15 @@ fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
                 &format!(" → {to}"),
                 w.saturating_sub(route.alert.chars().count() + 4).max(8),
             );
-            Line::from(vec![
-                Span::styled("⚑ ", t.get("ui.alert")),
-                Span::styled(route.alert.clone(), t.get("ui.alert")),
-                Span::raw(rest),
-            ])
+            let mut spans = vec![Span::styled("⚑ ", t.get("ui.alert"))];
+            spans.extend(marked(
+                &route.alert,
+                &q.positions(&route.alert),
+                t.get("ui.alert"),
+                mark,
+            ));
+            spans.push(Span::raw(rest));
+            Line::from(spans)
         }
     }
 }
