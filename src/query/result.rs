@@ -144,26 +144,6 @@ impl ProbeResult {
         r
     }
 
-    /// The evidence record of this run, without its output (the session stores that, redacted).
-    pub fn evidence_run(&self) -> crate::evidence::ProbeRun {
-        let (exit, error) = match &self.status {
-            Status::Ok { exit } => (Some(*exit), None),
-            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
-            Status::Failed(e) => (None, Some(e.to_string())),
-        };
-        crate::evidence::ProbeRun {
-            probe: self.id.to_string(),
-            command: self.command_as_run.clone(),
-            backend: self.backend.to_string(),
-            target: self.target.clone(),
-            started: self.started.to_rfc3339(),
-            ended: self.ended.to_rfc3339(),
-            exit,
-            error,
-            ..Default::default()
-        }
-    }
-
     pub fn duration(&self) -> Duration {
         (self.ended - self.started).to_std().unwrap_or_default()
     }

@@ -93,7 +93,7 @@ impl Probes {
             return vec![Action::MitigationRefused(format!("No step {node}."))];
         };
         let preconditions = mitigate::preconditions(n);
-        let command = mitigate::confirm::record(&req, &preconditions).command;
+        let command = crate::query::preview_command(&req);
         let dry = mitigate::dry_run(req.lang, &req.code);
         let view = MitigationView {
             node: node.to_string(),
@@ -179,7 +179,7 @@ impl Probes {
             return Action::MitigationRefused("Open the probe again: nothing was run.".into());
         };
         let confirmation =
-            match mitigate::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
+            match crate::query::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
                 Ok(c) => c,
                 Err(e) => return Action::MitigationRefused(format!("Not run: {e}")),
             };
@@ -188,7 +188,7 @@ impl Probes {
         };
         let mut req = p.req;
         req.confirmation = Some(confirmation);
-        let record = mitigate::confirm::record(&req, &p.preconditions);
+        let record = super::convert::confirmation(&req, &p.preconditions);
         let _ = self
             .tx
             .send(Msg::Record(Box::new(Record::Confirmation(record))));
@@ -207,12 +207,13 @@ impl Probes {
         self.track(&req, node, probe);
         let (runner, tx, node) = (self.runner.clone(), self.tx.clone(), node.to_string());
         self.rt.spawn(async move {
-            match mitigate::exec::capture(&runner, &req).await {
+            match crate::query::capture::capture(&runner, &req).await {
                 Ok(caps) => {
                     for (r, prior) in caps {
                         let _ = tx.send(Msg::Captured(Box::new(r)));
                         if let Some(prior) = prior {
-                            let _ = tx.send(Msg::Record(Box::new(Record::PriorState(prior))));
+                            let rec = Record::PriorState(super::convert::prior_state(prior));
+                            let _ = tx.send(Msg::Record(Box::new(rec)));
                         }
                     }
                     runner.submit(req);

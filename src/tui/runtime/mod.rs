@@ -5,11 +5,13 @@
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
+pub mod convert;
 pub mod flow;
 mod fx;
 mod ledger;
 pub mod probes;
 pub mod record;
+pub mod replay;
 
 use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
