@@ -6,7 +6,7 @@
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
 //! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`, `state`,
-//! `frame`, `command`, `palette`) must not import IO (std::fs,
+//! `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
@@ -22,6 +22,7 @@ pub mod mouse;
 pub mod navigate;
 pub mod palette;
 pub mod runtime;
+pub mod scroll;
 pub mod search;
 pub mod state;
 pub mod theme;

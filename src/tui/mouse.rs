@@ -7,7 +7,8 @@ use super::action::Action;
 use super::app::{App, Panel, Screen};
 use super::command::Command;
 use super::navigate::{nav_cmd, open_hit};
-use super::update::{activate, help_scroll_to, scroll_to, update};
+use super::scroll::{help_scroll_to, scroll_to};
+use super::update::{activate, update};
 use crate::nav::{Cmd, Effect};
 
 pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {

@@ -3,9 +3,10 @@
 //! (std::fs, std::process, std::env, tokio, reqwest, kube).
 
 use super::action::Action;
-use super::app::{App, Evidence, Input, Item, Panel, Screen, Viewport};
+use super::app::{App, Evidence, Input, Item, Panel, Screen};
 use super::command::Command;
 use super::navigate::{nav_cmd, open_hit, run};
+use super::scroll::help_scroll_to;
 use super::search;
 use crate::nav::{Cmd, Effect};
 
@@ -48,7 +49,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {
-            drawn(app, v);
+            super::scroll::drawn(app, v);
             Vec::new()
         }
         Action::Command(c) => command(app, c),
@@ -142,29 +143,16 @@ fn library(app: &mut App, a: Command) -> Vec<Effect> {
 }
 
 fn guide(app: &mut App, a: Command) -> Vec<Effect> {
-    let page = usize::from(app.screen.viewport.areas.node.height.saturating_sub(2)).max(1);
-    let items = app.items();
     match a {
-        Command::ScrollDown => scroll_to(app, app.screen.scroll + 1),
-        Command::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(1)),
-        Command::PageDown => scroll_to(app, app.screen.scroll + page),
-        Command::PageUp => scroll_to(app, app.screen.scroll.saturating_sub(page)),
-        Command::Top => app.screen.scroll = 0,
-        Command::Bottom => scroll_to(app, usize::MAX),
-        Command::NextItem | Command::PrevItem => {
-            let vars = app.vars().len();
-            let (sel, len) = match app.screen.panel {
-                Panel::Actions => (&mut app.screen.item_sel, items.len()),
-                Panel::Vars => (&mut app.screen.var_sel, vars),
-            };
-            let len = len.max(1);
-            *sel = if a == Command::NextItem {
-                (*sel + 1) % len
-            } else {
-                (*sel + len - 1) % len
-            };
-        }
-        Command::Activate => return activate(app, &items),
+        Command::ScrollDown
+        | Command::ScrollUp
+        | Command::PageDown
+        | Command::PageUp
+        | Command::Top
+        | Command::Bottom => super::scroll::scroll(app, &a),
+        Command::NextItem => cycle_selection(app, true),
+        Command::PrevItem => cycle_selection(app, false),
+        Command::Activate => return activate(app, &app.items()),
         Command::Follow(n) => {
             if let Some(i) = n.checked_sub(1) {
                 return nav_cmd(app, Cmd::Follow(i));
@@ -174,22 +162,7 @@ fn guide(app: &mut App, a: Command) -> Vec<Effect> {
         Command::Back => return nav_cmd(app, Cmd::Back),
         Command::Done => return nav_cmd(app, Cmd::MarkDone),
         Command::Skip => return nav_cmd(app, Cmd::MarkSkipped),
-        Command::Run => {
-            let probe = match items.get(app.screen.item_sel) {
-                Some(Item::Probe(p)) => Some(*p),
-                _ => items.iter().find_map(|i| {
-                    if let Item::Probe(p) = i {
-                        Some(*p)
-                    } else {
-                        None
-                    }
-                }),
-            };
-            match probe {
-                Some(p) => return run(app, p),
-                None => app.set_message("This step has no probe to run.", false),
-            }
-        }
+        Command::Run => return run_selected(app),
         Command::Vars => {
             app.screen.panel = if app.screen.panel == Panel::Vars {
                 Panel::Actions
@@ -230,6 +203,43 @@ fn guide(app: &mut App, a: Command) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Moves the selection of the lower panel (actions or variables), wrapping around.
+fn cycle_selection(app: &mut App, forward: bool) {
+    let len = match app.screen.panel {
+        Panel::Actions => app.items().len(),
+        Panel::Vars => app.vars().len(),
+    }
+    .max(1);
+    let sel = match app.screen.panel {
+        Panel::Actions => &mut app.screen.item_sel,
+        Panel::Vars => &mut app.screen.var_sel,
+    };
+    *sel = if forward {
+        (*sel + 1) % len
+    } else {
+        (*sel + len - 1) % len
+    };
+}
+
+/// `r`: runs the selected probe, or the step's first one.
+fn run_selected(app: &mut App) -> Vec<Effect> {
+    let items = app.items();
+    let probe = match items.get(app.screen.item_sel) {
+        Some(Item::Probe(p)) => Some(*p),
+        _ => items.iter().find_map(|i| match i {
+            Item::Probe(p) => Some(*p),
+            _ => None,
+        }),
+    };
+    match probe {
+        Some(p) => run(app, p),
+        None => {
+            app.set_message("This step has no probe to run.", false);
+            Vec::new()
+        }
+    }
+}
+
 /// Esc: cancels the read-only probes of this step still running, else clears the message.
 fn cancel_running(app: &mut App) -> Vec<Effect> {
     let Some(node) = app.current_id().map(str::to_string) else {
@@ -241,37 +251,6 @@ fn cancel_running(app: &mut App) -> Vec<Effect> {
     }
     app.notice = None;
     Vec::new()
-}
-
-/// A frame was drawn: keeps what the view measured and clamps the scroll positions to it
-/// (the frame already showed them clamped, so nothing needs drawing again).
-fn drawn(app: &mut App, v: Viewport) {
-    app.dirty = false;
-    app.screen.viewport = v;
-    if let Some(max) = v.max_scroll() {
-        app.screen.scroll = app.screen.scroll.min(max);
-    }
-    if app.screen.help {
-        app.screen.help_scroll = app.screen.help_scroll.min(v.max_help_scroll());
-    }
-}
-
-/// Scrolls the help screen, clamped once it was drawn.
-pub(super) fn help_scroll_to(app: &mut App, to: usize) {
-    let v = app.screen.viewport;
-    app.screen.help_scroll = if v.help_lines > 0 {
-        to.min(v.max_help_scroll())
-    } else {
-        to
-    };
-}
-
-/// Scrolls the node pane, clamped to the text the last frame measured.
-pub(super) fn scroll_to(app: &mut App, to: usize) {
-    app.screen.scroll = match app.screen.viewport.max_scroll() {
-        Some(max) => to.min(max),
-        None => to.min(1 << 20),
-    };
 }
 
 pub(super) fn activate(app: &mut App, items: &[Item]) -> Vec<Effect> {

@@ -110,82 +110,72 @@ pub fn marked(text: &str, marks: &[usize], base: Style, mark: Style) -> Vec<Span
 }
 
 fn row(app: &App, hit: Hit, w: usize, q: &mut Query) -> Line<'static> {
+    let line = match hit {
+        Hit::Guide(g) => guide_row(app, g, w, q),
+        Hit::Node(g, n) => node_row(app, g, n, w, q),
+        Hit::Alert(g, r) => alert_row(app, g, r, w, q),
+    };
+    line.unwrap_or_default()
+}
+
+fn guide_row(app: &App, g: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
     let t = &app.theme;
-    let mark = t.get("ui.match");
-    match hit {
-        Hit::Guide(g) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let info = format!(
-                "  {} · {} steps · {} alerts",
-                guide.path,
-                guide.nodes.len(),
-                guide.routes.len()
-            );
-            let title = truncate(
-                &guide.title,
-                w.saturating_sub(info.chars().count() + 4).max(10),
-            );
-            let mut spans = vec![Span::styled("▤ ", t.get("ui.key"))];
-            spans.extend(marked(
-                &title,
-                &q.positions(&guide.title),
-                t.get("md.strong"),
-                mark,
-            ));
-            spans.push(Span::styled(info, t.get("ui.dim")));
-            Line::from(spans)
-        }
-        Hit::Node(g, n) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let Some(node) = guide.nodes.get(n) else {
-                return Line::default();
-            };
-            let text = truncate(
-                &format!("{}  — {}", node.title, guide.title),
-                w.saturating_sub(4),
-            );
-            let mut spans = vec![Span::styled(
-                format!("  {} ", glyph(node.role)),
-                t.role(node.role),
-            )];
-            spans.extend(marked(
-                &text,
-                &q.positions(&node.title),
-                Style::default(),
-                mark,
-            ));
-            Line::from(spans)
-        }
-        Hit::Alert(g, r) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let Some(route) = guide.routes.get(r) else {
-                return Line::default();
-            };
-            let to = app
-                .nav
-                .index
-                .node(&app.lib, &route.to)
-                .map(|n| n.title.clone())
-                .unwrap_or_else(|| route.to.clone());
-            let rest = truncate(
-                &format!(" → {to}"),
-                w.saturating_sub(route.alert.chars().count() + 4).max(8),
-            );
-            let mut spans = vec![Span::styled("⚑ ", t.get("ui.alert"))];
-            spans.extend(marked(
-                &route.alert,
-                &q.positions(&route.alert),
-                t.get("ui.alert"),
-                mark,
-            ));
-            spans.push(Span::raw(rest));
-            Line::from(spans)
-        }
-    }
+    let guide = app.lib.guides.get(g)?;
+    let info = format!(
+        "  {} · {} steps · {} alerts",
+        guide.path,
+        guide.nodes.len(),
+        guide.routes.len()
+    );
+    let title = truncate(
+        &guide.title,
+        w.saturating_sub(info.chars().count() + 4).max(10),
+    );
+    let mut spans = vec![Span::styled("▤ ", t.get("ui.key"))];
+    let at = q.positions(&guide.title);
+    spans.extend(marked(&title, &at, t.get("md.strong"), t.get("ui.match")));
+    spans.push(Span::styled(info, t.get("ui.dim")));
+    Some(Line::from(spans))
+}
+
+fn node_row(app: &App, g: usize, n: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let guide = app.lib.guides.get(g)?;
+    let node = guide.nodes.get(n)?;
+    let text = truncate(
+        &format!("{}  — {}", node.title, guide.title),
+        w.saturating_sub(4),
+    );
+    let mut spans = vec![Span::styled(
+        format!("  {} ", glyph(node.role)),
+        t.role(node.role),
+    )];
+    let at = q.positions(&node.title);
+    spans.extend(marked(&text, &at, Style::default(), t.get("ui.match")));
+    Some(Line::from(spans))
+}
+
+fn alert_row(app: &App, g: usize, r: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let route = app.lib.guides.get(g)?.routes.get(r)?;
+    let to = app
+        .nav
+        .index
+        .node(&app.lib, &route.to)
+        .map(|n| n.title.clone())
+        .unwrap_or_else(|| route.to.clone());
+    let rest = truncate(
+        &format!(" → {to}"),
+        w.saturating_sub(route.alert.chars().count() + 4).max(8),
+    );
+    let mut spans = vec![Span::styled("⚑ ", t.get("ui.alert"))];
+    let at = q.positions(&route.alert);
+    spans.extend(marked(
+        &route.alert,
+        &at,
+        t.get("ui.alert"),
+        t.get("ui.match"),
+    ));
+    spans.push(Span::raw(rest));
+    Some(Line::from(spans))
 }
