@@ -5,8 +5,8 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`, `state`,
-//! `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
+//! `widgets`, `flow`, `mitigation`, `worker`, `loading`, `keymap`, `theme`, `search`, `config`,
+//! `state`, `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
@@ -17,6 +17,7 @@ pub mod flow;
 pub mod frame;
 pub mod input;
 pub mod keymap;
+pub mod loading;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;

@@ -49,6 +49,7 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
                     name,
                     labels,
                     target: None,
+                    runbook_url: None,
                 }),
             )
         }

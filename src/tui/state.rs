@@ -105,6 +105,8 @@ pub struct SearchState {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeResult {
+    /// How the run ended; `Refused` also stands for "not run" (a refusal before the gate).
+    pub outcome: crate::tsg::Outcome,
     pub ok: bool,
     pub text: String,
     /// Range-query series, drawn as a chart under the text (empty for other results).
@@ -174,6 +176,8 @@ pub struct Session {
     pub export_armed: bool,
     pub quit_armed: bool,
     pub quit: bool,
+    /// Guides still being read in the background: (files read, files found).
+    pub loading: Option<(usize, usize)>,
 }
 
 impl Default for Session {
@@ -190,6 +194,7 @@ impl Default for Session {
             export_armed: false,
             quit_armed: false,
             quit: false,
+            loading: None,
         }
     }
 }

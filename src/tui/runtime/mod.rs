@@ -9,6 +9,7 @@ pub mod convert;
 pub mod flow;
 mod fx;
 mod ledger;
+pub mod library;
 pub mod probes;
 pub mod record;
 pub mod replay;
@@ -68,6 +69,8 @@ pub struct Options {
     pub recorder: Option<record::Recorder>,
     /// Effects produced while the app was set up (the alert, `--var`, `--node`).
     pub startup: Vec<Effect>,
+    /// Guides to read after the first frame is drawn.
+    pub loader: Option<library::Loader>,
 }
 
 /// What reaches the main loop: an action for `update()`, or a probe result to record first.
@@ -84,6 +87,8 @@ pub enum Msg {
     Captured(Box<crate::query::ProbeResult>),
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
+    /// Guides read in the background.
+    Guides(Box<library::Batch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
         node: String,
@@ -157,6 +162,13 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
     let mut frame = FrameState::default();
+    let mut pending = match opts.loader {
+        Some(l) => {
+            app.session.loading = Some((0, 0));
+            library::start(l, tx.clone())
+        }
+        None => Vec::new(),
+    };
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -191,7 +203,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Ok(Msg::Record(rec)) => {
@@ -202,11 +214,24 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             Ok(Msg::Captured(result)) => queue.extend(fx.record_run(&app, &result)),
             Ok(Msg::DryRun(result)) => {
                 queue.extend(fx.record_run(&app, &result));
-                let (ok, text) = match probes::convert(&result) {
-                    Ok(o) => (o.exit == Some(0), o.output),
-                    Err(e) => (false, e),
-                };
+                let o = probes::convert(&result);
+                let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
+            }
+            Ok(Msg::Guides(b)) => {
+                let library::Batch {
+                    guides,
+                    loaded,
+                    total,
+                    done,
+                } = *b;
+                super::loading::absorb(&mut app, guides, loaded, total);
+                if let Some(failed) = done {
+                    super::loading::finish(&mut app, failed);
+                    for effect in library::apply_pending(&mut app, std::mem::take(&mut pending)) {
+                        queue.extend(fx.execute(&app, effect));
+                    }
+                }
             }
             Ok(Msg::Handover { node, probe, req }) => {
                 let result = handover(&mut term, &req, &paused)?;
@@ -214,7 +239,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Err(_) => return Ok(()),

@@ -22,11 +22,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     ])
     .areas(area);
     let alerts: usize = app.lib.guides.iter().map(|g| g.routes.len()).sum();
-    let title = format!(
+    let mut title = format!(
         "tsgnav · {} guides · {} alerts routed",
         app.lib.guides.len(),
         alerts
     );
+    if let Some((loaded, total)) = app.session.loading {
+        title.push_str(&format!(" · loading {loaded}/{total}…"));
+    }
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
     let query = if app.search.query.is_empty() && !typing {
