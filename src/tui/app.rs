@@ -56,6 +56,8 @@ pub struct App {
     pub notice: Option<Notice>,
     /// Set by `update` when the screen must be drawn again.
     pub dirty: bool,
+    /// The library screen's "Firing" section (live alerts from Alertmanager).
+    pub firing: super::firing::Firing,
 }
 
 impl App {
@@ -78,6 +80,7 @@ impl App {
             mitigation: None,
             notice: None,
             dirty: true,
+            firing: Default::default(),
         }
     }
 

@@ -43,6 +43,8 @@ pub enum Command {
     Cancel,
     #[serde(alias = "write")]
     WriteMode,
+    /// `S` on a firing alert: propose a silence.
+    Silence,
     /// Lands on the step the alert routes to.
     Alert(String),
     /// Opens a step by heading slug or path#slug.
