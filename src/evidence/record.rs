@@ -78,6 +78,21 @@ pub struct SessionStart {
     /// The alert that fired, when the session was started from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alert: Option<String>,
+    /// The guide's absolute path when it was read from a file (exports find it from any folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_path: Option<String>,
+    /// The guide is one of the guides built into tsgnav.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bundled: bool,
+    /// The session runs against simulated systems (`tsgnav demo`): nothing in it is real.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub simulated: bool,
+    /// Id of the operator key that signs the journal (see `journal.sig`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// Why the journal is not signed, when it is not (the key could not be read or created).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsigned: Option<String>,
 }
 
 /// One probe execution.
@@ -121,12 +136,19 @@ pub struct ProbeRun {
     /// Landlock` …); absent for backends that start no process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
+    /// How the run ended (`{"exited":0}`, `"cancelled"`, `"timed_out"` …); absent in records
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<crate::tsg::Outcome>,
 }
 
 impl ProbeRun {
     /// Finished without an error: exit 0 (shell) or a 2xx status (HTTP), or no status at all
     /// from a backend that has none (a query that returned).
     pub fn succeeded(&self) -> bool {
+        if let Some(o) = &self.outcome {
+            return o.succeeded();
+        }
         self.error.is_none() && self.exit.is_none_or(|c| c == 0 || (200..300).contains(&c))
     }
 }

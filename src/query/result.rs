@@ -148,6 +148,14 @@ impl ProbeResult {
         r
     }
 
+    /// How the run ended.
+    pub fn outcome(&self) -> crate::tsg::Outcome {
+        match &self.status {
+            Status::Ok { exit } => crate::tsg::Outcome::Exited(*exit),
+            Status::Failed(e) => e.outcome(),
+        }
+    }
+
     pub fn duration(&self) -> Duration {
         (self.ended - self.started).to_std().unwrap_or_default()
     }

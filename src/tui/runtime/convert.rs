@@ -26,6 +26,7 @@ pub fn probe_run(r: &ProbeResult) -> evidence::ProbeRun {
         exit,
         error,
         sandbox: r.sandbox.clone(),
+        outcome: Some(r.outcome()),
         ..Default::default()
     }
 }
