@@ -132,6 +132,10 @@ pub struct ProbeRun {
     /// True when the output came from a recorded session, not a live system.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
+    /// The sandbox a shell probe ran in (`landlock v7 fs+net`, `none: kernel has no
+    /// Landlock` …); absent for backends that start no process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// How the run ended (`{"exited":0}`, `"cancelled"`, `"timed_out"` …); absent in records
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -21,6 +21,7 @@ pub mod kusto;
 pub mod net;
 mod output;
 pub mod prometheus;
+pub mod proxy;
 pub mod recorded;
 mod result;
 pub mod runner;

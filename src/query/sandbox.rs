@@ -58,6 +58,38 @@ impl Default for SandboxPolicy {
     }
 }
 
+/// Local ports of the session's open port-forwards (native ones register here), which
+/// read-only probes may connect to.
+static FORWARDED: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+
+/// The registration of a port-forward's local ports; dropping it removes them.
+pub struct Forwarded(Vec<u16>);
+
+impl Forwarded {
+    pub fn open(ports: impl IntoIterator<Item = u16>) -> Self {
+        let ports: Vec<u16> = ports.into_iter().collect();
+        let mut all = FORWARDED.lock().unwrap_or_else(|p| p.into_inner());
+        all.extend(&ports);
+        Forwarded(ports)
+    }
+
+    /// Every registered port.
+    pub fn ports() -> Vec<u16> {
+        FORWARDED.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for Forwarded {
+    fn drop(&mut self) {
+        let mut all = FORWARDED.lock().unwrap_or_else(|p| p.into_inner());
+        for p in &self.0 {
+            if let Some(i) = all.iter().position(|x| x == p) {
+                all.remove(i);
+            }
+        }
+    }
+}
+
 /// The sandbox this machine gives read-only probes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sandbox {
@@ -240,6 +272,7 @@ pub fn confine(
     };
     let mut ports = policy.allow_connect_ports.clone();
     ports.extend(&policy.forwarded_ports);
+    ports.extend(Forwarded::ports());
     ports.extend(kubeconfig_ports(&kubeconfigs));
     let refs: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
     let prepared = prepare(sandbox, &refs, &ports)?;

@@ -151,8 +151,8 @@ impl ShellExecutor {
         // A confirmed change stops at its first failing command and says so; the script's
         // line numbers start after the one prelude line.
         let stop = if req.confirmation.is_some() {
-            "set -e; trap 'echo \"tsgnav: line $((LINENO - 1)) failed (exit $?); the commands \
-             after it did not run\" >&2' ERR; "
+            "set -eE; trap '__rc=$?; echo \"tsgnav: line $((${BASH_LINENO[0]:-$LINENO} - 1)) \
+             failed (exit $__rc); the commands after it did not run\" >&2; trap - ERR' ERR; "
         } else {
             ""
         };

@@ -161,6 +161,9 @@ pub struct Session {
     /// Where answers come from when they are not live (the demo's simulation, a replayed
     /// session); the status line shows it in place of "live queries on".
     pub data_label: Option<String>,
+    /// The sandbox read-only shell probes run in ("landlock v7 fs+net", "none: kernel has no
+    /// Landlock" …), shown beside "live queries on".
+    pub sandbox: Option<String>,
     /// The escalation team named by `:export TEAM`, if any.
     pub export_team: Option<String>,
     /// Whether the runtime records evidence (a session opens at the first step entered).
@@ -185,6 +188,7 @@ impl Default for Session {
         Session {
             live: Live::Unavailable("no query engine was started".into()),
             data_label: None,
+            sandbox: None,
             export_team: None,
             recording: false,
             evidence: Evidence::None,

@@ -128,7 +128,13 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
                         app.session.data_label.clone().unwrap_or_default(),
                         t.get("ui.error"),
                     ),
-                    Live::Available => Span::styled("live queries on", t.get("status.done")),
+                    Live::Available => match &app.session.sandbox {
+                        Some(sb) => Span::styled(
+                            format!("live queries on · sandbox: {sb}"),
+                            t.get("status.done"),
+                        ),
+                        None => Span::styled("live queries on", t.get("status.done")),
+                    },
                     Live::Unavailable(_) => {
                         Span::styled("live queries unavailable", t.get("ui.live_off"))
                     }

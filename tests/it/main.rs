@@ -35,6 +35,7 @@ mod mitigate_maestro;
 mod mitigate_plan;
 mod mitigate_prior;
 mod mitigate_prop;
+mod mitigate_stop;
 mod mitigate_support;
 mod model;
 mod nav_alerts;

@@ -190,6 +190,22 @@ fn run_json_names_the_sandbox_of_every_probe() {
         _ => format!("landlock v{abi} fs+net"),
     };
     assert_eq!(sandbox_of(None), want);
+    // The evidence journal's probe records carry it too.
+    let mut seen = Vec::new();
+    for session in std::fs::read_dir(state.path()).expect("sessions").flatten() {
+        let journal =
+            std::fs::read_to_string(session.path().join("journal.jsonl")).expect("journal");
+        for line in journal.lines() {
+            let rec: serde_json::Value = serde_json::from_str(line).expect("record");
+            if rec["type"] == "probe_run" {
+                seen.push(rec["sandbox"].as_str().unwrap_or("<missing>").to_string());
+            }
+        }
+    }
+    seen.sort();
+    let mut expected = vec!["none: kernel has no Landlock".to_string(), want];
+    expected.sort();
+    assert_eq!(seen, expected);
 }
 
 /// Not a timing assertion: prints what the sandbox adds to a probe's start (median of 15

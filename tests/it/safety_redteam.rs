@@ -251,7 +251,7 @@ fn no_red_team_form_changes_anything_in_a_read_only_run() {
     );
     let log = std::fs::read_to_string(&b.log).unwrap_or_default();
     assert!(
-        log.contains("helm uninstall redteam-control"),
+        log.contains("uninstall redteam-control"),
         "a stand-in call is seen: {log:?}"
     );
 }

@@ -264,6 +264,12 @@ pub(super) async fn execute(
             Status::Failed(e)
         }
         Ok((client, ns, pod, listeners)) => {
+            // Read-only shell probes may connect to the session's port-forwards.
+            let _open = crate::query::sandbox::Forwarded::open(
+                listeners
+                    .iter()
+                    .filter_map(|(l, _)| l.local_addr().ok().map(|a| a.port())),
+            );
             let (tx, mut rx) = mpsc::unbounded_channel();
             let stop = Cancel::new();
             let fwd = forward(client, ns, pod, listeners, tx, stop.clone());

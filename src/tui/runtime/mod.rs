@@ -110,9 +110,14 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
+    let sandbox = opts
+        .live
+        .as_ref()
+        .map(|l| crate::query::sandbox::detect(&l.backends.sandbox).describe());
     let live = match opts.live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
             app.session.live = super::app::Live::Available;
+            app.session.sandbox = sandbox;
             Some(p)
         }
         Some(Err(e)) => {
