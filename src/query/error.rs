@@ -76,6 +76,31 @@ pub fn fmt_bytes(n: u64) -> String {
     }
 }
 
+impl ProbeError {
+    /// The outcome a run that failed this way had: what the navigator and the journal go by.
+    pub fn outcome(&self) -> crate::tsg::Outcome {
+        use crate::tsg::{FailKind, Outcome};
+        match self {
+            ProbeError::Timeout { .. } => Outcome::TimedOut,
+            ProbeError::Cancelled => Outcome::Cancelled,
+            ProbeError::Exit { code } => Outcome::Exited(*code),
+            ProbeError::Refused { reason, .. } => Outcome::Refused(reason.clone()),
+            ProbeError::Http { .. }
+            | ProbeError::Server { .. }
+            | ProbeError::BadResponse { .. } => Outcome::Failed(FailKind::Server),
+            ProbeError::ConnectionRefused { .. }
+            | ProbeError::Connect { .. }
+            | ProbeError::Dropped { .. } => Outcome::Failed(FailKind::Unreachable),
+            ProbeError::Signal { .. } => Outcome::Failed(FailKind::Signal),
+            ProbeError::Spawn { .. } | ProbeError::Io { .. } => Outcome::Failed(FailKind::Io),
+            ProbeError::MissingVar { .. }
+            | ProbeError::Token { .. }
+            | ProbeError::Config { .. } => Outcome::Failed(FailKind::Config),
+            ProbeError::Unsupported { .. } => Outcome::Failed(FailKind::Unsupported),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,18 +8,23 @@ mod build;
 mod edges;
 pub mod lint;
 pub mod model;
+mod outcome;
 mod probe;
 mod raw;
 pub mod roles;
+pub mod routing;
 pub mod shell;
+mod shells;
 pub mod slug;
 mod tables;
 pub mod text;
+pub mod transcript;
 pub mod vars;
 mod walk;
 
 pub use edges::{is_external, join, resolve_dest};
 pub use model::*;
+pub use outcome::{FailKind, Outcome, ProbeRef};
 pub use probe::split_info;
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used
@@ -51,11 +56,13 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
                 guide.routes.push(Route {
                     alert: alert.clone(),
                     to,
+                    by: RouteBy::FrontMatter,
                     line: 1,
                 });
             }
         }
     }
+    routing::named_routes(&mut guide);
     for s in &sections {
         guide.escalations.extend(tables::escalations(s));
     }

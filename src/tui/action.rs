@@ -3,13 +3,11 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-/// The line a cancelled probe's result carries (the runtime writes it, the UI reads it).
-pub const CANCELLED: &str = "failed: cancelled";
-
 /// What a probe run produced (filled by the runtime from `crate::query`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOutput {
-    pub exit: Option<i32>,
+    /// How the run ended (what the navigator goes by; never the output's text).
+    pub outcome: crate::tsg::Outcome,
     pub output: String,
     /// Variables the probe assigned (`NAME=value` printed by it), for later probes.
     pub assigns: Vec<(String, String)>,
@@ -50,6 +48,8 @@ pub enum Action {
     Vars,
     Cancel,
     WriteMode,
+    /// `S` on a firing alert: propose a silence.
+    Silence,
     // Worker results.
     ProbeFinished {
         node: String,
@@ -78,6 +78,8 @@ pub enum Action {
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
+    /// A background refresh of the firing alerts.
+    Firing(Box<crate::tui::firing::FiringUpdate>),
 }
 
 impl Action {
@@ -114,6 +116,7 @@ impl Action {
             ("vars", None) => Action::Vars,
             ("cancel", None) => Action::Cancel,
             ("write_mode", None) => Action::WriteMode,
+            ("silence", None) => Action::Silence,
             _ => return None,
         })
     }

@@ -63,6 +63,8 @@ pub enum Live {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeResult {
+    /// How the run ended; `Refused` also stands for "not run" (a refusal before the gate).
+    pub outcome: crate::tsg::Outcome,
     pub ok: bool,
     pub text: String,
     /// Range-query series, drawn as a chart under the text (empty for other results).
@@ -151,6 +153,10 @@ pub struct App {
     pub tasks: Vec<(u64, String)>,
     /// Read-only probes running: (node, probe).
     pub running: Vec<(String, usize)>,
+    /// Guides still being read in the background: (files read, files found).
+    pub loading: Option<(usize, usize)>,
+    /// The library screen's "Firing" section (live alerts from Alertmanager).
+    pub firing: super::firing::Firing,
 }
 
 impl App {
@@ -195,6 +201,8 @@ impl App {
             export_armed: false,
             tasks: Vec::new(),
             running: Vec::new(),
+            loading: None,
+            firing: Default::default(),
         }
     }
 

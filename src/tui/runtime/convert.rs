@@ -25,6 +25,7 @@ pub fn probe_run(r: &ProbeResult) -> evidence::ProbeRun {
         ended: r.ended.to_rfc3339(),
         exit,
         error,
+        outcome: Some(r.outcome()),
         ..Default::default()
     }
 }

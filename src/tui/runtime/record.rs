@@ -51,6 +51,11 @@ impl Recorder {
     }
 
     /// Appends a record (a confirmation, a prior state); returns what to tell the operator.
+    /// The id of the session being recorded, once one is open.
+    pub fn session_id(&self) -> Option<String> {
+        self.session.as_ref().map(|s| s.id().to_string())
+    }
+
     pub fn record(&mut self, app: &App, rec: Record) -> Vec<Action> {
         self.append(app, rec)
     }
