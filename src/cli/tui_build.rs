@@ -235,15 +235,58 @@ fn expand_home(p: &str) -> PathBuf {
     }
 }
 
+/// Largest `--alert-payload` read, like guides: a webhook body is a few KiB.
+const MAX_PAYLOAD: u64 = 16 << 20;
+
 fn read_payload(src: &str) -> anyhow::Result<(String, String)> {
+    let too_big = |what: &str, bytes: u64| {
+        anyhow::anyhow!(
+            "--alert-payload {what}: is larger than 16 MiB ({:.1} MiB read); tsgnav reads alert payloads up to 16 MiB. Pass the Alertmanager webhook body or one alert's JSON",
+            bytes as f64 / (1 << 20) as f64
+        )
+    };
+    let mut text = String::new();
     if src == "-" {
-        let mut text = String::new();
-        std::io::stdin()
+        let n = std::io::stdin()
+            .take(MAX_PAYLOAD + 1)
             .read_to_string(&mut text)
             .context("--alert-payload -: cannot read stdin")?;
+        if n as u64 > MAX_PAYLOAD {
+            return Err(too_big("-", n as u64));
+        }
         return Ok(("stdin".into(), text));
     }
-    let text = std::fs::read_to_string(src)
+    if let Ok(m) = std::fs::metadata(src) {
+        if m.len() > MAX_PAYLOAD {
+            return Err(too_big(src, m.len()));
+        }
+    }
+    let n = std::fs::File::open(src)
+        .and_then(|f| f.take(MAX_PAYLOAD + 1).read_to_string(&mut text))
         .with_context(|| format!("--alert-payload {src}: cannot read the file"))?;
+    if n as u64 > MAX_PAYLOAD {
+        return Err(too_big(src, n as u64));
+    }
     Ok((src.to_string(), text))
+}
+
+#[cfg(test)]
+mod payload_tests {
+    #[test]
+    fn an_alert_payload_over_16_mib_is_refused_and_one_at_the_limit_is_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let big = tmp.path().join("big.json");
+        std::fs::write(&big, vec![b' '; (16 << 20) + 1]).unwrap();
+        let e = super::read_payload(&big.to_string_lossy())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("larger than 16 MiB"), "{e}");
+        assert!(e.contains("big.json"), "{e}");
+        let ok = tmp.path().join("ok.json");
+        std::fs::write(&ok, vec![b' '; 16 << 20]).unwrap();
+        assert_eq!(
+            super::read_payload(&ok.to_string_lossy()).unwrap().1.len(),
+            16 << 20
+        );
+    }
 }

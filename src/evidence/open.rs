@@ -14,12 +14,40 @@ use crate::mitigate::{plan, Mutation, OpenMitigation};
 fn env_lines(command: &str) -> impl Iterator<Item = (String, String)> + '_ {
     command.lines().filter_map(|l| {
         let (k, v) = l.strip_prefix("# env ")?.split_once('=')?;
-        let v = match v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-            Some(inner) => inner.replace(r"'\''", "'"),
-            None => v.to_string(),
+        let v = if let Some(inner) = v.strip_prefix("$'").and_then(|v| v.strip_suffix('\'')) {
+            unescape(inner)
+        } else {
+            match v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+                Some(inner) => inner.replace(r"'\''", "'"),
+                None => v.to_string(),
+            }
         };
         Some((k.to_string(), v))
     })
+}
+
+/// The value of a `$'…'` word (a multi-line value as the shell backend records it).
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('x') => {
+                let h: String = it.by_ref().take(2).collect();
+                out.extend(u8::from_str_radix(&h, 16).ok().map(char::from));
+            }
+            Some(o) => out.push(o),
+            None => {}
+        }
+    }
+    out
 }
 
 /// The mitigations still open at the end of `records` (one or more journals in order).

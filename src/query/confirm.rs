@@ -76,7 +76,12 @@ pub fn preview_command(req: &ProbeRequest) -> String {
         .map(|s| {
             let mut t = s.text.trim_end().to_string();
             for (k, v) in s.env {
-                t.push_str(&format!("\n# env {k}={v}"));
+                if v.chars().any(char::is_control) {
+                    let v = super::shell::sh_quote_line(&v);
+                    t.push_str(&format!("\n# env {k}={v}"));
+                } else {
+                    t.push_str(&format!("\n# env {k}={v}"));
+                }
             }
             t
         })

@@ -44,6 +44,28 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// [`sh_quote`] on one line: a value with a newline or another control character is written
+/// `$'…'` with escapes, so no line of a recorded command can be pasted as a command of its own.
+pub fn sh_quote_line(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return sh_quote(s);
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c) & 0xff)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// Defines `kubectl`/`oc` with the chosen context and writes the assigned variables to the
 /// capture file on exit (NUL-separated `name=value`).
 pub(super) fn prelude(capture: &[String], context: bool) -> String {
@@ -70,7 +92,7 @@ static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
 pub(super) fn shown(sub: &Substituted, req: &ProbeRequest) -> String {
     let mut s = sub.text.trim_end().to_string();
     for (k, v) in &sub.env {
-        s.push_str(&format!("\n# env {k}={}", sh_quote(v)));
+        s.push_str(&format!("\n# env {k}={}", sh_quote_line(v)));
     }
     if let Some(c) = &req.target.kube_context {
         s.push_str(&format!("\n# kube context {}", sh_quote(c)));

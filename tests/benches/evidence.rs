@@ -1,10 +1,11 @@
 //! Criterion benchmarks for the evidence journal.
 //!
 //! - `evidence/append_fsync`: one `Session::append` of a probe run with a small inline output,
-//!   redaction, hashing, the write and `sync_data` included (goal: p99 ≤ 5 ms). Before criterion
-//!   runs, 2,000 appends are timed one by one and their p50/p90/p99/max printed, since criterion
-//!   reports means, not tails, with the same figures for a bare write + `sync_data` of a
-//!   plain file on the same disk (the floor any fsync'd append has).
+//!   redaction, hashing, signing (the signature line is written and fsync'd before the record),
+//!   the write and `sync_data` included (goal: p99 ≤ 5 ms). Before criterion runs, 2,000
+//!   appends are timed one by one, unsigned and signed, and their p50/p90/p99/max printed,
+//!   since criterion reports means, not tails, with the same figures for a bare write +
+//!   `sync_data` of a plain file on the same disk (the floor any fsync'd append has).
 //! - `evidence/export_10k_md` and `evidence/export_10k_targz`: `evidence::export` of a
 //!   10,000-record session (read, verify the chain and blobs, checklist, Markdown; the tar.gz
 //!   variant also copies and packs everything) (goal: ≤ 1 s).
@@ -18,8 +19,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use std::sync::Arc;
 use tsgnav::evidence::{
-    self, ExportFormat, ExportRequest, Note, ProbeRun, Record, Session, SessionStart,
+    self, ExportFormat, ExportRequest, Note, OperatorKey, Options, ProbeRun, Record, Session,
+    SessionStart,
 };
 use tsgnav::tsg::Escalation;
 
@@ -60,12 +63,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-fn append(c: &mut Criterion) {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut s = Session::create(tmp.path(), start()).expect("create");
+/// Times 2,000 appends one by one and prints p50/p90/p99/max; returns the sorted times.
+fn timed_appends(s: &mut Session, label: &str) -> Vec<Duration> {
     let mut times: Vec<Duration> = (0..2000)
         .map(|i| {
-            let rec = probe_record(&s, i);
+            let rec = probe_record(s, i);
             let t = Instant::now();
             s.append(rec).expect("append");
             t.elapsed()
@@ -73,13 +75,33 @@ fn append(c: &mut Criterion) {
         .collect();
     times.sort();
     println!(
-        "evidence/append_fsync per-append over {} appends: p50 {:?}  p90 {:?}  p99 {:?}  max {:?}",
+        "evidence/append_fsync {label} per-append over {} appends: p50 {:?}  p90 {:?}  p99 {:?}  max {:?}",
         times.len(),
         percentile(&times, 0.50),
         percentile(&times, 0.90),
         percentile(&times, 0.99),
         times[times.len() - 1]
     );
+    times
+}
+
+fn append(c: &mut Criterion) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // Unsigned (no operator key) against signed (every record, its signature fsync'd first).
+    let unsigned = Options {
+        key: Err("bench: unsigned".into()),
+        ..Options::default()
+    };
+    let mut u =
+        Session::create_with(&tmp.path().join("unsigned"), start(), unsigned).expect("create");
+    timed_appends(&mut u, "unsigned");
+    let key = Arc::new(OperatorKey::load_or_create(&tmp.path().join("keys")).expect("key"));
+    let signed = Options {
+        key: Ok(key),
+        ..Options::default()
+    };
+    let mut s = Session::create_with(tmp.path(), start(), signed).expect("create");
+    let times = timed_appends(&mut s, "signed");
     // The floor: the same number of 400-byte appends + sync_data to a plain file, same disk.
     let raw_path = tmp.path().join("raw.jsonl");
     let mut raw = std::fs::OpenOptions::new()

@@ -391,3 +391,67 @@ fn a_session_re_signed_with_another_key_names_that_key() {
     let (_, genuine) = verify_cli(&dir, None);
     assert!(genuine.contains(&key.public().id()), "{genuine}");
 }
+
+#[test]
+fn a_handoff_import_verifies_the_signatures_and_says_whose_they_are() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (dir, key) = signed_session(&tmp.path().join("state"), &tmp.path().join("keys"));
+    let archive = evidence::export_handoff(&dir, &tmp.path().join("out")).expect("handoff");
+    let import = |archive: &Path| {
+        crate::common::bin()
+            .env("TSGNAV_STATE_DIR", tmp.path().join("elsewhere"))
+            .args(["sessions", "import"])
+            .arg(archive)
+            .output()
+            .expect("run")
+    };
+    let o = import(&archive);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.contains(&format!("signed by alice with key {}", key.public().id())),
+        "{text}"
+    );
+    // The same archive with one signature changed is refused.
+    let bad = tmp.path().join("bad");
+    std::fs::create_dir_all(bad.join("s")).expect("dir");
+    let id = dir.file_name().expect("id").to_string_lossy().into_owned();
+    let staged = bad.join("s").join(&id);
+    std::fs::create_dir_all(staged.join("blobs")).expect("dir");
+    std::fs::copy(dir.join("journal.jsonl"), staged.join("journal.jsonl")).expect("copy");
+    for b in std::fs::read_dir(dir.join("blobs"))
+        .expect("blobs")
+        .flatten()
+    {
+        std::fs::copy(b.path(), staged.join("blobs").join(b.file_name())).expect("copy");
+    }
+    let sigs = std::fs::read_to_string(dir.join(evidence::SIG_FILE)).expect("sigs");
+    let mut lines: Vec<evidence::SigLine> = sigs
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("sig"))
+        .collect();
+    lines[2].comment = lines[2]
+        .comment
+        .replace("operator=alice", "operator=mallory");
+    let text: String = lines
+        .iter()
+        .map(|l| serde_json::to_string(l).expect("json") + "\n")
+        .collect();
+    std::fs::write(staged.join(evidence::SIG_FILE), text).expect("write");
+    let tarball = bad.join("bad.tar.gz");
+    let f = std::fs::File::create(&tarball).expect("create");
+    let mut t = tar::Builder::new(flate2::write::GzEncoder::new(
+        f,
+        flate2::Compression::fast(),
+    ));
+    t.append_dir_all(&id, &staged).expect("pack");
+    t.into_inner().expect("tar").finish().expect("gz");
+    let o = import(&tarball);
+    assert!(!o.status.success(), "a changed signature is refused");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("journal.sig line 3"), "{err}");
+}
