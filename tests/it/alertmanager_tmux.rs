@@ -260,3 +260,37 @@ fn s_silences_the_alert_after_the_alertmanager_name_is_typed_back() {
         "{journal}"
     );
 }
+
+#[test]
+fn a_hanging_alertmanager_never_blocks_a_key() {
+    // A real Alertmanager cannot be made to hang on demand: this one is a raw TCP server that
+    // accepts and never answers (servers::faulty).
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let hang = rt.block_on(servers::faulty(servers::Fault::Hang));
+    let Some(t) = Tmux::start("hang") else {
+        return;
+    };
+    configure(&t, &hang, "");
+    let start = Instant::now();
+    t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("the library, still asking", |s| {
+        s.contains("asking the Alertmanager") && s.contains("FIRING …")
+    });
+    // Keys work while the request hangs: the guide opens while the status line still says
+    // the first answer is awaited.
+    t.keys(&["Enter"]);
+    t.wait_for("the guide, opened while still asking", |s| {
+        s.contains("Trail: Ingress gateway") && s.contains("FIRING …")
+    });
+    t.keys(&["L"]);
+    let s = t.wait_for("the timeout line", |s| {
+        s.contains("✗ eastus: cannot read") && s.contains("timed out after 5")
+    });
+    assert!(s.contains("ALERTMANAGER UNREACHABLE"), "{s}");
+    eprintln!(
+        "MEASURED: a hanging Alertmanager reported after {:?}",
+        start.elapsed()
+    );
+    t.keys(&["q"]);
+    t.restored();
+}
