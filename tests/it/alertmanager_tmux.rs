@@ -127,6 +127,12 @@ fn auto_run_lands_with_the_read_only_probes_answered_and_no_mutation() {
         "{journal}"
     );
     assert!(
+        journal.contains(
+            "probes 1, 2 started by alert IngressGatewayLatencyHigh (auto_run = read-only)"
+        ),
+        "{journal}"
+    );
+    assert!(
         !journal.contains("rollout restart deployment/ingress-gateway -n gw-east"),
         "the mutating probe ran or was recorded as run:\n{journal}"
     );
