@@ -172,12 +172,16 @@ fn measure_the_first_screen_with_5000_firing_alerts() {
     configure(&t, &am.url, "");
     let start = Instant::now();
     t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("the library with the Firing section", |s| {
+        s.contains("tsgnav · 2 guides") && s.contains("Firing")
+    });
+    let first = start.elapsed();
     t.wait_for("5,000 firing alerts listed", |s| {
         s.contains("Firing · 5000 alerts") && s.contains("5000 FIRING")
     });
     let firing = start.elapsed();
     eprintln!(
-        "MEASURED: first frame without Alertmanager {plain:?}; first screen listing 5,000 firing alerts {firing:?} (tmux polled every 50 ms)"
+        "MEASURED: first frame without Alertmanager {plain:?}; with it, first frame {first:?} and first screen listing 5,000 firing alerts {firing:?} (tmux polled every 50 ms)"
     );
     t.keys(&["q"]);
     t.restored();
