@@ -20,11 +20,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     ])
     .areas(area);
     let alerts: usize = app.lib.guides.iter().map(|g| g.routes.len()).sum();
-    let title = format!(
+    let mut title = format!(
         "tsgnav · {} guides · {} alerts routed",
         app.lib.guides.len(),
         alerts
     );
+    if let Some((loaded, total)) = app.loading {
+        title.push_str(&format!(" · loading {loaded}/{total}…"));
+    }
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
     let query = if app.query.is_empty() && !typing {
