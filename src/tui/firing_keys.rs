@@ -71,7 +71,7 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         name: alert.name.clone(),
         labels: alert.labels.clone(),
         target: None,
-        runbook_url: None,
+        runbook_url: alert.runbook_url.clone(),
     };
     let mut fx = nav_cmd(app, Cmd::Alert(ctx));
     let filled = app

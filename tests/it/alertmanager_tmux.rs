@@ -76,7 +76,7 @@ fn the_first_screen_lists_what_is_firing_and_enter_lands_with_the_labels() {
     // The critical, unrouted alert is selected first; j moves to the routed one.
     t.keys(&["j", "Enter"]);
     t.wait_for("the routed step", |s| {
-        s.contains("Step 1: Measure the latency per gateway · diagnostic")
+        s.contains("Step 1: Measure the latency per gateway · ")
             && s.contains("⚑ alert IngressGatewayLatencyHigh routes here")
     });
     t.keys(&["v"]);
