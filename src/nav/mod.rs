@@ -176,6 +176,12 @@ pub enum Event {
         value: String,
         source: VarSource,
     },
+    /// Read-only probes started by a firing alert on landing (`auto_run`), not by a key.
+    AutoRun {
+        alert: String,
+        node: String,
+        probes: Vec<usize>,
+    },
 }
 
 /// What the runtime must do. The navigator only describes it.

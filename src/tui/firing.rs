@@ -14,7 +14,7 @@ pub struct RouteHit {
     pub path: String,
     /// The node id (`path#slug`).
     pub to: String,
-    /// `triage-table` or `front-matter`.
+    /// `triage-table`, `front-matter`, `runbook-url`, `file-name` or `title`.
     pub by: &'static str,
 }
 
@@ -33,6 +33,8 @@ pub struct Alert {
     pub state: String,
     pub silenced_by: Vec<String>,
     pub inhibited_by: Vec<String>,
+    /// The `runbook_url` annotation (routes the alert when no guide names it).
+    pub runbook_url: Option<String>,
     pub route: Option<RouteHit>,
     /// Landing from it starts the step's read-only probes (`auto_run = "read-only"`).
     pub auto_run: bool,
@@ -128,42 +130,26 @@ pub fn severity_rank(s: &str) -> u8 {
     }
 }
 
-/// The route of `alert` in the loaded guides (the first guide that routes it).
-pub fn route_of(lib: &Library, alert: &str) -> Option<RouteHit> {
-    routes(lib).remove(alert)
-}
-
-/// Every routed alert name → its route (template guides do not route).
-pub fn routes(lib: &Library) -> HashMap<String, RouteHit> {
-    let mut out = HashMap::new();
-    for g in lib.guides.iter().filter(|g| !g.is_template()) {
-        for r in &g.routes {
-            let by = match &g.front_matter {
-                Some(fm)
-                    if fm.alerts.get(&r.alert).is_some_and(|slug| {
-                        r.to.ends_with(&format!("#{}", slug.trim_start_matches('#')))
-                    }) =>
-                {
-                    "front-matter"
-                }
-                _ => "triage-table",
-            };
-            out.entry(r.alert.clone()).or_insert_with(|| RouteHit {
-                path: g.path.clone(),
-                to: r.to.clone(),
-                by,
-            });
-        }
-    }
-    out
+/// The route of an alert in the loaded guides: what a guide declares (triage table, front
+/// matter), then its `runbook_url`, then a guide named after it (`tsg::routing::route_for`).
+pub fn route_of(lib: &Library, alert: &str, runbook_url: Option<&str>) -> Option<RouteHit> {
+    crate::tsg::routing::route_for(lib, alert, runbook_url).map(|r| RouteHit {
+        path: r.to.split('#').next().unwrap_or_default().to_string(),
+        by: r.by.as_str(),
+        to: r.to,
+    })
 }
 
 /// Routes and sorts `alerts`: grouped by name (the group of the most severe, then oldest,
 /// alert first), inside a group by cluster/region then age.
 pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
-    let routes = routes(lib);
+    let mut routes: HashMap<(String, Option<String>), Option<RouteHit>> = HashMap::new();
     for a in &mut alerts {
-        a.route = routes.get(&a.name).cloned();
+        let key = (a.name.clone(), a.runbook_url.clone());
+        a.route = routes
+            .entry(key)
+            .or_insert_with(|| route_of(lib, &a.name, a.runbook_url.as_deref()))
+            .clone();
     }
     let mut group_key: HashMap<String, (u8, i64)> = HashMap::new();
     for a in &alerts {

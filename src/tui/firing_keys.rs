@@ -71,7 +71,7 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         name: alert.name.clone(),
         labels: alert.labels.clone(),
         target: None,
-        runbook_url: None,
+        runbook_url: alert.runbook_url.clone(),
     };
     let mut fx = nav_cmd(app, Cmd::Alert(ctx));
     let filled = app
@@ -102,6 +102,13 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
                     .collect()
             })
             .unwrap_or_default();
+        if let (Some(node), false) = (app.current_id(), runnable.is_empty()) {
+            fx.push(Effect::Record(crate::nav::Event::AutoRun {
+                alert: alert.name.clone(),
+                node: node.to_string(),
+                probes: runnable.clone(),
+            }));
+        }
         for p in runnable {
             fx.extend(run(app, p));
             started += 1;

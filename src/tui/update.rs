@@ -49,6 +49,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 }
             }
         }
+        // The silence confirmation takes keys only (Esc closes it).
+        Action::Mouse(_) if app.firing.confirm.is_some() => Vec::new(),
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {

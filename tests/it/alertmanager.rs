@@ -55,6 +55,17 @@ fn routed_unrouted_and_silenced_from_a_real_alertmanager() {
             ),
         ],
     );
+    // No guide names this one; its rule's runbook_url points at a guide.
+    let now = chrono::Utc::now();
+    let with_url = json!([{
+        "labels": {"alertname": "GatewayCertificateExpiring", "severity": "warning"},
+        "annotations": {"runbook_url": "https://runbooks.example.org/tsg/Ingress-Latency"},
+        "startsAt": now.to_rfc3339(),
+        "endsAt": (now + chrono::Duration::hours(1)).to_rfc3339(),
+    }]);
+    let (status, body) =
+        servers::http_json("POST", &am.url, "/api/v2/alerts", &with_url.to_string());
+    assert_eq!(status, 200, "{body}");
     let silence = servers::post_silence(&am.url, "alertname", "SubscriptionCoreQuotaLow");
     let (v, out) = firing_json(&am.url, &[]);
     assert!(
@@ -62,7 +73,13 @@ fn routed_unrouted_and_silenced_from_a_real_alertmanager() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(v["alerts"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["alerts"].as_array().unwrap().len(), 4, "{v}");
+    assert_eq!(
+        by_name(&v, "GatewayCertificateExpiring")["route"],
+        json!({"path": "ingress-latency.md",
+               "to": "ingress-latency.md#ingress-gateway-slow-or-failing-requests",
+               "by": "runbook-url"})
+    );
 
     let routed = by_name(&v, "IngressGatewayLatencyHigh");
     assert_eq!(routed["state"], "active");

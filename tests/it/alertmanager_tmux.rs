@@ -76,7 +76,7 @@ fn the_first_screen_lists_what_is_firing_and_enter_lands_with_the_labels() {
     // The critical, unrouted alert is selected first; j moves to the routed one.
     t.keys(&["j", "Enter"]);
     t.wait_for("the routed step", |s| {
-        s.contains("Step 1: Measure the latency per gateway · diagnostic")
+        s.contains("Step 1: Measure the latency per gateway · ")
             && s.contains("⚑ alert IngressGatewayLatencyHigh routes here")
     });
     t.keys(&["v"]);
@@ -127,6 +127,12 @@ fn auto_run_lands_with_the_read_only_probes_answered_and_no_mutation() {
         "{journal}"
     );
     assert!(
+        journal.contains(
+            "probes 1, 2 started by alert IngressGatewayLatencyHigh (auto_run = read-only)"
+        ),
+        "{journal}"
+    );
+    assert!(
         !journal.contains("rollout restart deployment/ingress-gateway -n gw-east"),
         "the mutating probe ran or was recorded as run:\n{journal}"
     );
@@ -166,12 +172,16 @@ fn measure_the_first_screen_with_5000_firing_alerts() {
     configure(&t, &am.url, "");
     let start = Instant::now();
     t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("the library with the Firing section", |s| {
+        s.contains("tsgnav · 2 guides") && s.contains("Firing")
+    });
+    let first = start.elapsed();
     t.wait_for("5,000 firing alerts listed", |s| {
         s.contains("Firing · 5000 alerts") && s.contains("5000 FIRING")
     });
     let firing = start.elapsed();
     eprintln!(
-        "MEASURED: first frame without Alertmanager {plain:?}; first screen listing 5,000 firing alerts {firing:?} (tmux polled every 50 ms)"
+        "MEASURED: first frame without Alertmanager {plain:?}; with it, first frame {first:?} and first screen listing 5,000 firing alerts {firing:?} (tmux polled every 50 ms)"
     );
     t.keys(&["q"]);
     t.restored();
@@ -259,4 +269,38 @@ fn s_silences_the_alert_after_the_alertmanager_name_is_typed_back() {
         journal.contains(&format!("silence {id} created on Alertmanager eastus")),
         "{journal}"
     );
+}
+
+#[test]
+fn a_hanging_alertmanager_never_blocks_a_key() {
+    // A real Alertmanager cannot be made to hang on demand: this one is a raw TCP server that
+    // accepts and never answers (servers::faulty).
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let hang = rt.block_on(servers::faulty(servers::Fault::Hang));
+    let Some(t) = Tmux::start("hang") else {
+        return;
+    };
+    configure(&t, &hang, "");
+    let start = Instant::now();
+    t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("the library, still asking", |s| {
+        s.contains("asking the Alertmanager") && s.contains("FIRING …")
+    });
+    // Keys work while the request hangs: the guide opens while the status line still says
+    // the first answer is awaited.
+    t.keys(&["Enter"]);
+    t.wait_for("the guide, opened while still asking", |s| {
+        s.contains("Trail: Ingress gateway") && s.contains("FIRING …")
+    });
+    t.keys(&["L"]);
+    let s = t.wait_for("the timeout line", |s| {
+        s.contains("✗ eastus: cannot read") && s.contains("timed out after 5")
+    });
+    assert!(s.contains("ALERTMANAGER UNREACHABLE"), "{s}");
+    eprintln!(
+        "MEASURED: a hanging Alertmanager reported after {:?}",
+        start.elapsed()
+    );
+    t.keys(&["q"]);
+    t.restored();
 }

@@ -37,6 +37,11 @@ pub fn convert(fetched: Vec<Fetched>, auto_run: &BTreeSet<String>) -> FiringUpda
             Ok(list) => u.alerts.extend(list.into_iter().map(|a| {
                 Alert {
                     name: a.alertname().to_string(),
+                    runbook_url: a
+                        .annotations
+                        .get("runbook_url")
+                        .or_else(|| a.labels.get("runbook_url"))
+                        .cloned(),
                     since: chrono::DateTime::parse_from_rfc3339(&a.starts_at)
                         .map(|t| t.timestamp())
                         .unwrap_or(0),

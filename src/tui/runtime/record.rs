@@ -290,6 +290,21 @@ fn to_record(ev: Event) -> Record {
                     .to_string(),
             )
         }
+        Event::AutoRun {
+            alert,
+            node,
+            probes,
+        } => {
+            let list: Vec<String> = probes.iter().map(|p| (p + 1).to_string()).collect();
+            note(
+                "auto-run",
+                Some(node),
+                format!(
+                    "probes {} started by alert {alert} (auto_run = read-only), not by a key",
+                    list.join(", ")
+                ),
+            )
+        }
         Event::StatusSet { node, status } => {
             note("status", Some(node), format!("marked {}", status.as_str()))
         }
