@@ -160,13 +160,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         term.draw(|f| view::draw(f, &mut app))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
-    let mut pending = match opts.loader {
-        Some(l) => {
-            app.loading = Some((0, 0));
-            library::start(l, tx.clone())
-        }
-        None => Vec::new(),
-    };
+    // Started after the first frame is drawn, so its threads do not delay it.
+    let mut loader = opts.loader;
+    let mut pending = Vec::new();
+    if loader.is_some() {
+        app.loading = Some((0, 0));
+    }
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -180,6 +179,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         if app.dirty {
             term.draw(|f| view::draw(f, &mut app))?;
             app.dirty = false;
+        }
+        if let Some(l) = loader.take() {
+            pending = library::start(l, tx.clone());
         }
         if app.quit {
             if let Some(l) = fx.live.as_ref() {
