@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
     let root = dir.path().join("library");
     library(&root);
     let warm = dir.path().join("warm-cache");
-    load_library_cached(&[root.clone()], Some(&Cache::new(warm.clone())));
+    load_library_cached(std::slice::from_ref(&root), Some(&Cache::new(warm.clone())));
     let cold = || {
         let d = dir.path().join("cold-cache");
         let _ = std::fs::remove_dir_all(&d);
@@ -98,7 +98,10 @@ fn bench(c: &mut Criterion) {
                 .map(|_| {
                     let cache = cold();
                     let start = Instant::now();
-                    std::hint::black_box(load_library_cached(&[root.clone()], Some(&cache)));
+                    std::hint::black_box(load_library_cached(
+                        std::slice::from_ref(&root),
+                        Some(&cache),
+                    ));
                     start.elapsed()
                 })
                 .sum()
@@ -106,7 +109,12 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("whole_library_2000_warm", |b| {
         let cache = Cache::new(warm.clone());
-        b.iter(|| std::hint::black_box(load_library_cached(&[root.clone()], Some(&cache))))
+        b.iter(|| {
+            std::hint::black_box(load_library_cached(
+                std::slice::from_ref(&root),
+                Some(&cache),
+            ))
+        })
     });
     g.finish();
 }
