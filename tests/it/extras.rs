@@ -176,6 +176,7 @@ fn man_page_has_environment_files_and_exit_status() {
     for var in [
         "TSGNAV_CONFIG",
         "TSGNAV_STATE_DIR",
+        "TSGNAV_CACHE_DIR",
         "KUBECONFIG",
         "NO_COLOR",
     ] {
