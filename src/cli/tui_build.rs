@@ -61,6 +61,7 @@ impl TuiArgs {
                 }
                 lib.guides.extend(more.guides);
                 crate::tsg::link_library(&mut lib);
+                super::refine_roles(&mut lib);
             }
             (lib, failed)
         } else if background {
@@ -129,13 +130,22 @@ impl TuiArgs {
             };
             if let Some(a) = pick {
                 let name = self.alert.clone().unwrap_or_else(|| a.name.clone());
+                let mut labels = a.labels.clone();
+                if let Some(t) = &a.starts_at {
+                    labels.insert(nav::STARTS_AT.to_string(), t.clone());
+                }
                 alert = Some(AlertContext {
                     name,
-                    labels: a.labels.clone(),
+                    labels,
                     target: None,
+                    runbook_url: a.runbook_url.clone(),
                 });
             }
         }
+        // The payload's `cluster` label names the kube context when nothing else does.
+        let cluster_hint = alert
+            .as_ref()
+            .and_then(|a| a.labels.get("cluster").cloned());
         if let Some(ctx) = alert {
             apply(&mut app, Cmd::Alert(ctx));
         }
@@ -176,8 +186,16 @@ impl TuiArgs {
                 contexts: None,
                 recorded: None,
                 replay: None,
+                sandbox: crate::query::sandbox::SandboxPolicy::from_config(
+                    config.sandbox.enabled,
+                    &config.sandbox.allow_connect_ports,
+                ),
             },
-            context: self.context.clone().or_else(|| q.context.clone()),
+            context: self
+                .context
+                .clone()
+                .or_else(|| q.context.clone())
+                .or(cluster_hint),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),
         });
         if self.write {
@@ -193,6 +211,11 @@ impl TuiArgs {
             app.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
         }
+        let firing = super::alerts_firing::navigator_sources(
+            &config,
+            &self.alertmanager_url,
+            self.auto_run,
+        )?;
         Ok(Built {
             app,
             failed,
@@ -200,6 +223,7 @@ impl TuiArgs {
             startup,
             redact: config.redact.clone(),
             loader,
+            firing,
         })
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::tsg::{
     BackendHints, Callout, CalloutKind, ChecklistItem, Edge, EdgeKind, Escalation, FrontMatter,
-    Guide, Lang, Link, Node, Probe, Role, Route, SafetyClass,
+    Guide, Lang, Link, Node, Probe, Role, Route, RouteBy, RunsIn, SafetyClass, ShellKind,
 };
 
 /// `Vec<T>` (de)serialised through the mirror `$def` of `T`.
@@ -173,6 +173,20 @@ enum SafetyClassDef {
     Mutating,
 }
 
+mod opt_runs_in {
+    use super::*;
+    pub fn serialize<S: serde::Serializer>(v: &Option<RunsIn>, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct W<'a>(#[serde(with = "RunsInDef")] &'a RunsIn);
+        v.as_ref().map(W).serialize(s)
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RunsIn>, D::Error> {
+        #[derive(Deserialize)]
+        struct W(#[serde(with = "RunsInDef")] RunsIn);
+        Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Probe")]
 struct ProbeDef {
@@ -181,6 +195,11 @@ struct ProbeDef {
     info: String,
     attrs: std::collections::BTreeMap<String, String>,
     code: String,
+    source: String,
+    expected_output: String,
+    #[serde(with = "opt_runs_in")]
+    runs_in: Option<RunsIn>,
+    problems: Vec<(usize, String)>,
     line: usize,
     vars: Vec<String>,
     assigns: Vec<String>,
@@ -224,7 +243,36 @@ struct EdgeDef {
 struct RouteDef {
     alert: String,
     to: String,
+    #[serde(with = "RouteByDef")]
+    by: RouteBy,
     line: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RouteBy")]
+enum RouteByDef {
+    TriageTable,
+    FrontMatter,
+    RunbookUrl,
+    FileName,
+    Title,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ShellKind")]
+enum ShellKindDef {
+    Pod,
+    Node,
+    Host,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RunsIn")]
+struct RunsInDef {
+    #[serde(with = "ShellKindDef")]
+    kind: ShellKind,
+    via: String,
+    target: String,
 }
 
 #[derive(Serialize, Deserialize)]

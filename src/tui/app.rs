@@ -155,6 +155,8 @@ pub struct App {
     pub running: Vec<(String, usize)>,
     /// Guides still being read in the background: (files read, files found).
     pub loading: Option<(usize, usize)>,
+    /// The library screen's "Firing" section (live alerts from Alertmanager).
+    pub firing: super::firing::Firing,
 }
 
 impl App {
@@ -200,6 +202,7 @@ impl App {
             tasks: Vec::new(),
             running: Vec::new(),
             loading: None,
+            firing: Default::default(),
         }
     }
 

@@ -88,7 +88,10 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
             if let load::Step::Ready(_, r) = step {
                 loaded += 1;
                 match r {
-                    Ok(g) => batch.push(g),
+                    Ok(mut g) => {
+                        crate::safety::refine_roles(&mut g);
+                        batch.push(g);
+                    }
                     Err(e) => note(e),
                 }
             }

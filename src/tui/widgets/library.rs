@@ -50,6 +50,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         ])),
         search,
     );
+    let list = if app.firing.enabled {
+        let fh = super::firing::height(app, list.height);
+        let [firing, rest] =
+            Layout::vertical([Constraint::Length(fh), Constraint::Min(0)]).areas(list);
+        super::firing::draw(f, firing, app);
+        rest
+    } else {
+        list
+    };
     let h = usize::from(list.height);
     let top = if h == 0 {
         0
@@ -65,7 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         .take(h)
         .map(|(i, hit)| {
             let l = row(app, *hit, w);
-            if i == app.hit_sel {
+            if i == app.hit_sel && app.firing.sel.is_none() {
                 l.style(t.get("ui.selected"))
             } else {
                 l
