@@ -20,6 +20,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use tsgnav::load::{load_library_cached, Cache};
+use tsgnav::tui::frame::FrameState;
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::{view, App};
@@ -61,7 +62,8 @@ fn first_frame(root: &Path, cache: Cache) -> Duration {
     let mut app = App::new(Default::default(), Keymap::bundled(), Theme::bundled(false));
     tsgnav::tui::loading::absorb(&mut app, Vec::new(), 0, 0);
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("backend");
-    term.draw(|f| view::draw(f, &mut app)).expect("draw");
+    let mut fs = FrameState::default();
+    term.draw(|f| view::draw(f, &app, &mut fs)).expect("draw");
     let took = start.elapsed();
     let (lib, errors, _) = loading.join().expect("loading thread");
     assert_eq!(lib.guides.len() + errors.len(), GUIDES);
