@@ -176,6 +176,7 @@ fn man_page_has_environment_files_and_exit_status() {
     for var in [
         "TSGNAV_CONFIG",
         "TSGNAV_STATE_DIR",
+        "TSGNAV_CACHE_DIR",
         "KUBECONFIG",
         "NO_COLOR",
     ] {
@@ -195,9 +196,10 @@ fn man_page_has_environment_files_and_exit_status() {
 fn accepted_keys(doc: &str) -> Vec<String> {
     let err = tsgnav::tui::config::parse("t.toml", doc).expect_err("unknown key refused");
     let msg = err.to_string();
+    // "… expected one of `a`, `b`" or "… expected `a` or `b`".
     let list = msg
-        .split("expected one of")
-        .nth(1)
+        .split_once(", expected ")
+        .map(|(_, l)| l)
         .expect("serde lists the keys");
     list.split('`')
         .skip(1)
@@ -210,6 +212,8 @@ fn accepted_keys(doc: &str) -> Vec<String> {
 fn config_example_names_every_key_the_parser_accepts() {
     let top = accepted_keys("not_a_key = 1\n");
     let query = accepted_keys("[query]\nnot_a_key = 1\n");
+    let sandbox = accepted_keys("[sandbox]\nnot_a_key = 1\n");
+    let alertmanager = accepted_keys("[[alertmanager]]\nnot_a_key = 1\n");
     assert!(top.contains(&"query".to_string()), "{top:?}");
     assert!(query.contains(&"kusto_token_cmd".to_string()), "{query:?}");
     let example = tsgnav::tui::config::EXAMPLE;
@@ -217,12 +221,17 @@ fn config_example_names_every_key_the_parser_accepts() {
         example.lines().any(|l| {
             let l = l.trim_start().trim_start_matches('#').trim_start();
             l.starts_with(&format!("{key} ="))
-                || l.starts_with(&format!("[{key}"))
+                || l.starts_with(&format!("[{key}]"))
                 || l.starts_with(&format!("[[{key}]]"))
                 || l.starts_with(&format!("[query.{key}]"))
         })
     };
-    for key in top.iter().chain(&query) {
+    for key in top
+        .iter()
+        .chain(&query)
+        .chain(&sandbox)
+        .chain(&alertmanager)
+    {
         assert!(
             written(key),
             "`tsgnav config example` does not show `{key}`"

@@ -102,3 +102,42 @@ fn first_frame_comes_before_the_last_guide_and_the_alert_waits_for_it() {
     }
     t.restored();
 }
+
+#[test]
+fn config_guides_load_in_the_background_and_their_errors_print_on_quit() {
+    let Some(t) = Tmux::start("loadcfg") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..5 {
+        std::fs::write(dir.path().join(format!("guide-{i:03}.md")), guide(i)).expect("write");
+    }
+    std::fs::write(dir.path().join("latin1.md"), b"# Caf\xe9\n").expect("write");
+    std::fs::write(
+        t.dir.join("config.toml"),
+        format!("guides = ['{}']\n", dir.path().display()),
+    )
+    .expect("write config");
+    t.send_line(&format!("{} --no-evidence; echo EXIT=$?", bin()));
+    // The 3 bundled guides and the 5 readable ones from the config's folder.
+    let s = t.wait_for("every guide", |s| {
+        s.contains("tsgnav · 8 guides") && !s.contains("loading")
+    });
+    assert!(s.contains("Guide 004"), "{s}");
+    assert!(s.contains("Some guides could not be loaded"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit status", |s| {
+        s.lines().any(|l| l.starts_with("EXIT=")) || s.contains("q again")
+    });
+    if !s.lines().any(|l| l.starts_with("EXIT=")) {
+        t.keys(&["q"]);
+    }
+    let s = t.wait_for("the exit status", |s| {
+        s.lines().any(|l| l.starts_with("EXIT="))
+    });
+    assert!(
+        s.contains("latin1.md:1:6: is not UTF-8 (invalid byte 0xe9)"),
+        "{s}"
+    );
+    assert!(s.contains("EXIT=2"), "{s}");
+}

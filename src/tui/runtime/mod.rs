@@ -182,13 +182,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
     let mut frame = FrameState::default();
-    let mut pending = match opts.loader {
-        Some(l) => {
-            app.session.loading = Some((0, 0));
-            library::start(l, tx.clone())
-        }
-        None => Vec::new(),
-    };
+    // Started after the first frame is drawn, so its threads do not delay it.
+    let mut loader = opts.loader;
+    let mut pending = Vec::new();
+    if loader.is_some() {
+        app.session.loading = Some((0, 0));
+    }
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -204,6 +203,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             app.dirty = false;
             // What the view measured goes back through `update`, the model's only writer.
             update(&mut app, Action::Drawn(frame.viewport));
+        }
+        if let Some(l) = loader.take() {
+            pending = library::start(l, tx.clone());
         }
         if app.session.quit {
             if let Some(l) = fx.live.as_ref() {

@@ -27,8 +27,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         app.lib.guides.len(),
         alerts
     );
-    if let Some((loaded, total)) = app.session.loading {
-        title.push_str(&format!(" · loading {loaded}/{total}…"));
+    match app.session.loading {
+        Some((_, 0)) => title.push_str(" · loading…"),
+        Some((loaded, total)) => title.push_str(&format!(" · loading {loaded}/{total}…")),
+        None => {}
     }
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
