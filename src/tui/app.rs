@@ -151,6 +151,8 @@ pub struct App {
     pub tasks: Vec<(u64, String)>,
     /// Read-only probes running: (node, probe).
     pub running: Vec<(String, usize)>,
+    /// What quitting would lose (running mutations, runs not exported).
+    pub guard: super::guard::Guard,
 }
 
 impl App {
@@ -195,6 +197,7 @@ impl App {
             export_armed: false,
             tasks: Vec::new(),
             running: Vec::new(),
+            guard: Default::default(),
         }
     }
 

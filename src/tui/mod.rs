@@ -5,13 +5,14 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! `widgets`, `flow`, `guard`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
 pub mod app;
 pub mod config;
 pub mod flow;
+pub mod guard;
 pub mod input;
 pub mod keymap;
 pub mod mitigation;

@@ -119,6 +119,10 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                 true,
             ),
             Effect::Record(_) if !app.recording => {}
+            e @ Effect::Record(nav::Event::StatusSet { .. } | nav::Event::ChecklistToggled { .. }) => {
+                app.guard.notes += 1;
+                out.push(e);
+            }
             other => out.push(other),
         }
     }

@@ -13,9 +13,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     app.dirty = true;
     if !matches!(
         action,
-        Action::Quit | Action::Key(_) | Action::Mouse(_) | Action::Resize(..)
+        Action::Quit | Action::ForceQuit | Action::Key(_) | Action::Mouse(_) | Action::Resize(..)
     ) {
         app.quit_armed = false;
+        app.guard.ctrl_c_armed = false;
     }
     match action {
         Action::Key(ev) => {
@@ -42,11 +43,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
-        Action::ForceQuit => {
-            app.quit = true;
-            Vec::new()
-        }
-        Action::Quit => quit(app),
+        Action::ForceQuit => super::guard::force_quit(app),
+        Action::Quit => super::guard::quit(app),
         Action::Help => {
             app.help = !app.help;
             app.help_scroll = 0;
@@ -72,26 +70,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         a if app.screen == Screen::Library => library(app, a),
         a => guide(app, a),
     }
-}
-
-fn quit(app: &mut App) -> Vec<Effect> {
-    if !app.open.is_empty() && !app.quit_armed {
-        app.quit_armed = true;
-        let warning = super::flow::open_warning(app);
-        app.set_message(
-            format!("Press q again to quit with it open, or restore first. {warning}."),
-            true,
-        );
-    } else if app.evidence == Some(false) && !app.quit_armed {
-        app.quit_armed = true;
-        app.set_message(
-            "Evidence has not been exported: :export first, or press q again to quit anyway.",
-            true,
-        );
-    } else {
-        app.quit = true;
-    }
-    Vec::new()
 }
 
 fn help(app: &mut App, a: Action) -> Vec<Effect> {

@@ -27,7 +27,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
 }
 
 /// The session's mode, always shown first; then the open mitigations and running tasks.
-fn mode_spans(app: &App) -> Vec<Span<'static>> {
+/// `compact` keeps them short so that a message still fits beside them.
+fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
     let mut out = vec![if app.write {
         Span::styled(
@@ -37,19 +38,35 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
     } else {
         Span::styled(" READ-ONLY ", t.get("badge.read-only"))
     }];
+    // Where answers come from (demo, replay) stays in sight whatever message is shown.
+    if let Some(label) = &app.data_label {
+        let label = match label.split_once(" (") {
+            Some((short, _)) if compact => short,
+            _ => label,
+        };
+        out.push(Span::styled(format!(" {label} "), t.get("ui.error")));
+    }
     if !app.open.is_empty() {
         let first = app
             .open
             .first()
             .map(|o| format!("{} → {}", o.resource, o.now));
         out.push(Span::styled(
-            format!(" OPEN {}: {} ", app.open.len(), first.unwrap_or_default()),
+            // What is open stays spelled out unless the screen is narrow.
+            if compact && area_w < 100 {
+                format!(" OPEN {} ", app.open.len())
+            } else {
+                format!(" OPEN {}: {} ", app.open.len(), first.unwrap_or_default())
+            },
             t.get("ui.error"),
         ));
     }
     if !app.tasks.is_empty() {
         out.push(Span::styled(
             match app.tasks.len() {
+                n if compact && area_w < 100 => {
+                    format!(" {n} task{} ", if n == 1 { "" } else { "s" })
+                }
                 1 => " 1 task running (:tasks) ".to_string(),
                 n => format!(" {n} tasks running (:tasks) "),
             },
@@ -62,7 +79,24 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
 
 fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let t = &app.theme;
-    let mode = mode_spans(app);
+    // Short badges when the message would not fit beside the long ones.
+    let spans_w =
+        |m: &[Span]| -> usize { m.iter().map(|s| widgets::wrap::width(&s.content)).sum() };
+    let wanted = match (&app.input, &app.message) {
+        (Some(Input::Write { buf }), _) => {
+            60 + widgets::wrap::width(buf) + app.write_target.as_deref().map_or(0, str::len)
+        }
+        (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
+        (Some(Input::Palette { buf } | Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
+        (None, Some((m, _))) => widgets::wrap::width(m),
+        (None, None) => 0,
+    };
+    let full = mode_spans(app, false, area.width);
+    let mode = if wanted > 0 && spans_w(&full) + wanted > usize::from(area.width) {
+        mode_spans(app, true, area.width)
+    } else {
+        full
+    };
     let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
@@ -100,10 +134,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             ),
             None => {
                 let live = match &app.live {
-                    Live::Available if app.data_label.is_some() => Span::styled(
-                        app.data_label.clone().unwrap_or_default(),
-                        t.get("ui.error"),
-                    ),
+                    Live::Available if app.data_label.is_some() => Span::raw(""),
                     Live::Available => Span::styled("live queries on", t.get("status.done")),
                     Live::Unavailable(_) => {
                         Span::styled("live queries unavailable", t.get("ui.live_off"))

@@ -73,6 +73,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             app.set_message(msg, !r.ok && !cancelled);
             let ok = r.ok;
             app.running.retain(|(n, p)| !(n == &node && *p == probe));
+            super::guard::probe_finished(app, &node, probe);
             app.results.insert((node.clone(), probe), r);
             app.results_gen += 1;
             if ok {
@@ -82,6 +83,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Exported(r) => match r {
             Ok(path) => {
                 app.evidence = Some(true);
+                super::guard::exported(app);
                 app.set_message(format!("Evidence exported to {path}"), false);
             }
             Err(e) => app.set_message(format!("Export failed: {e}"), true),
@@ -103,7 +105,9 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             None => app.set_message(why, true),
         },
         Action::MitigationStarted(what) => {
-            app.mitigation = None;
+            if let Some(m) = app.mitigation.take() {
+                super::guard::mutation_started(app, &m.view.node, m.view.probe);
+            }
             app.set_message(what, false);
         }
         Action::DryRunFinished(ok, text) => {

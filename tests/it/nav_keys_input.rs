@@ -85,8 +85,14 @@ fn help_opens_and_closes_and_q_quits() {
 #[test]
 fn q_warns_once_when_evidence_is_not_exported() {
     let mut a = at_alert();
+    a.recording = true;
     a.evidence = Some(false);
-    keys(&mut a, "q");
+    // Only viewing: nothing would be lost, q quits at once.
+    keys(&mut a, "n q");
+    assert!(a.quit, "q quits at once after only viewing a step");
+    a.quit = false;
+    // A step marked done is a note the bundle would miss: q asks once.
+    keys(&mut a, "d q");
     assert!(!a.quit);
     assert!(a
         .message

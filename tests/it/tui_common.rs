@@ -128,6 +128,10 @@ pub struct Tmux {
 
 impl Tmux {
     pub fn start(tag: &str) -> Option<Tmux> {
+        Tmux::start_sized(tag, 120, 40)
+    }
+    /// A session of `w`×`h` cells.
+    pub fn start_sized(tag: &str, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var("TSGNAV_REQUIRE_SERVERS").as_deref() != Ok("1"),
@@ -142,9 +146,9 @@ impl Tmux {
                 "new-session",
                 "-d",
                 "-x",
-                "120",
+                &w.to_string(),
                 "-y",
-                "40",
+                &h.to_string(),
                 "-s",
                 &name,
                 "bash --norc --noprofile",
@@ -208,7 +212,7 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    /// Quits a session whose evidence was not exported: `q` warns, a second `q` quits.
+    /// Quits a session whose probe runs were not exported: `q` warns, a second `q` quits.
     pub fn quit_unexported(&self) {
         self.keys(&["q"]);
         self.wait_for("the export warning", |s| {
@@ -306,6 +310,10 @@ impl Tmux {
         });
         for _ in 0..preconditions {
             self.keys(&["Space"]);
+        }
+        if preconditions > 0 {
+            // The focus moves to the target field only when asked.
+            self.keys(&["Tab"]);
         }
         self.keys(&["-l", target]);
         self.keys(&["Enter"]);
