@@ -55,6 +55,7 @@ mod tui_chart;
 mod tui_common;
 mod tui_confirm_rules;
 mod tui_handover;
+mod tui_labels;
 mod tui_mitigation;
 mod tui_redact;
 mod tui_replay;
