@@ -6,13 +6,29 @@
 //! bound to the exact command, values and target (`mitigate`, enforced in `query`'s gate), and
 //! everything goes into a hash-chained, redacted evidence journal (`evidence`).
 //!
-//! Dependency rule (a test checks the IO half of it):
-//! - `tsg` is pure and imports no other tsgnav module; `safety` depends only on `tsg`.
-//! - `nav` and the pure parts of `tui` (app, update, view, widgets) depend on `tsg`/`safety`,
-//!   never on tokio, std::fs or std::process; only `tui::runtime` does IO.
-//! - `query` is the only place for network and process IO; `evidence` owns the journal files;
-//!   `load` reads guide files; `sim` is the simulated management cluster for demos and tests.
-//! - `cli` wires IO together; `main` only parses arguments and maps errors to exit codes.
+//! Dependency rule. `tests/it/deps.rs` parses every `use` and path of every file under `src/`
+//! with `syn` and checks it against this table (the table is read from this comment, so the
+//! rule and its check cannot drift apart). "pure" modules may not use filesystem, process,
+//! network, environment or thread IO, nor tokio, reqwest, kube, hyper or axum.
+//!
+//! | module | may use | pure |
+//! |---|---|---|
+//! | `tsg` | | yes |
+//! | `safety` | `tsg` | yes |
+//! | `nav` | `tsg`, `safety` | yes |
+//! | `mitigate` | `tsg`, `safety` | yes |
+//! | `sim` | | no |
+//! | `load` | `tsg` | no |
+//! | `query` | `tsg`, `safety`, `mitigate` | no |
+//! | `evidence` | `tsg`, `safety`, `mitigate` | no |
+//! | `tui` | `tsg`, `nav`, `safety`, `mitigate` | yes |
+//! | `tui::runtime` | everything but `cli` | no |
+//! | `cli`, `main`, `lib` | everything | no |
+//!
+//! `query` is the only place for network and process IO of probes; `evidence` owns the
+//! journal files; `load` reads guide files; `sim` is the simulated management cluster for
+//! demos and tests. Conversions between layers that must not
+//! know each other (a probe result into an evidence record) live in `tui::runtime`.
 
 pub mod cli;
 pub mod evidence;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 
 use crate::evidence::{self, Replay, SessionLog};
-use crate::query::setup::Settings;
+use crate::query::setup::{Replaying, Settings};
 use crate::tui::app::Live;
 use crate::tui::runtime::probes::LiveSettings;
 
@@ -40,7 +40,9 @@ pub fn run(session: &str) -> anyhow::Result<ExitCode> {
     let mut built = args.build()?;
     built.live = Some(LiveSettings {
         backends: Settings {
-            replay: Some(Arc::new(replay)),
+            replay: Some(Replaying(crate::tui::runtime::replay::executors(Arc::new(
+                replay,
+            )))),
             ..Settings::default()
         },
         ..LiveSettings::default()

@@ -110,7 +110,7 @@ impl RunArgs {
         }
         let state = crate::evidence::state_dir();
         let mut history = crate::evidence::guide_records(&state, file, None);
-        let open_before = crate::mitigate::open_mitigations(&history);
+        let open_before = crate::evidence::open_mitigations(&history);
         for (name, value) in write::offer_restores(&node.probes, &flags, &open_before, &vars) {
             vars.set(&name, &value, Source::Probe);
             flags.push((name, value));
@@ -268,11 +268,13 @@ impl RunArgs {
             let mut before = Vec::new();
             if let Some(c) = confirmation {
                 before.push(Record::Confirmation(c));
-                match crate::mitigate::exec::capture(&runner, &req).await {
+                match crate::query::capture::capture(&runner, &req).await {
                     Ok(caps) => {
                         for (r, prior) in caps {
                             out.push((r, false, std::mem::take(&mut before)));
-                            before.extend(prior.map(Record::PriorState));
+                            before.extend(prior.map(|c| {
+                                Record::PriorState(crate::tui::runtime::convert::prior_state(c))
+                            }));
                         }
                     }
                     Err(e) => {

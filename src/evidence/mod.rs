@@ -49,6 +49,7 @@ mod handoff;
 mod journal;
 mod lock;
 mod log;
+mod open;
 mod record;
 mod redact;
 mod replay;
@@ -70,6 +71,7 @@ pub use export::{export, pack, ExportFormat, ExportRequest, Exported};
 pub use handoff::{export_handoff, import_handoff, Imported};
 pub use journal::{redact_value, Appended, Journal};
 pub use log::{guide_records, list, resolve, SessionLog, SessionSummary};
+pub use open::{open_mitigations, restore_value};
 pub use record::{
     ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
 };

@@ -117,12 +117,19 @@ pub struct ProbeRun {
     /// True when the output came from a recorded session, not a live system.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
+    /// How the run ended (`{"exited":0}`, `"cancelled"`, `"timed_out"` …); absent in records
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<crate::tsg::Outcome>,
 }
 
 impl ProbeRun {
     /// Finished without an error: exit 0 (shell) or a 2xx status (HTTP), or no status at all
     /// from a backend that has none (a query that returned).
     pub fn succeeded(&self) -> bool {
+        if let Some(o) = &self.outcome {
+            return o.succeeded();
+        }
         self.error.is_none() && self.exit.is_none_or(|c| c == 0 || (200..300).contains(&c))
     }
 }

@@ -247,7 +247,7 @@ fn mitigations(md: &mut String, log: &SessionLog) {
         md.push_str("_No mitigation was confirmed in this session._\n");
     }
     let records: Vec<Record> = log.entries.iter().map(|e| e.record.clone()).collect();
-    for o in crate::mitigate::open_mitigations(&records) {
+    for o in super::open_mitigations(&records) {
         let _ = writeln!(md, "- **STILL OPEN at export:** {o}");
     }
 }

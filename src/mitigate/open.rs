@@ -1,13 +1,8 @@
-//! Open mitigations derived from an evidence journal: a `scale` that ran after its prior
-//! replica count was captured stays open ("deployment/maestro-agent -n maestro scaled to 0 at
-//! 03:12, was 2") until a later successful `scale` of the same object sets the captured count
-//! again. Pure: reads records only; must not import IO, `cli`, `tui` or `nav`.
+//! An open mitigation: a change still to be undone, as the evidence journal shows it
+//! (`crate::evidence::open_mitigations` derives the list). Pure data; must not import IO,
+//! `query`, `evidence`, `cli`, `tui` or `nav`.
 
-use std::collections::BTreeMap;
 use std::fmt;
-
-use super::prior::{plan, Mutation};
-use crate::evidence::Record;
 
 /// A change that still has to be undone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,75 +33,4 @@ impl fmt::Display for OpenMitigation {
             self.resource, self.now, self.was, self.was
         )
     }
-}
-
-/// `# env NAME=VALUE` lines of a recorded shell command (values single-quoted by the shell
-/// backend).
-fn env_lines(command: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    command.lines().filter_map(|l| {
-        let (k, v) = l.strip_prefix("# env ")?.split_once('=')?;
-        let v = match v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-            Some(inner) => inner.replace(r"'\''", "'"),
-            None => v.to_string(),
-        };
-        Some((k.to_string(), v))
-    })
-}
-
-/// The mitigations still open at the end of `records` (one or more journals in order).
-pub fn open_mitigations(records: &[Record]) -> Vec<OpenMitigation> {
-    let mut vars: BTreeMap<String, String> = BTreeMap::new();
-    // resource → value captured before the next scale of it
-    let mut captured: BTreeMap<String, String> = BTreeMap::new();
-    let mut open: Vec<OpenMitigation> = Vec::new();
-    for r in records {
-        match r {
-            Record::VariableSet { name, value, .. } => {
-                vars.insert(name.clone(), value.clone());
-            }
-            Record::PriorState(p) if p.field == "spec.replicas" => {
-                captured.insert(p.resource.clone(), p.value.trim().to_string());
-            }
-            Record::ProbeRun(run) if run.succeeded() => {
-                let mut local = vars.clone();
-                local.extend(env_lines(&run.command));
-                for c in plan(&run.command, &local) {
-                    let Some(new) = c.new_value.filter(|_| c.mutation == Mutation::Scale) else {
-                        continue;
-                    };
-                    let was = captured.remove(&c.resource);
-                    if let Some(i) = open.iter().position(|o| o.resource == c.resource) {
-                        if open[i].was == new {
-                            open.remove(i);
-                        } else {
-                            open[i].now = new;
-                            open[i].at = run.started.clone();
-                        }
-                    } else if let Some(was) = was {
-                        if was != new {
-                            open.push(OpenMitigation {
-                                resource: c.resource,
-                                field: c.field,
-                                was,
-                                now: new,
-                                at: run.started.clone(),
-                                probe: run.probe.clone(),
-                            });
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    open
-}
-
-/// The value a restore of `resource` should set: the count captured before it was changed,
-/// while that change is still open.
-pub fn restore_value(records: &[Record], resource: &str) -> Option<String> {
-    open_mitigations(records)
-        .into_iter()
-        .find(|o| o.resource == resource)
-        .map(|o| o.was)
 }

@@ -31,6 +31,18 @@ pub struct Capture {
     pub new_value: Option<String>,
 }
 
+/// What one capture read before a mutation: the value to restore later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Captured {
+    /// The probe whose mutation this capture preceded.
+    pub probe: String,
+    pub resource: String,
+    pub field: String,
+    pub value: String,
+    /// The read as it ran ([`Capture::read_command`]).
+    pub command: String,
+}
+
 impl Capture {
     /// The read as a shell command line, each argument single-quoted.
     pub fn read_command(&self) -> String {

@@ -58,7 +58,7 @@ pub fn fmt_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", d.as_secs_f64())
@@ -73,6 +73,31 @@ pub fn fmt_bytes(n: u64) -> String {
         format!("{:.1} KB", n as f64 / 1024.0)
     } else {
         format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+impl ProbeError {
+    /// The outcome a run that failed this way had: what the navigator and the journal go by.
+    pub fn outcome(&self) -> crate::tsg::Outcome {
+        use crate::tsg::{FailKind, Outcome};
+        match self {
+            ProbeError::Timeout { .. } => Outcome::TimedOut,
+            ProbeError::Cancelled => Outcome::Cancelled,
+            ProbeError::Exit { code } => Outcome::Exited(*code),
+            ProbeError::Refused { reason, .. } => Outcome::Refused(reason.clone()),
+            ProbeError::Http { .. }
+            | ProbeError::Server { .. }
+            | ProbeError::BadResponse { .. } => Outcome::Failed(FailKind::Server),
+            ProbeError::ConnectionRefused { .. }
+            | ProbeError::Connect { .. }
+            | ProbeError::Dropped { .. } => Outcome::Failed(FailKind::Unreachable),
+            ProbeError::Signal { .. } => Outcome::Failed(FailKind::Signal),
+            ProbeError::Spawn { .. } | ProbeError::Io { .. } => Outcome::Failed(FailKind::Io),
+            ProbeError::MissingVar { .. }
+            | ProbeError::Token { .. }
+            | ProbeError::Config { .. } => Outcome::Failed(FailKind::Config),
+            ProbeError::Unsupported { .. } => Outcome::Failed(FailKind::Unsupported),
+        }
     }
 }
 

@@ -69,7 +69,7 @@ fn digest(req: &ProbeRequest, session: &str) -> [u8; 32] {
 }
 
 /// Seals a confirmation for exactly this request in `session`. Only
-/// `crate::mitigate::confirm::issue` calls this, after checking the acknowledgements and the
+/// `super::confirm::issue` calls this, after checking the acknowledgements and the
 /// typed-back target.
 pub(crate) fn seal(req: &ProbeRequest, session: &str) -> Confirmation {
     Confirmation {

@@ -108,24 +108,10 @@ impl KustoExecutor {
             csl.clone(),
             started,
         );
-        let mut retried = false;
-        let body = loop {
-            let token = match self.token.get().await {
-                Ok(t) => t,
-                Err(e) => return fail(csl, e),
-            };
-            let mut rb = client.post(&url).json(&json!({ "db": db, "csl": csl }));
-            if let Some(t) = token {
-                rb = rb.bearer_auth(t);
-            }
-            match net::fetch(rb, &url, req.timeout, &cancel).await {
-                Ok(b) if b.status == 401 && self.token.has_command() && !retried => {
-                    self.token.invalidate();
-                    retried = true;
-                }
-                Ok(b) => break b,
-                Err(e) => return fail(csl, e),
-            }
+        let build = || Ok(client.post(&url).json(&json!({ "db": db, "csl": csl })));
+        let body = match self.token.fetch(build, &url, req.timeout, &cancel).await {
+            Ok(b) => b,
+            Err(e) => return fail(csl, e),
         };
         result.status = match interpret(&body, &url) {
             Ok((table, raw)) => {

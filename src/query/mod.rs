@@ -8,6 +8,8 @@
 
 pub mod attached;
 mod cancel;
+pub mod capture;
+pub mod confirm;
 pub mod curl;
 mod error;
 mod gate;
@@ -18,7 +20,6 @@ pub mod net;
 mod output;
 pub mod prometheus;
 pub mod recorded;
-pub mod replay;
 mod result;
 pub mod runner;
 pub mod setup;
@@ -28,6 +29,7 @@ mod token;
 pub mod vars;
 
 pub use cancel::Cancel;
+pub use confirm::{issue, preview_command, ConfirmError};
 pub use error::ProbeError;
 pub(crate) use gate::seal;
 pub use gate::{confirmed, target_name};
@@ -145,7 +147,7 @@ impl Target {
 
 /// Proof that a person confirmed a probe that needs confirmation (mutating or unknown): a
 /// digest over the exact code, variable values, target and session (see `gate::seal`), issued
-/// only by `crate::mitigate::confirm::issue`. The runner refuses such probes without a
+/// only by `confirm::issue`. The runner refuses such probes without a
 /// matching one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirmation {

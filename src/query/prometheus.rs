@@ -100,35 +100,16 @@ impl PrometheusExecutor {
             query.clone(),
             started,
         );
-        let mut retried = false;
-        let body = loop {
-            let token = match self.token.get().await {
-                Ok(t) => t,
-                Err(e) => return fail(query, e),
-            };
-            let full = match reqwest::Url::parse_with_params(&url, &params) {
-                Ok(u) => u,
-                Err(e) => {
-                    return fail(
-                        query,
-                        ProbeError::Config {
-                            detail: format!("bad Prometheus URL {url}: {e}"),
-                        },
-                    )
-                }
-            };
-            let mut rb = client.get(full);
-            if let Some(t) = token {
-                rb = rb.bearer_auth(t);
-            }
-            match net::fetch(rb, &url, req.timeout, &cancel).await {
-                Ok(b) if b.status == 401 && self.token.has_command() && !retried => {
-                    self.token.invalidate();
-                    retried = true;
-                }
-                Ok(b) => break b,
-                Err(e) => return fail(query, e),
-            }
+        let build = || {
+            reqwest::Url::parse_with_params(&url, &params)
+                .map(|full| client.get(full))
+                .map_err(|e| ProbeError::Config {
+                    detail: format!("bad Prometheus URL {url}: {e}"),
+                })
+        };
+        let body = match self.token.fetch(build, &url, req.timeout, &cancel).await {
+            Ok(b) => b,
+            Err(e) => return fail(query, e),
         };
         out.write(&body.bytes);
         result.status = match interpret(&body, &url) {

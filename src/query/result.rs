@@ -144,23 +144,11 @@ impl ProbeResult {
         r
     }
 
-    /// The evidence record of this run, without its output (the session stores that, redacted).
-    pub fn evidence_run(&self) -> crate::evidence::ProbeRun {
-        let (exit, error) = match &self.status {
-            Status::Ok { exit } => (Some(*exit), None),
-            Status::Failed(e @ ProbeError::Exit { code }) => (Some(*code), Some(e.to_string())),
-            Status::Failed(e) => (None, Some(e.to_string())),
-        };
-        crate::evidence::ProbeRun {
-            probe: self.id.to_string(),
-            command: self.command_as_run.clone(),
-            backend: self.backend.to_string(),
-            target: self.target.clone(),
-            started: self.started.to_rfc3339(),
-            ended: self.ended.to_rfc3339(),
-            exit,
-            error,
-            ..Default::default()
+    /// How the run ended.
+    pub fn outcome(&self) -> crate::tsg::Outcome {
+        match &self.status {
+            Status::Ok { exit } => crate::tsg::Outcome::Exited(*exit),
+            Status::Failed(e) => e.outcome(),
         }
     }
 

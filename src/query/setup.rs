@@ -24,9 +24,19 @@ pub struct Settings {
     pub contexts: Option<String>,
     /// Recorded PromQL/KQL answers (the demo); asked before any live server.
     pub recorded: Option<Arc<super::recorded::Answers>>,
-    /// A recorded session to replay: then every probe is answered from it and nothing live
-    /// is contacted.
-    pub replay: Option<Arc<crate::evidence::Replay>>,
+    /// Executors that answer every probe in place of the live backends (a recorded session
+    /// being replayed): when set, nothing live is contacted.
+    pub replay: Option<Replaying>,
+}
+
+/// The executors of a replay (built where the evidence records are read).
+#[derive(Clone)]
+pub struct Replaying(pub Vec<Arc<dyn Executor>>);
+
+impl std::fmt::Debug for Replaying {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Replaying({} executors)", self.0.len())
+    }
 }
 
 /// Parses `NAME=URL` (`--kusto-cluster`).
@@ -44,17 +54,7 @@ pub fn parse_cluster(text: &str) -> Result<(String, String), String> {
 /// The executors, in the order the runner asks them.
 pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
     if let Some(replay) = &s.replay {
-        use super::Backend::*;
-        return [Http, Kube, Shell, Prometheus, Kusto]
-            .into_iter()
-            .map(|backend| {
-                let e = super::replay::ReplayExecutor {
-                    backend,
-                    replay: replay.clone(),
-                };
-                Arc::new(e) as Arc<dyn Executor>
-            })
-            .collect();
+        return replay.0.clone();
     }
     let mut v: Vec<Arc<dyn Executor>> = vec![
         Arc::new(shell::ShellExecutor::default()),

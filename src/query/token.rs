@@ -33,6 +33,34 @@ impl TokenSource {
         self.command.is_some()
     }
 
+    /// Sends the request `build` makes (given the bearer token, if any) and, when the server
+    /// answers 401 and the token comes from a command, once more with a fresh token.
+    pub async fn fetch<F>(
+        &self,
+        build: F,
+        url: &str,
+        timeout: Duration,
+        cancel: &super::Cancel,
+    ) -> Result<super::net::Body, ProbeError>
+    where
+        F: Fn() -> Result<reqwest::RequestBuilder, ProbeError>,
+    {
+        let mut retried = false;
+        loop {
+            let mut rb = build()?;
+            if let Some(t) = self.get().await? {
+                rb = rb.bearer_auth(t);
+            }
+            match super::net::fetch(rb, url, timeout, cancel).await? {
+                b if b.status == 401 && self.has_command() && !retried => {
+                    self.invalidate();
+                    retried = true;
+                }
+                b => return Ok(b),
+            }
+        }
+    }
+
     /// The token, running the command when none is cached or it expired.
     pub async fn get(&self) -> Result<Option<String>, ProbeError> {
         let Some(cmd) = &self.command else {

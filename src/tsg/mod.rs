@@ -9,6 +9,7 @@ pub mod clauses;
 mod edges;
 pub mod lint;
 pub mod model;
+mod outcome;
 mod probe;
 mod raw;
 pub mod roles;
@@ -21,6 +22,7 @@ mod walk;
 
 pub use edges::{is_external, join, resolve_dest};
 pub use model::*;
+pub use outcome::{FailKind, Outcome, ProbeRef};
 pub use probe::split_info;
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used

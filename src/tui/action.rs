@@ -3,13 +3,11 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-/// The line a cancelled probe's result carries (the runtime writes it, the UI reads it).
-pub const CANCELLED: &str = "failed: cancelled";
-
 /// What a probe run produced (filled by the runtime from `crate::query`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOutput {
-    pub exit: Option<i32>,
+    /// How the run ended (what the navigator goes by; never the output's text).
+    pub outcome: crate::tsg::Outcome,
     pub output: String,
     /// Variables the probe assigned (`NAME=value` printed by it), for later probes.
     pub assigns: Vec<(String, String)>,

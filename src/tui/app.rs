@@ -63,6 +63,8 @@ pub enum Live {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeResult {
+    /// How the run ended; `Refused` also stands for "not run" (a refusal before the gate).
+    pub outcome: crate::tsg::Outcome,
     pub ok: bool,
     pub text: String,
     /// Range-query series, drawn as a chart under the text (empty for other results).

@@ -30,23 +30,25 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                             },
                         );
                     }
-                    let exit = out
-                        .exit
-                        .map(|c| format!("exit {c}"))
-                        .unwrap_or_else(|| "no exit status".into());
+                    let text = match out.outcome {
+                        crate::tsg::Outcome::Exited(c) => format!("exit {c}\n{}", out.output),
+                        _ => out.output,
+                    };
                     ProbeResult {
-                        ok: out.exit == Some(0),
-                        text: format!("{exit}\n{}", out.output),
+                        ok: out.outcome.succeeded(),
+                        outcome: out.outcome,
+                        text,
                         series: out.series,
                     }
                 }
                 Err(e) => ProbeResult {
                     ok: false,
+                    outcome: crate::tsg::Outcome::Refused(e.clone()),
                     text: e,
                     series: Vec::new(),
                 },
             };
-            let cancelled = r.text.lines().any(|l| l == super::action::CANCELLED);
+            let cancelled = r.outcome == crate::tsg::Outcome::Cancelled;
             let msg = match app.current_id() == Some(node.as_str()) {
                 true if cancelled => format!("Probe {} was cancelled.", probe + 1),
                 true => format!(

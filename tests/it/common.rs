@@ -36,3 +36,11 @@ pub fn corpus() -> Option<PathBuf> {
 pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"))
 }
+
+/// Nanoseconds of the wall clock, for markers unique to one test run (with the process id).
+pub fn nanos() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default()
+}

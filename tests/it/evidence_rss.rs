@@ -25,7 +25,7 @@ fn a_100_mb_attachment_streams_with_bounded_memory() {
     let mut written = 0u64;
     let mut i = 0u64;
     while written < SIZE {
-        let line = if i % 1000 == 0 {
+        let line = if i.is_multiple_of(1000) {
             format!("I0314 09:20:11.{i:06} cns: call with Authorization: Bearer tok{i}secret\n")
         } else {
             format!(

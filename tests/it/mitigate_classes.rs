@@ -5,8 +5,8 @@
 //! `az` and `curl` writes have no simulated backend here, so for them the gate's verdict is
 //! asserted without spawning anything.
 
-use tsgnav::mitigate::ConfirmError;
 use tsgnav::query::runner::{gate, Runner, RunnerConfig};
+use tsgnav::query::ConfirmError;
 use tsgnav::query::{Cancel, ProbeError, Status};
 use tsgnav::tsg::SafetyClass;
 
@@ -77,7 +77,7 @@ fn az_and_curl_writes_pass_the_gate_only_with_their_own_confirmation() {
         ));
         assert!(gate(&with).is_some(), "{class}: other target accepted");
         assert!(matches!(
-            tsgnav::mitigate::issue(&req, &[], &[], OTHER_CTX, SESSION),
+            tsgnav::query::issue(&req, &[], &[], OTHER_CTX, SESSION),
             Err(ConfirmError::WrongTarget { .. })
         ));
         with.confirmation = Some(confirm(&req, CTX));

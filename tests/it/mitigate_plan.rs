@@ -4,8 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use tsgnav::evidence::open_mitigations;
 use tsgnav::evidence::{PriorState, ProbeRun, Record};
-use tsgnav::mitigate::{self, open_mitigations, plan, restore_vars, ConfirmError, Mutation};
+use tsgnav::mitigate::{plan, restore_vars, Mutation};
+use tsgnav::query::ConfirmError;
 
 use super::mitigate_support::request;
 
@@ -101,7 +103,7 @@ fn a_scale_down_stays_open_until_the_captured_count_is_restored() {
         "deployment/maestro-agent -n maestro scaled to 0 at 03:12, was 2 (restore with --replicas=2)"
     );
     assert_eq!(
-        mitigate::open::restore_value(&j, &open[0].resource).as_deref(),
+        tsgnav::evidence::restore_value(&j, &open[0].resource).as_deref(),
         Some("2")
     );
     // A failed restore and a restore to a different number do not close it.
@@ -132,10 +134,10 @@ fn a_confirmation_needs_every_precondition_and_the_exact_target() {
     let req = request("kubectl cordon \"${N}\"", "N", "aks-1", "mc-1", None);
     let pre = vec!["window open".to_string(), "context is the MC".to_string()];
     assert!(matches!(
-        mitigate::issue(&req, &pre, &[true, false], "mc-1", "s"),
+        tsgnav::query::issue(&req, &pre, &[true, false], "mc-1", "s"),
         Err(ConfirmError::Unacknowledged { number: 2, .. })
     ));
-    let e = mitigate::issue(&req, &pre, &[true, true], "mc-2", "s").expect_err("wrong");
+    let e = tsgnav::query::issue(&req, &pre, &[true, true], "mc-2", "s").expect_err("wrong");
     assert_eq!(
         e.to_string(),
         "the target typed back, `mc-2`, is not the target of mitigate-test.md#case/1, `mc-1`: \
@@ -144,10 +146,10 @@ fn a_confirmation_needs_every_precondition_and_the_exact_target() {
     let mut none = req.clone();
     none.target.kube_context = None;
     assert!(matches!(
-        mitigate::issue(&none, &[], &[], "", "s"),
+        tsgnav::query::issue(&none, &[], &[], "", "s"),
         Err(ConfirmError::NoTarget { .. })
     ));
-    let c = mitigate::issue(&req, &pre, &[true, true], " mc-1 ", "s").expect("issued");
+    let c = tsgnav::query::issue(&req, &pre, &[true, true], " mc-1 ", "s").expect("issued");
     assert_eq!(c.session(), "s");
     let mut ok = req.clone();
     ok.confirmation = Some(c.clone());

@@ -53,7 +53,7 @@ pub fn request(
 /// A confirmation issued for `req` with one precondition acknowledged and `typed` typed back.
 pub fn confirm(req: &ProbeRequest, typed: &str) -> Confirmation {
     let pre = vec!["the maintenance window has started".to_string()];
-    tsgnav::mitigate::issue(req, &pre, &[true], typed, SESSION).expect("issued")
+    tsgnav::query::issue(req, &pre, &[true], typed, SESSION).expect("issued")
 }
 
 /// kubectl's stdout (and stderr) for `args` against `kubeconfig`.

@@ -286,7 +286,7 @@ fn after_a_mitigation_ran_its_status_check_is_selected_next() {
             node: restore,
             probe: 0,
             result: Ok(tsgnav::tui::action::ProbeOutput {
-                exit: Some(0),
+                outcome: tsgnav::tsg::Outcome::Exited(0),
                 output: "deployment.apps/maestro-agent scaled".into(),
                 assigns: Vec::new(),
                 series: Vec::new(),
@@ -300,4 +300,39 @@ fn after_a_mitigation_ran_its_status_check_is_selected_next() {
         "{}",
         message(&a)
     );
+}
+
+/// The navigator goes by the run's outcome, never by its text: a probe that prints
+/// "failed: cancelled" finished; a cancelled one says so whatever it printed.
+#[test]
+fn a_probe_is_cancelled_by_its_outcome_not_by_what_it_printed() {
+    use tsgnav::tsg::Outcome;
+    let finish = |outcome: Outcome| {
+        let mut a = at_strategy_2();
+        let node = node_id(&a, "Restore the Maestro agent");
+        nav_cmd(&mut a, Cmd::Goto(node.clone()));
+        update(
+            &mut a,
+            Action::ProbeFinished {
+                node,
+                probe: 0,
+                result: Ok(tsgnav::tui::action::ProbeOutput {
+                    outcome,
+                    output: "failed: cancelled".into(),
+                    assigns: Vec::new(),
+                    series: Vec::new(),
+                }),
+            },
+        );
+        message(&a)
+    };
+    let printed = finish(Outcome::Exited(0));
+    assert!(
+        printed.contains("Probe 1 ran") && !printed.contains("cancelled"),
+        "{printed}"
+    );
+    let cancelled = finish(Outcome::Cancelled);
+    assert!(cancelled.contains("Probe 1 was cancelled"), "{cancelled}");
+    let timed_out = finish(Outcome::TimedOut);
+    assert!(timed_out.contains("Probe 1 failed"), "{timed_out}");
 }

@@ -38,8 +38,8 @@ fn esc_and_navigating_away_cancel_a_running_probe_and_kill_its_processes() {
     let Some(t) = Tmux::start("cancel") else {
         return;
     };
-    // A marker unique to this run, so no other process matches it.
-    let marker = format!("sleep 4{}.25", std::process::id() % 10);
+    // A marker unique to this run, so no other process matches it: `sleep 45.<pid><nanos>`.
+    let marker = format!("sleep 45.{}{}", std::process::id(), crate::common::nanos());
     let guide = t.dir.join("slow.md");
     std::fs::write(
         &guide,

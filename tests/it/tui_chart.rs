@@ -37,6 +37,7 @@ fn a_range_result_is_charted_under_its_probe() {
     a.results.insert(
         (step, probe),
         ProbeResult {
+            outcome: tsgnav::tsg::Outcome::Exited(0),
             ok: true,
             text: "2 series, 61 samples each".into(),
             series: vec![rising, flat],

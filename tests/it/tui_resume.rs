@@ -8,7 +8,11 @@ use std::time::{Duration, Instant};
 
 use crate::tui_common::{assert_verifies, Tmux};
 
-const GUIDE: &str = "# Steps\n\n## Step 1: Wait for it\n\nRead this first.\n\n## Step 2: Carry on\n\n```bash\nsleep 30\n```\n";
+/// The guide, its slow probe a `sleep` whose duration is unique to this run (so `pgrep`
+/// finds this run's probe and no other process on the machine).
+fn guide_text(sleep: &str) -> String {
+    format!("# Steps\n\n## Step 1: Wait for it\n\nRead this first.\n\n## Step 2: Carry on\n\n```bash\n{sleep}\n```\n")
+}
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_tsgnav")
@@ -28,7 +32,8 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
         return;
     };
     let guide = t.dir.join("g.md");
-    std::fs::write(&guide, GUIDE).expect("guide");
+    let sleep = format!("sleep 30.{}{}", std::process::id(), crate::common::nanos());
+    std::fs::write(&guide, guide_text(&sleep)).expect("guide");
     let mark = format!("resume-{}", std::process::id());
     t.send_line(&format!(
         "{} '{}' --node g.md#step-1-wait-for-it --var MARK={mark}",
@@ -53,7 +58,7 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
             .contains("g.md#step-2-carry-on")
     });
     let sleeping = std::process::Command::new("pgrep")
-        .args(["-f", "^sleep 30$"])
+        .args(["-f", &format!("^{sleep}$")])
         .output()
         .expect("pgrep");
     assert!(

@@ -58,7 +58,7 @@ impl Recorder {
             .read_all()
             .unwrap_or_else(|_| r.output.head().to_vec());
         let stored = self.session.store_output(&bytes)?;
-        let mut run = r.evidence_run();
+        let mut run = crate::tui::runtime::convert::probe_run(r);
         stored.apply_to(&mut run);
         self.session.append(Record::ProbeRun(run))?;
         for (name, value) in &r.captured {
@@ -74,5 +74,5 @@ impl Recorder {
 
 /// A run as a journal record (output left out), for deriving open mitigations.
 pub fn run_record(r: &ProbeResult) -> Record {
-    Record::ProbeRun(r.evidence_run())
+    Record::ProbeRun(crate::tui::runtime::convert::probe_run(r))
 }

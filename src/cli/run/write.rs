@@ -60,10 +60,13 @@ impl WriteMode {
         }
         let typed = self.confirm_target.as_deref().unwrap_or_default();
         let acks = vec![true; preconditions.len()];
-        match mitigate::issue(req, preconditions, &acks, typed, &self.session) {
+        match crate::query::issue(req, preconditions, &acks, typed, &self.session) {
             Ok(c) => {
                 req.confirmation = Some(c);
-                Ok(Some(mitigate::confirm::record(req, preconditions)))
+                Ok(Some(crate::tui::runtime::convert::confirmation(
+                    req,
+                    preconditions,
+                )))
             }
             Err(e) => Err(refuse(format!("{e} (--confirm-target)"))),
         }
@@ -100,7 +103,7 @@ pub fn offer_restores(
 /// Prints the mitigations `records` leave open (to stderr, beside the results).
 pub fn print_open(records: &[Record]) -> std::io::Result<()> {
     use std::io::Write as _;
-    let open = mitigate::open_mitigations(records);
+    let open = crate::evidence::open_mitigations(records);
     let mut err = std::io::stderr().lock();
     if open.is_empty() {
         writeln!(err, "open mitigations: none")?;

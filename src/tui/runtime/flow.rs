@@ -94,15 +94,11 @@ impl Probes {
         };
         let preconditions = mitigate::preconditions(n);
         // The command as it runs, and the values it runs with (shown in place on the screen).
-        let (command, vars) =
+        let (command, mut vars) =
             match crate::query::vars::substitute(req.lang, &req.code, &req.bindings) {
                 Ok(s) => (s.text.trim_end().to_string(), s.env),
-                Err(_) => (
-                    mitigate::confirm::record(&req, &preconditions).command,
-                    Vec::new(),
-                ),
+                Err(_) => (crate::query::preview_command(&req), Vec::new()),
             };
-        let mut vars = vars;
         for (k, v) in &req.bindings {
             if !vars.iter().any(|(n, _)| n == k) {
                 vars.push((k.clone(), v.clone()));
@@ -198,7 +194,7 @@ impl Probes {
             return Action::MitigationRefused("Open the probe again: nothing was run.".into());
         };
         let confirmation =
-            match mitigate::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
+            match crate::query::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
                 Ok(c) => c,
                 Err(e) => return Action::MitigationRefused(format!("Not run: {e}")),
             };
@@ -207,7 +203,7 @@ impl Probes {
         };
         let mut req = p.req;
         req.confirmation = Some(confirmation);
-        let record = mitigate::confirm::record(&req, &p.preconditions);
+        let record = super::convert::confirmation(&req, &p.preconditions);
         let _ = self
             .tx
             .send(Msg::Record(Box::new(Record::Confirmation(record))));
@@ -226,12 +222,13 @@ impl Probes {
         self.track(&req, node, probe);
         let (runner, tx, node) = (self.runner.clone(), self.tx.clone(), node.to_string());
         self.rt.spawn(async move {
-            match mitigate::exec::capture(&runner, &req).await {
+            match crate::query::capture::capture(&runner, &req).await {
                 Ok(caps) => {
                     for (r, prior) in caps {
                         let _ = tx.send(Msg::Captured(Box::new(r)));
                         if let Some(prior) = prior {
-                            let _ = tx.send(Msg::Record(Box::new(Record::PriorState(prior))));
+                            let rec = Record::PriorState(super::convert::prior_state(prior));
+                            let _ = tx.send(Msg::Record(Box::new(rec)));
                         }
                     }
                     runner.submit(req);

@@ -1,10 +1,11 @@
 //! The open mitigations of the navigator's session: the records that decide them (variables,
 //! prior states, probe runs) from earlier sessions of the same guide and from this one, and
-//! the list `crate::mitigate::open_mitigations` derives, reported when it changes. Part of the
+//! the list `crate::evidence::open_mitigations` derives, reported when it changes. Part of the
 //! runtime; holds records only, does no IO itself.
 
+use crate::evidence::open_mitigations;
 use crate::evidence::Record;
-use crate::mitigate::{open_mitigations, OpenMitigation};
+use crate::mitigate::OpenMitigation;
 
 #[derive(Default)]
 pub struct Ledger {

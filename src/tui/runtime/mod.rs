@@ -5,11 +5,13 @@
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
+pub mod convert;
 pub mod flow;
 mod fx;
 mod ledger;
 pub mod probes;
 pub mod record;
+pub mod replay;
 
 use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
@@ -185,7 +187,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Ok(Msg::Record(rec)) => {
@@ -196,10 +198,8 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             Ok(Msg::Captured(result)) => queue.extend(fx.record_run(&app, &result)),
             Ok(Msg::DryRun(result)) => {
                 queue.extend(fx.record_run(&app, &result));
-                let (ok, text) = match probes::convert(&result) {
-                    Ok(o) => (o.exit == Some(0), o.output),
-                    Err(e) => (false, e),
-                };
+                let o = probes::convert(&result);
+                let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
             }
             Ok(Msg::Handover { node, probe, req }) => {
@@ -208,7 +208,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 queue.push_back(Action::ProbeFinished {
                     node,
                     probe,
-                    result: probes::convert(&result),
+                    result: Ok(probes::convert(&result)),
                 });
             }
             Err(_) => return Ok(()),

@@ -204,33 +204,29 @@ impl Probes {
     }
 }
 
-/// A query result as the UI shows it.
-pub fn convert(r: &ProbeResult) -> Result<ProbeOutput, String> {
+/// A query result as the UI shows it: its outcome, the command line it ran as, its output.
+pub fn convert(r: &ProbeResult) -> ProbeOutput {
     let head = format!("$ {}   [{} · {}]", r.command_as_run, r.backend, r.target);
-    match &r.status {
-        Status::Ok { exit } => Ok(ProbeOutput {
-            exit: Some(*exit),
-            output: format!("{head}\n{}", r.output.text()),
-            assigns: r
-                .captured
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            series: r
-                .series
-                .iter()
-                .map(|s| crate::tui::app::ChartSeries {
-                    label: label(&s.labels),
-                    points: s.points.clone(),
-                })
-                .collect(),
-        }),
-        Status::Failed(crate::query::ProbeError::Cancelled) => Err(format!(
-            "{head}\n{}\n{}",
-            crate::tui::action::CANCELLED,
-            r.output.text()
-        )),
-        Status::Failed(e) => Err(format!("{head}\nfailed: {e}\n{}", r.output.text())),
+    let output = match &r.status {
+        Status::Ok { .. } => format!("{head}\n{}", r.output.text()),
+        Status::Failed(e) => format!("{head}\nfailed: {e}\n{}", r.output.text()),
+    };
+    ProbeOutput {
+        outcome: r.outcome(),
+        output,
+        assigns: r
+            .captured
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        series: r
+            .series
+            .iter()
+            .map(|s| crate::tui::app::ChartSeries {
+                label: label(&s.labels),
+                points: s.points.clone(),
+            })
+            .collect(),
     }
 }
 

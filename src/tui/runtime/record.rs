@@ -108,7 +108,7 @@ impl Recorder {
             .output
             .read_all()
             .unwrap_or_else(|_| r.output.head().to_vec());
-        let mut run = r.evidence_run();
+        let mut run = crate::tui::runtime::convert::probe_run(r);
         let result = s.store_output(&bytes).and_then(|stored| {
             stored.apply_to(&mut run);
             let rec = Record::ProbeRun(run);

@@ -1,17 +1,38 @@
 //! The replay backend: answers every probe with its recorded output from an evidence
-//! session (`tsgnav sessions replay`), marked as replayed. Nothing live is contacted.
+//! session (`tsgnav sessions replay`), marked as replayed. Nothing live is contacted. It lives
+//! in the runtime because it joins the two layers that must not know each other: `query`'s
+//! executors and `evidence`'s records. Must not import `cli`.
+
+use std::sync::Arc;
 
 use chrono::Utc;
 use futures::future::BoxFuture;
 
-use super::{Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status};
 use crate::evidence::Replay;
+use crate::query::{
+    Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status,
+};
+
+/// One replaying executor per backend, answering every probe from `replay`.
+pub fn executors(replay: Arc<Replay>) -> Vec<Arc<dyn Executor>> {
+    use Backend::*;
+    [Http, Kube, Shell, Prometheus, Kusto]
+        .into_iter()
+        .map(|backend| {
+            let e = ReplayExecutor {
+                backend,
+                replay: replay.clone(),
+            };
+            Arc::new(e) as Arc<dyn Executor>
+        })
+        .collect()
+}
 
 /// Stands in for one backend, answering from `replay`.
 #[derive(Debug, Clone)]
 pub struct ReplayExecutor {
     pub backend: Backend,
-    pub replay: std::sync::Arc<Replay>,
+    pub replay: Arc<Replay>,
 }
 
 impl Executor for ReplayExecutor {

@@ -1,24 +1,21 @@
-//! Running what the mitigation flow plans, through the query runner: the read-only captures
-//! of prior state before a known mutation ([`capture`]). The one part of `mitigate` that
-//! drives IO, and only through `crate::query::runner` (which applies the safety gate); it
-//! spawns nothing itself. Must not import `cli`, `tui` or `nav`.
+//! Running the read-only captures of prior state that `crate::mitigate::plan` asks for before
+//! a known mutation ([`capture`]), through the runner (which applies the safety gate); it
+//! spawns nothing itself. Must not import `evidence`, `cli`, `tui` or `nav`.
 
-use crate::evidence::PriorState;
-use crate::query::runner::Runner;
-use crate::query::{Cancel, ProbeError, ProbeId, ProbeRequest, ProbeResult};
+use super::runner::Runner;
+use super::{Cancel, ProbeError, ProbeId, ProbeRequest, ProbeResult};
+use crate::mitigate::{Captured, Mutation};
 use crate::tsg::SafetyClass;
 
-use super::Mutation;
-
 /// Runs the captures planned for `req` (read-only, same target) and returns each run with
-/// the `prior_state` record it yielded. Refuses the mutation when a replica count could not
+/// the prior state it captured. Refuses the mutation when a replica count could not
 /// be read: a scale must never be restored to a guessed number.
 pub async fn capture(
     runner: &Runner,
     req: &ProbeRequest,
-) -> Result<Vec<(ProbeResult, Option<PriorState>)>, ProbeError> {
+) -> Result<Vec<(ProbeResult, Option<Captured>)>, ProbeError> {
     let mut out = Vec::new();
-    for (i, cap) in super::plan(&req.code, &req.bindings)
+    for (i, cap) in crate::mitigate::plan(&req.code, &req.bindings)
         .into_iter()
         .enumerate()
     {
@@ -47,8 +44,8 @@ pub async fn capture(
                 what: "check the object and the context, then run it again".into(),
             });
         }
-        let prior = ok.then(|| PriorState {
-            probe: Some(req.id.to_string()),
+        let prior = ok.then(|| Captured {
+            probe: req.id.to_string(),
             resource: cap.resource.clone(),
             field: cap.field.clone(),
             value,
