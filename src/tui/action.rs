@@ -48,6 +48,10 @@ pub enum Action {
     Vars,
     Cancel,
     WriteMode,
+    /// The selected probe's whole output, full screen.
+    OpenOutput,
+    /// The selected probe's command to the clipboard.
+    Copy,
     // Worker results.
     ProbeFinished {
         node: String,
@@ -112,6 +116,8 @@ impl Action {
             ("vars", None) => Action::Vars,
             ("cancel", None) => Action::Cancel,
             ("write_mode", None) => Action::WriteMode,
+            ("open_output", None) => Action::OpenOutput,
+            ("copy", None) => Action::Copy,
             _ => return None,
         })
     }

@@ -155,6 +155,8 @@ pub struct App {
     pub running: Vec<(String, usize)>,
     /// What quitting would lose (running mutations, runs not exported).
     pub guard: super::guard::Guard,
+    /// When each output ran and with what; the output pager.
+    pub reading: super::pager::Reading,
 }
 
 impl App {
@@ -200,6 +202,7 @@ impl App {
             tasks: Vec::new(),
             running: Vec::new(),
             guard: Default::default(),
+            reading: Default::default(),
         }
     }
 

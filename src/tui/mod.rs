@@ -5,7 +5,7 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `guard`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! `widgets`, `flow`, `guard`, `mitigation`, `pager`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
@@ -18,6 +18,7 @@ pub mod keymap;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;
+pub mod pager;
 pub mod runtime;
 pub mod search;
 pub mod theme;

@@ -26,6 +26,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.input.is_some() {
                 return super::input::key(app, ev);
             }
+            if app.reading.pager.is_some() {
+                return super::pager::key(app, ev);
+            }
             let ctx = if app.help {
                 "help"
             } else if app.screen == Screen::Library {
@@ -187,6 +190,8 @@ fn guide(app: &mut App, a: Action) -> Vec<Effect> {
             app.hit_sel = 0;
         }
         Action::Cancel => return cancel_running(app),
+        Action::OpenOutput => return super::pager::open(app),
+        Action::Copy => return super::pager::copy_command(app),
         _ => app.dirty = false,
     }
     Vec::new()

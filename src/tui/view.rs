@@ -20,6 +20,9 @@ pub fn draw(f: &mut Frame, app: &mut App) {
             Screen::Guide => widgets::guide::draw(f, body, app),
         }
     }
+    if app.reading.pager.is_some() {
+        widgets::pager::draw(f, body, app);
+    }
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app);
     }

@@ -57,6 +57,7 @@ mod tui_confirm_rules;
 mod tui_handover;
 mod tui_labels;
 mod tui_mitigation;
+mod tui_pager;
 mod tui_redact;
 mod tui_replay;
 mod tui_resume;

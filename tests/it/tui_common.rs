@@ -319,3 +319,22 @@ impl Tmux {
         self.keys(&["Enter"]);
     }
 }
+
+impl Tmux {
+    /// The newest tmux paste buffer (what an OSC 52 copy put there), with `set-clipboard on`.
+    pub fn clipboard(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["show-buffer"])
+            .output()
+            .expect("show-buffer");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    /// Lets programs in the pane set the clipboard (OSC 52 becomes a paste buffer).
+    pub fn allow_clipboard(&self) {
+        assert!(Command::new("tmux")
+            .args(["set-option", "-s", "set-clipboard", "on"])
+            .status()
+            .expect("set-option")
+            .success());
+    }
+}

@@ -117,9 +117,13 @@ fn first_frame_and_quick_quit(w: u16, h: u16) {
         return;
     };
     t.send_line(&format!("{} demo", env!("CARGO_BIN_EXE_tsgnav")));
-    // The first frame that shows the guide: start-up messages must not hide the label.
-    let s = t.wait_for("the first frame", |s| s.contains("Trail:"));
-    let status = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    // The status line of the first frame (the mode is its first word): start-up messages
+    // must not hide the label.
+    let status_of = |s: &str| s.lines().last().unwrap_or("").to_string();
+    let s = t.wait_for("the first frame's status line", |s| {
+        status_of(s).starts_with(" READ-ONLY")
+    });
+    let status = status_of(&s);
     assert!(status.contains("DEMO DATA"), "status line: {status}\n{s}");
     t.wait_for("the recording message", |s| {
         s.contains("Recording evidence in ") && s.contains("DEMO DATA")

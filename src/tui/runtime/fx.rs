@@ -94,6 +94,7 @@ impl Fx {
                 Some(p) => p.stop_task(id),
                 None => Vec::new(),
             },
+            Effect::Copy(text) => super::clip::copy(&text),
             Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
         }
     }

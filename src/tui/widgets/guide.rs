@@ -197,6 +197,7 @@ pub fn ensure_cache(app: &mut App, width: u16) {
                         .copied()
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
                     result: app.results.get(&(id.clone(), i)),
+                    stamp: crate::tui::pager::stamp(app, &id, i),
                 })
                 .collect();
             markdown::render(&node.body, width, &app.theme, &views)

@@ -9,6 +9,7 @@ pub mod help;
 pub mod library;
 pub mod markdown;
 pub mod outline;
+pub mod pager;
 pub mod panel;
 pub mod table;
 pub mod wrap;
