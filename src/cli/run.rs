@@ -14,6 +14,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
+mod fanout;
 mod record;
 mod show;
 mod write;
@@ -85,7 +86,8 @@ impl RunArgs {
             .node
             .split_once('#')
             .ok_or_else(|| anyhow!("`{}` names no node: write FILE#node-slug", self.node))?;
-        let (lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        let (mut lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        super::refine_roles(&mut lib);
         if let Some(e) = errors.iter().find(|e| !e.is_warning()) {
             return Err(anyhow!("{e}"));
         }
@@ -220,11 +222,24 @@ impl RunArgs {
         (mode, pre): (&write::WriteMode, &[String]),
     ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let runner = Runner::new(RunnerConfig::default(), executors, tx);
+        let config = RunnerConfig {
+            concurrency: if self.contexts.is_some() {
+                crate::query::kube::fanout::DEFAULT_CONCURRENCY
+            } else {
+                RunnerConfig::default().concurrency
+            },
+            ..RunnerConfig::default()
+        };
+        let runner = Runner::new(config, executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
             // A value the operator exported in their shell counts, below every other source.
-            for name in crate::query::vars::needed(p.lang, &p.code) {
+            // A command typed inside a shell also needs the values of the way in (`$POD`).
+            let text = match &p.runs_in {
+                Some(r) => format!("{}\n{}", p.code, r.via),
+                None => p.code.clone(),
+            };
+            for name in crate::query::vars::needed(p.lang, &text) {
                 if vars.get(&name).is_none() {
                     let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
                     if let Ok(v) = env {
@@ -232,18 +247,25 @@ impl RunArgs {
                     }
                 }
             }
-            let bindings = vars.resolve(p.lang, &p.code);
+            let bindings = vars.resolve(p.lang, &text);
             let mut req =
                 match ProbeRequest::from_probe(node_id, p, bindings.clone().unwrap_or_default()) {
                     Ok(r) => r,
                     Err(e) => {
-                        out.push((failed(node_id, p, e), false, Vec::new()));
+                        // A node-shell command is refused on purpose, not failed.
+                        let refused = matches!(e, crate::query::ProbeError::Refused { .. });
+                        out.push((failed(node_id, p, e), refused, Vec::new()));
                         continue;
                     }
                 };
             req.target.kubeconfig = self.kubeconfig.clone();
             if req.target.kube_context.is_none() {
-                req.target.kube_context = self.context.clone();
+                // As kubectl: no --context means the kubeconfig's current context.
+                req.target.kube_context = self.context.clone().or_else(|| {
+                    (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
+                        .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
+                        .flatten()
+                });
             }
             if req.class == SafetyClass::LongRunning {
                 let e = crate::query::ProbeError::Refused {
@@ -284,7 +306,16 @@ impl RunArgs {
                 }
             }
             let refused = crate::query::runner::gate(&req).is_some();
-            let r = runner.run(req, Cancel::new()).await;
+            let fan = self.contexts.as_deref().filter(|_| {
+                p.lang == Lang::Shell
+                    && runner
+                        .route(&req)
+                        .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
+            });
+            let r = match fan {
+                Some(pattern) => fanout::run(&runner, req, self.kubeconfig.clone(), pattern).await,
+                None => runner.run(req, Cancel::new()).await,
+            };
             vars.absorb(&r.captured);
             out.push((r, refused, before));
         }

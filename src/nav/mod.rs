@@ -10,7 +10,9 @@ mod alert;
 mod apply;
 mod index;
 
-pub use alert::{parse_alert_payload, var_for_label, AlertInput, PayloadError};
+pub use alert::{
+    parse_alert_payload, route_alert, var_for_label, AlertInput, PayloadError, STARTS_AT,
+};
 pub use apply::apply;
 pub use index::{checklist, choices, guide_vars, Choice, ChoiceKind, Index};
 
@@ -85,6 +87,8 @@ pub struct AlertContext {
     pub labels: BTreeMap<String, String>,
     /// The node the alert routes to, when a guide routes it.
     pub target: Option<String>,
+    /// The alerting rule's `runbook_url`, used to route when no guide names the alert.
+    pub runbook_url: Option<String>,
 }
 
 /// The whole navigation state of a session.

@@ -12,17 +12,7 @@ use crate::tsg::{Probe, SafetyClass};
 /// The class the runner goes by: the request's, or what `crate::safety` finds in the code
 /// itself when that is more dangerous (a caller cannot label a mutation read-only), with why.
 pub fn effective_class(req: &ProbeRequest) -> (SafetyClass, String) {
-    let probe = Probe {
-        lang: req.lang,
-        info: String::new(),
-        attrs: Default::default(),
-        code: req.code.clone(),
-        line: 1,
-        vars: Vec::new(),
-        assigns: Vec::new(),
-        hints: Default::default(),
-        safety: None,
-    };
+    let probe = Probe::from_code(req.lang, &req.code);
     let verdict = crate::safety::explain_probe(&probe);
     let why = verdict
         .reasons()

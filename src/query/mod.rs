@@ -11,6 +11,7 @@ mod cancel;
 pub mod capture;
 pub mod confirm;
 pub mod curl;
+pub mod entry;
 mod error;
 mod gate;
 pub mod http;
@@ -199,15 +200,20 @@ impl ProbeRequest {
             database: probe.hints.kusto_database.clone(),
             ..Target::default()
         };
+        let code = entry::local_code(probe, &bindings)?;
+        let class = match probe.runs_in {
+            Some(_) => crate::safety::classify(&code).class,
+            None => crate::safety::classify_probe(probe),
+        };
         Ok(ProbeRequest {
             id: ProbeId::new(node_id, probe.line),
             lang: probe.lang,
-            code: probe.code.clone(),
+            code,
             bindings,
             assigns: probe.assigns.clone(),
             timeout,
             target,
-            class: crate::safety::classify_probe(probe),
+            class,
             confirmation: None,
         })
     }

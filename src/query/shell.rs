@@ -48,6 +48,7 @@ pub(super) fn prelude(capture: &[String], context: bool) -> String {
     if context {
         p.push_str("kubectl() { command kubectl --context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
         p.push_str("oc() { command oc --context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
+        p.push_str("helm() { command helm --kube-context \"$TSGNAV_KUBE_CONTEXT\" \"$@\"; }; ");
     }
     if !capture.is_empty() {
         let names = capture.join(" ");

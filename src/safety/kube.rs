@@ -173,6 +173,18 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
         "login" => interactive(format!(
             "{cmd} may prompt for credentials and changes your kubeconfig"
         )),
+        // `oc adm upgrade` alone only prints the cluster version and the available updates.
+        "adm"
+            if sub == "upgrade"
+                && a.pos.len() == 2
+                && !a.flags.iter().any(|(f, _)| {
+                    f.starts_with("--to") || f.starts_with("--clear") || f.starts_with("--force")
+                }) =>
+        {
+            read_only(format!(
+                "{cmd2} with no arguments only shows the version and available updates"
+            ))
+        }
         "adm" => adm(&cmd2, sub, dry_run(&a)),
         _ => match mutating_reason(verb) {
             Some(_) if dry_run(&a) => {

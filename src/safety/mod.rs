@@ -112,6 +112,16 @@ pub fn classify(script: &str) -> Verdict {
     Verdict::from_hits(hits)
 }
 
+/// Steps of `guide` under a neutral heading (Procedure, Steps …) whose shell probes mutate
+/// become mitigation steps: the model cannot classify commands itself, so the role is
+/// refined here, where commands are understood.
+pub fn refine_roles(guide: &mut crate::tsg::Guide) {
+    let synonyms = crate::tsg::roles::Synonyms::default();
+    let mutates =
+        |p: &Probe| p.lang == crate::tsg::Lang::Shell && classify_probe(p) == SafetyClass::Mutating;
+    crate::tsg::roles::refine(guide, &synonyms, &mutates);
+}
+
 /// The class of any probe.
 pub fn classify_probe(p: &Probe) -> SafetyClass {
     explain_probe(p).class

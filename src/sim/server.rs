@@ -178,7 +178,7 @@ fn resource(c: &mut Cluster, group: &str, version: &str, plural: &str, req: Req)
         return error(&not_served());
     }
     let ns = req.ns.clone().unwrap_or_default();
-    let now = chrono::Utc::now();
+    let now = c.clock.unwrap_or_else(chrono::Utc::now);
     let ctype = req
         .headers
         .get(header::CONTENT_TYPE)

@@ -4,7 +4,7 @@
 //! mitigation is open or a mutation is running (a second Ctrl-c quits). Pure: part of
 //! `update()`; must not import IO.
 
-use super::app::App;
+use super::app::{App, Evidence};
 use crate::nav::Effect;
 
 /// The state the quit keys read, kept apart from the rest of the app.
@@ -36,7 +36,7 @@ pub fn probe_finished(app: &mut App, node: &str, probe: usize) {
     app.guard
         .mutations
         .retain(|(n, p)| !(n == node && *p == probe));
-    if app.evidence.is_some() {
+    if app.session.evidence != Evidence::None {
         app.guard.runs += 1;
     }
 }
@@ -58,11 +58,11 @@ fn running_mutation(app: &App) -> Option<String> {
 
 /// `q`: quits at once unless something would be lost; then asks once.
 pub fn quit(app: &mut App) -> Vec<Effect> {
-    if app.quit_armed {
-        app.quit = true;
+    if app.session.quit_armed {
+        app.session.quit = true;
         return Vec::new();
     }
-    let warning = if !app.open.is_empty() {
+    let warning = if !app.session.open.is_empty() {
         let open = super::flow::open_warning(app);
         Some(format!(
             "Press q again to quit with it open, or restore first. {open}."
@@ -71,7 +71,7 @@ pub fn quit(app: &mut App) -> Vec<Effect> {
         Some(format!(
             "Press q again to quit while {m}; its result would not be shown."
         ))
-    } else if app.evidence.is_some() && app.guard.runs + app.guard.notes > 0 {
+    } else if app.session.evidence != Evidence::None && app.guard.runs + app.guard.notes > 0 {
         let plural = |n: usize, what: &str| match n {
             0 => None,
             1 => Some(format!("1 {what}")),
@@ -94,10 +94,10 @@ pub fn quit(app: &mut App) -> Vec<Effect> {
     };
     match warning {
         Some(w) => {
-            app.quit_armed = true;
+            app.session.quit_armed = true;
             app.set_message(w, true);
         }
-        None => app.quit = true,
+        None => app.session.quit = true,
     }
     Vec::new()
 }
@@ -105,10 +105,10 @@ pub fn quit(app: &mut App) -> Vec<Effect> {
 /// Ctrl-c: quits at once unless a mitigation is open or a mutation is running; then asks once.
 pub fn force_quit(app: &mut App) -> Vec<Effect> {
     if app.guard.ctrl_c_armed {
-        app.quit = true;
+        app.session.quit = true;
         return Vec::new();
     }
-    let at_stake = if !app.open.is_empty() {
+    let at_stake = if !app.session.open.is_empty() {
         Some(super::flow::open_warning(app))
     } else {
         running_mutation(app)
@@ -121,7 +121,7 @@ pub fn force_quit(app: &mut App) -> Vec<Effect> {
                 true,
             );
         }
-        None => app.quit = true,
+        None => app.session.quit = true,
     }
     Vec::new()
 }

@@ -141,13 +141,15 @@ pub fn open(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     let id = node.id.clone();
-    let selected = match app.items().get(app.item_sel) {
+    let selected = match app.items().get(app.screen.item_sel) {
         Some(super::app::Item::Probe(p)) => Some(*p),
         _ => None,
     };
     let probe = selected
-        .filter(|p| app.results.contains_key(&(id.clone(), *p)))
-        .or_else(|| (0..node.probes.len()).find(|p| app.results.contains_key(&(id.clone(), *p))));
+        .filter(|p| app.probes.results.contains_key(&(id.clone(), *p)))
+        .or_else(|| {
+            (0..node.probes.len()).find(|p| app.probes.results.contains_key(&(id.clone(), *p)))
+        });
     let Some(p) = probe else {
         app.set_message(
             "No output on this step yet: r runs the selected probe, then o shows all of it.",
@@ -168,6 +170,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
         .unwrap_or_default();
     let stamp = stamp(app, &id, p);
     let text = app
+        .probes
         .results
         .get(&(id.clone(), p))
         .map(|r| r.text.clone())
@@ -218,7 +221,7 @@ pub fn started(app: &mut App, node: &str, probe: usize, vars: Vec<(String, Strin
 
 /// `y` outside the pager: the selected probe's command to the clipboard.
 pub fn copy_command(app: &mut App) -> Vec<Effect> {
-    let p = match app.items().get(app.item_sel) {
+    let p = match app.items().get(app.screen.item_sel) {
         Some(super::app::Item::Probe(p)) => *p,
         _ => {
             app.set_message("Select a probe first (Tab): y copies its command.", false);
@@ -318,4 +321,18 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         p.top = p.top.min(p.max_top());
     }
     Vec::new()
+}
+
+/// What the view measured: the pager's rows, and on the confirmation screen whether the
+/// command, target and field were drawn whole (Enter waits for that) and the scroll used.
+pub fn drawn(app: &mut App, v: &crate::tui::state::Viewport) {
+    if let Some(p) = app.reading.pager.as_mut() {
+        p.rows = v.pager_rows;
+        p.top = p.top.min(p.max_top());
+    }
+    if let (Some(m), Some((whole, scroll))) = (app.mitigation.as_mut(), v.confirm) {
+        m.command_seen |= whole;
+        m.scroll = scroll;
+        m.follow = false;
+    }
 }

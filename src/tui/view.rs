@@ -7,66 +7,76 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::app::{App, Input, Live, Screen};
+use super::frame::FrameState;
 use super::widgets;
 
-pub fn draw(f: &mut Frame, app: &mut App) {
+/// Draws the model; writes only `fs` (caches and what was measured, see [`FrameState`]).
+pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     let [body, status] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(f.area());
-    if app.help {
-        widgets::help::draw(f, body, app);
+    if app.screen.help {
+        widgets::help::draw(f, body, app, fs);
     } else {
-        match app.screen {
-            Screen::Library => widgets::library::draw(f, body, app),
-            Screen::Guide => widgets::guide::draw(f, body, app),
+        match app.screen.current {
+            Screen::Library => widgets::library::draw(f, body, app, fs),
+            Screen::Guide => widgets::guide::draw(f, body, app, fs),
         }
     }
     if app.reading.pager.is_some() {
-        widgets::pager::draw(f, body, app);
+        widgets::pager::draw(f, body, app, fs);
     }
     if app.mitigation.is_some() {
-        widgets::confirm::draw(f, body, app);
+        widgets::confirm::draw(f, body, app, fs);
     }
     status_line(f, status, app);
 }
 
-/// The session's mode, always shown first; then the open mitigations and running tasks.
-/// `compact` keeps them short so that a message still fits beside them.
+/// The session's mode, always shown first; then where answers come from (demo, replay), the
+/// open mitigations and running tasks. `compact` keeps them short so that a message still
+/// fits beside them (what is open stays spelled out unless the screen is narrow).
 fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
-    let mut out = vec![if app.write {
+    let mut out = vec![if app.session.write {
         Span::styled(
-            format!(" WRITE {} ", app.write_target.clone().unwrap_or_default()),
+            format!(
+                " WRITE {} ",
+                app.session.write_target.clone().unwrap_or_default()
+            ),
             t.get("badge.mutating"),
         )
     } else {
         Span::styled(" READ-ONLY ", t.get("badge.read-only"))
     }];
-    // Where answers come from (demo, replay) stays in sight whatever message is shown.
-    if let Some(label) = &app.data_label {
+    // Where answers come from stays in sight whatever message is shown.
+    if let Some(label) = &app.session.data_label {
         let label = match label.split_once(" (") {
             Some((short, _)) if compact => short,
             _ => label,
         };
         out.push(Span::styled(format!(" {label} "), t.get("ui.error")));
     }
-    if !app.open.is_empty() {
+    if !app.session.open.is_empty() {
         let first = app
+            .session
             .open
             .first()
             .map(|o| format!("{} → {}", o.resource, o.now));
         out.push(Span::styled(
-            // What is open stays spelled out unless the screen is narrow.
             if compact && area_w < 100 {
-                format!(" OPEN {} ", app.open.len())
+                format!(" OPEN {} ", app.session.open.len())
             } else {
-                format!(" OPEN {}: {} ", app.open.len(), first.unwrap_or_default())
+                format!(
+                    " OPEN {}: {} ",
+                    app.session.open.len(),
+                    first.unwrap_or_default()
+                )
             },
             t.get("ui.error"),
         ));
     }
-    if !app.tasks.is_empty() {
+    if !app.probes.tasks.is_empty() {
         out.push(Span::styled(
-            match app.tasks.len() {
+            match app.probes.tasks.len() {
                 n if compact && area_w < 100 => {
                     format!(" {n} task{} ", if n == 1 { "" } else { "s" })
                 }
@@ -85,13 +95,13 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     // Short badges when the message would not fit beside the long ones.
     let spans_w =
         |m: &[Span]| -> usize { m.iter().map(|s| widgets::wrap::width(&s.content)).sum() };
-    let wanted = match (&app.input, &app.message) {
+    let wanted = match (&app.input, &app.notice) {
         (Some(Input::Write { buf }), _) => {
-            60 + widgets::wrap::width(buf) + app.write_target.as_deref().map_or(0, str::len)
+            60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
         }
         (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
         (Some(Input::Palette { buf } | Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
-        (None, Some((m, _))) => widgets::wrap::width(m),
+        (None, Some(n)) => widgets::wrap::width(&n.text),
         (None, None) => 0,
     };
     let full = mode_spans(app, false, area.width);
@@ -103,10 +113,20 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
-        Some(Input::Palette { buf }) => Line::from(vec![
-            Span::styled(":", t.get("ui.key")),
-            Span::styled(format!("{buf}▏"), t.get("ui.input")),
-        ]),
+        Some(Input::Palette { buf }) => {
+            // The commands the typed word could become (Tab completes the first).
+            let fits = super::command::completions(buf);
+            let hint = match fits.as_slice() {
+                [] => String::new(),
+                [one] if *one == buf.trim() => String::new(),
+                names => format!("  {}  (Tab completes)", names.join(" · ")),
+            };
+            Line::from(vec![
+                Span::styled(":", t.get("ui.key")),
+                Span::styled(format!("{buf}▏"), t.get("ui.input")),
+                Span::styled(hint, t.get("ui.dim")),
+            ])
+        }
         Some(Input::Search { buf }) => Line::from(vec![
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -120,30 +140,30 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             Span::styled(
                 format!(
                     "write mode: type the kube context `{}` = ",
-                    app.write_target.clone().unwrap_or_default()
+                    app.session.write_target.clone().unwrap_or_default()
                 ),
                 t.get("ui.key"),
             ),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
-        None => match &app.message {
-            Some((m, err)) => Line::styled(
-                widgets::wrap::truncate(m, w),
-                if *err {
+        None => match &app.notice {
+            Some(n) => Line::styled(
+                widgets::wrap::truncate(&n.text, w),
+                if n.is_error() {
                     t.get("ui.error")
                 } else {
                     t.get("ui.message")
                 },
             ),
             None => {
-                let live = match &app.live {
-                    Live::Available if app.data_label.is_some() => Span::raw(""),
+                let live = match &app.session.live {
+                    Live::Available if app.session.data_label.is_some() => Span::raw(""),
                     Live::Available => Span::styled("live queries on", t.get("status.done")),
                     Live::Unavailable(_) => {
                         Span::styled("live queries unavailable", t.get("ui.live_off"))
                     }
                 };
-                let hints = if app.screen == Screen::Library && !app.help {
+                let hints = if app.screen.current == Screen::Library && !app.screen.help {
                     " ? help  / search  Enter open  : command  q quit · "
                 } else {
                     " ? help  Tab/Enter choose  h back  n next  / search  : command  q quit · "

@@ -18,9 +18,9 @@ const CTX: &str = "mc-eastus-1";
 
 fn at_scenario() -> App {
     let mut a = app();
-    a.live = Live::Available;
-    a.write = true;
-    a.write_target = Some(CTX.into());
+    a.session.live = Live::Available;
+    a.session.write = true;
+    a.session.write_target = Some(CTX.into());
     let id = a
         .nav
         .index
@@ -144,26 +144,26 @@ fn scaled_down() -> OpenMitigation {
 fn ctrl_c_asks_once_with_a_mitigation_open_or_running_else_quits() {
     let mut a = at_scenario();
     keys(&mut a, "<C-c>");
-    assert!(a.quit, "nothing at stake: Ctrl-c quits at once");
+    assert!(a.session.quit, "nothing at stake: Ctrl-c quits at once");
 
     let mut a = at_scenario();
     update(&mut a, Action::OpenMitigations(vec![scaled_down()]));
     keys(&mut a, "<C-c>");
-    assert!(!a.quit, "the first Ctrl-c asks");
-    let msg = a.message.clone().unwrap_or_default().0;
+    assert!(!a.session.quit, "the first Ctrl-c asks");
+    let msg = a.notice.clone().map(|n| n.text).unwrap_or_default();
     assert!(
         msg.contains("Ctrl-c again quits") && msg.contains("1 open mitigation"),
         "{msg}"
     );
     keys(&mut a, "<C-c>");
-    assert!(a.quit, "the second Ctrl-c quits");
+    assert!(a.session.quit, "the second Ctrl-c quits");
 
     // A confirmed mutation still running counts too, until its result arrives.
     let mut a = at_scenario();
     open(&mut a);
     update(&mut a, Action::MitigationStarted("Confirmed".into()));
     keys(&mut a, "<C-c>");
-    assert!(!a.quit, "asks while the mutation runs");
+    assert!(!a.session.quit, "asks while the mutation runs");
     let node = a.current_id().expect("node").to_string();
     update(
         &mut a,
@@ -174,20 +174,20 @@ fn ctrl_c_asks_once_with_a_mitigation_open_or_running_else_quits() {
         },
     );
     keys(&mut a, "<C-c>");
-    assert!(a.quit, "nothing running any more: quits at once");
+    assert!(a.session.quit, "nothing running any more: quits at once");
 }
 
 #[test]
 fn q_asks_only_when_probe_runs_or_notes_would_miss_the_bundle() {
     let mut a = at_scenario();
-    a.recording = true;
-    a.evidence = Some(false);
+    a.session.recording = true;
+    a.session.evidence = tsgnav::tui::app::Evidence::Unexported;
     keys(&mut a, "q");
-    assert!(a.quit, "only viewing: quits at once");
+    assert!(a.session.quit, "only viewing: quits at once");
 
     let mut a = at_scenario();
-    a.recording = true;
-    a.evidence = Some(false);
+    a.session.recording = true;
+    a.session.evidence = tsgnav::tui::app::Evidence::Unexported;
     let node = a.current_id().expect("node").to_string();
     update(
         &mut a,
@@ -198,10 +198,10 @@ fn q_asks_only_when_probe_runs_or_notes_would_miss_the_bundle() {
         },
     );
     keys(&mut a, "q");
-    assert!(!a.quit);
-    let msg = a.message.clone().unwrap_or_default().0;
+    assert!(!a.session.quit);
+    let msg = a.notice.clone().map(|n| n.text).unwrap_or_default();
     assert!(msg.contains("1 probe run since the last export"), "{msg}");
     update(&mut a, Action::Exported(Ok("bundle".into())));
     keys(&mut a, "q");
-    assert!(a.quit, "exported: nothing would be lost");
+    assert!(a.session.quit, "exported: nothing would be lost");
 }

@@ -10,6 +10,7 @@ pub mod convert;
 pub mod flow;
 mod fx;
 mod ledger;
+pub mod library;
 pub mod probes;
 pub mod record;
 pub mod replay;
@@ -28,6 +29,7 @@ use ratatui::Terminal;
 
 use super::action::Action;
 use super::app::App;
+use super::frame::FrameState;
 use super::update::update;
 use super::view;
 use crate::nav::Effect;
@@ -68,6 +70,8 @@ pub struct Options {
     pub recorder: Option<record::Recorder>,
     /// Effects produced while the app was set up (the alert, `--var`, `--node`).
     pub startup: Vec<Effect>,
+    /// Guides to read after the first frame is drawn.
+    pub loader: Option<library::Loader>,
 }
 
 /// What reaches the main loop: an action for `update()`, or a probe result to record first.
@@ -84,6 +88,8 @@ pub enum Msg {
     Captured(Box<crate::query::ProbeResult>),
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
+    /// Guides read in the background.
+    Guides(Box<library::Batch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
         node: String,
@@ -104,24 +110,24 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let live = match opts.live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
-            app.live = super::app::Live::Available;
+            app.session.live = super::app::Live::Available;
             Some(p)
         }
         Some(Err(e)) => {
-            app.live =
+            app.session.live =
                 super::app::Live::Unavailable(format!("the query engine did not start: {e}"));
             None
         }
         None => None,
     };
     if let Some(l) = live.as_ref() {
-        app.write_target = l.context().map(str::to_string);
+        app.session.write_target = l.context().map(str::to_string);
     }
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
     };
-    if app.write {
+    if app.session.write {
         if let Some(l) = fx.live.as_mut() {
             l.set_write(true);
         }
@@ -153,9 +159,17 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
     });
     if std::env::var_os("TSGNAV_TEST_PANIC").is_some_and(|v| v == "draw") {
-        term.draw(|f| view::draw(f, &mut app))?;
+        term.draw(|f| view::draw(f, &app, &mut FrameState::default()))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
+    let mut frame = FrameState::default();
+    let mut pending = match opts.loader {
+        Some(l) => {
+            app.session.loading = Some((0, 0));
+            library::start(l, tx.clone())
+        }
+        None => Vec::new(),
+    };
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -169,10 +183,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             }
         }
         if app.dirty {
-            term.draw(|f| view::draw(f, &mut app))?;
+            term.draw(|f| view::draw(f, &app, &mut frame))?;
             app.dirty = false;
+            // What the view measured goes back through `update`, the model's only writer.
+            update(&mut app, Action::Drawn(frame.viewport));
         }
-        if app.quit {
+        if app.session.quit {
             if let Some(l) = fx.live.as_ref() {
                 l.stop_all_tasks();
             }
@@ -204,6 +220,21 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 let o = probes::convert(&result);
                 let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
+            }
+            Ok(Msg::Guides(b)) => {
+                let library::Batch {
+                    guides,
+                    loaded,
+                    total,
+                    done,
+                } = *b;
+                super::loading::absorb(&mut app, guides, loaded, total);
+                if let Some(failed) = done {
+                    super::loading::finish(&mut app, failed);
+                    for effect in library::apply_pending(&mut app, std::mem::take(&mut pending)) {
+                        queue.extend(fx.execute(&app, effect));
+                    }
+                }
             }
             Ok(Msg::Handover { node, probe, req }) => {
                 let result = handover(&mut term, &req, &paused)?;

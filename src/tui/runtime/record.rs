@@ -132,7 +132,7 @@ impl Recorder {
             )));
             return out;
         };
-        let escalation = match (&app.export_team, app.current_guide()) {
+        let escalation = match (&app.session.export_team, app.current_guide()) {
             (Some(team), Some(g)) => match evidence::find_team(&g.escalations, team, &g.file) {
                 Ok(e) => Some(e.clone()),
                 Err(e) => {

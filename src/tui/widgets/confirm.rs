@@ -15,6 +15,7 @@ use ratatui::Frame;
 use super::code::{badge, badge_style};
 use super::wrap::wrap;
 use crate::tui::app::App;
+use crate::tui::frame::FrameState;
 use crate::tui::mitigation::{show_values, DryRunView, Focus, Mitigation};
 use crate::tui::theme::Theme;
 
@@ -269,9 +270,10 @@ pub fn lines(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
-    let t = app.theme.clone();
-    let Some(m) = app.mitigation.as_mut() else {
+/// Draws the screen; reports in `fs` whether the pinned part fitted and the scroll used.
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
+    let t = &app.theme;
+    let Some(m) = app.mitigation.as_ref() else {
         return;
     };
     f.render_widget(Clear, area);
@@ -283,30 +285,28 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     f.render_widget(block, area);
     let w = usize::from(inner.width);
     let h = usize::from(inner.height);
-    let low = fold(pinned(m, &t), w);
-    let (up, sel) = upper(m, &t);
+    let low = fold(pinned(m, t), w);
+    let (up, sel) = upper(m, t);
     let up_rows: Vec<usize> = up.iter().map(|l| fold(vec![l.clone()], w).len()).collect();
     let up = fold(up, w);
     // The pinned part takes what it needs; the text above gets the rest, less a rule.
     let low_h = low.len().min(h);
     let up_h = h.saturating_sub(low_h + 1);
-    if low.len() <= h && w > 0 {
-        m.command_seen = true;
-    }
+    let whole = low.len() <= h && w > 0;
     let max = up.len().saturating_sub(up_h);
-    if m.focus == Focus::Preconditions && up_h > 0 && std::mem::take(&mut m.follow) {
+    let mut top = usize::from(m.scroll);
+    if m.focus == Focus::Preconditions && up_h > 0 && m.follow {
         // Keeps the selected precondition whole in sight.
         let row: usize = up_rows.iter().take(sel).sum();
         let end = row + up_rows.get(sel).copied().unwrap_or(1);
-        let scroll = usize::from(m.scroll);
-        if row < scroll {
-            m.scroll = u16::try_from(row).unwrap_or(u16::MAX);
-        } else if end > scroll + up_h {
-            m.scroll = u16::try_from(end.saturating_sub(up_h).min(row)).unwrap_or(u16::MAX);
+        if row < top {
+            top = row;
+        } else if end > top + up_h {
+            top = end.saturating_sub(up_h).min(row);
         }
     }
-    m.scroll = m.scroll.min(u16::try_from(max).unwrap_or(u16::MAX));
-    let top = usize::from(m.scroll);
+    let top = top.min(max);
+    fs.viewport.confirm = Some((whole, u16::try_from(top).unwrap_or(u16::MAX)));
     let shown: Vec<Line> = up.into_iter().skip(top).take(up_h).collect();
     let y = inner.y;
     let at = |dy: usize, rows: usize| Rect {

@@ -10,6 +10,7 @@ use ratatui::Frame;
 use unicode_width::UnicodeWidthChar;
 
 use crate::tui::app::App;
+use crate::tui::frame::FrameState;
 
 /// Cuts `s` into rows of at most `w` columns (characters kept as they are: columns line up).
 fn rows(s: &str, w: usize) -> Vec<String> {
@@ -47,9 +48,10 @@ fn window(s: &str, left: usize, w: usize) -> String {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
-    let t = app.theme.clone();
-    let Some(p) = app.reading.pager.as_mut() else {
+/// Draws the pager; reports in `fs` how many rows of text it showed.
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
+    let t = &app.theme;
+    let Some(p) = app.reading.pager.as_ref() else {
         return;
     };
     f.render_widget(Clear, area);
@@ -66,8 +68,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     };
     let head_h = 1 + stamp_rows.len();
     let body_h = h.saturating_sub(head_h + 1);
-    p.rows = body_h;
-    p.top = p.top.min(p.lines.len().saturating_sub(body_h.max(1)));
+    fs.viewport.pager_rows = body_h;
+    let top = p.top.min(p.lines.len().saturating_sub(body_h.max(1)));
     let gutter = if p.numbers {
         p.lines.len().max(1).to_string().len() + 1
     } else {
@@ -91,7 +93,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         ));
     }
     let hit_line = p.hits.get(p.hit).copied();
-    for (i, line) in p.lines.iter().enumerate().skip(p.top) {
+    for (i, line) in p.lines.iter().enumerate().skip(top) {
         if out.len() >= head_h + body_h {
             break;
         }
@@ -134,8 +136,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         None => {
             let pos = format!(
                 " {}-{}/{} ",
-                (p.top + 1).min(p.lines.len()),
-                (p.top + body_h).min(p.lines.len()),
+                (top + 1).min(p.lines.len()),
+                (top + body_h).min(p.lines.len()),
                 p.lines.len()
             );
             let found = match (p.query.is_empty(), p.hits.len()) {
