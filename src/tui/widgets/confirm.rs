@@ -116,46 +116,6 @@ pub fn upper(m: &Mitigation, t: &Theme) -> (Vec<Line<'static>>, usize) {
     (out, sel_line)
 }
 
-/// The namespace (`-n x`) and the object (`deployment/x`, `pod x`) a command changes.
-pub fn scope(command: &str) -> (Option<String>, Option<String>) {
-    let words: Vec<&str> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(['"', '\'']))
-        .collect();
-    let mut ns = None;
-    for (i, w) in words.iter().enumerate() {
-        if *w == "-n" || *w == "--namespace" {
-            ns = words.get(i + 1).map(|s| s.to_string());
-        } else if let Some(n) = w.strip_prefix("--namespace=") {
-            ns = Some(n.to_string());
-        }
-    }
-    const VERBS: &[&str] = &[
-        "scale", "delete", "patch", "annotate", "label", "restart", "cordon", "uncordon", "drain",
-        "edit", "apply", "set", "create",
-    ];
-    let verb = words
-        .iter()
-        .position(|w| VERBS.contains(w))
-        .filter(|_| words.first().is_some_and(|w| *w == "kubectl" || *w == "oc"));
-    let object = verb.and_then(|i| {
-        let rest: Vec<&str> = words[i + 1..]
-            .iter()
-            .copied()
-            .take_while(|w| !w.starts_with('-') && *w != "|" && *w != "&&")
-            .collect();
-        match rest.as_slice() {
-            [one, ..] if one.contains('/') => Some(one.to_string()),
-            [kind, name, ..] => Some(format!("{kind}/{name}")),
-            [node] if ["cordon", "uncordon", "drain"].contains(&words[i]) => {
-                Some(format!("node/{node}"))
-            }
-            _ => None,
-        }
-    });
-    (ns, object)
-}
-
 /// The pinned part: the command, the target, the field, the keys, the last refusal.
 pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     let v = &m.view;
@@ -175,7 +135,7 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
             t.get("ui.dim"),
         ));
     }
-    let (ns, object) = scope(&command);
+    let (ns, object) = super::scope::scope(&command);
     let described = show_values(&v.target, &v.vars);
     let mut target = vec![label(t, "Target: "), Span::raw(described.clone())];
     if let Some(ns) = ns.filter(|n| !described.contains(&format!("namespace {n}"))) {

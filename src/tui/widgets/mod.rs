@@ -11,5 +11,6 @@ pub mod markdown;
 pub mod outline;
 pub mod pager;
 pub mod panel;
+pub mod scope;
 pub mod table;
 pub mod wrap;
