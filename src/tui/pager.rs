@@ -175,12 +175,9 @@ pub fn open(app: &mut App) -> Vec<Effect> {
         .get(&(id.clone(), p))
         .map(|r| r.text.clone())
         .unwrap_or_default();
-    app.reading.pager = Some(Pager::new(
-        format!("probe {}{name} · {}", p + 1, node.title),
-        stamp,
-        code,
-        &text,
-    ));
+    let title = format!("probe {}{name} · {}", p + 1, node.title);
+    app.notice = None;
+    app.reading.pager = Some(Pager::new(title, stamp, code, &text));
     Vec::new()
 }
 

@@ -65,6 +65,7 @@ mod tui_labels;
 mod tui_loading;
 mod tui_mitigation;
 mod tui_pager;
+mod tui_pager_keys;
 mod tui_redact;
 mod tui_replay;
 mod tui_resume;
