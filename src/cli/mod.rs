@@ -2,6 +2,7 @@
 //! `run(self) -> Result<ExitCode>`. This is the edge that wires IO (`load`) to the pure core.
 
 mod alerts;
+mod alerts_firing;
 mod demo;
 mod embedded;
 mod extras;

@@ -56,6 +56,13 @@ pub struct TuiArgs {
     /// replay builds its app whole).
     #[arg(skip)]
     pub background: bool,
+    /// Show what this Alertmanager reports as firing above the guides (repeatable; default:
+    /// the config file's [[alertmanager]] entries).
+    #[arg(long, value_name = "URL")]
+    pub alertmanager_url: Vec<String>,
+    /// Landing on a step from a firing alert starts the step's read-only probes at once.
+    #[arg(long)]
+    pub auto_run: bool,
 }
 
 /// Everything the navigator starts with.
@@ -70,6 +77,8 @@ pub struct Built {
     pub redact: Vec<String>,
     /// Guides still to read, after the first frame.
     pub loader: Option<Loader>,
+    /// Where the "Firing" section reads alerts, if anywhere.
+    pub firing: Option<crate::tui::runtime::firing::FiringSettings>,
 }
 
 impl TuiArgs {
@@ -184,6 +193,7 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
             live,
             startup,
             loader,
+            firing,
             ..
         } = built;
         let problems = loader.as_ref().map(|l| l.problems.clone());
@@ -194,6 +204,7 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
                 recorder,
                 startup,
                 loader,
+                firing,
             },
         );
         // Printed once the terminal is back, whatever the run's outcome.

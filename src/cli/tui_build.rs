@@ -186,6 +186,10 @@ impl TuiArgs {
                 contexts: None,
                 recorded: None,
                 replay: None,
+                sandbox: crate::query::sandbox::SandboxPolicy::from_config(
+                    config.sandbox.enabled,
+                    &config.sandbox.allow_connect_ports,
+                ),
             },
             context: self
                 .context
@@ -207,6 +211,11 @@ impl TuiArgs {
             app.session.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
         }
+        let firing = super::alerts_firing::navigator_sources(
+            &config,
+            &self.alertmanager_url,
+            self.auto_run,
+        )?;
         Ok(Built {
             app,
             failed,
@@ -214,6 +223,7 @@ impl TuiArgs {
             startup,
             redact: config.redact.clone(),
             loader,
+            firing,
         })
     }
 }

@@ -10,18 +10,27 @@
 
 mod args;
 mod azure;
+mod builtins;
 mod command;
 mod kube;
+mod kube_flags;
 mod net;
+mod sed;
+mod target;
 mod tools;
 mod unix;
+mod writers;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_hidden;
+#[cfg(test)]
 mod tests_kube;
 #[cfg(test)]
 mod tests_tools;
+
+pub use target::{target_escapes, value_names_target, Escape};
 
 use crate::tsg::shell::{self, Problem};
 use crate::tsg::{Lang, Probe, SafetyClass};

@@ -287,12 +287,28 @@ pub fn placeholders(text: &str) -> Vec<String> {
     out
 }
 
-/// `{region}` forms (not `${…}`, not shell/jq/jsonpath braces, which hold spaces, dots or commas).
+/// `{region}` forms in a shell probe (not `${…}`, not shell/jq/jsonpath braces, which hold
+/// spaces, dots or commas, nor anything inside a single-quoted word).
 pub fn brace_placeholders(text: &str) -> Vec<String> {
+    braces(text, true)
+}
+
+/// `{region}` forms in a query (KQL, PromQL …), where a single-quoted string is a literal the
+/// guide means to be filled (`where region == '{region}'`).
+pub fn query_brace_placeholders(text: &str) -> Vec<String> {
+    braces(text, false)
+}
+
+/// The placeholders of `lang`'s code: shell rules for shell, query rules otherwise.
+pub fn brace_placeholders_of(lang: crate::tsg::Lang, text: &str) -> Vec<String> {
+    braces(text, lang == crate::tsg::Lang::Shell)
+}
+
+fn braces(text: &str, shell: bool) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     for (i, _) in text.match_indices('{') {
-        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || template_syntax(text, i) {
+        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, i)) {
             continue;
         }
         let rest = &text[i + 1..];

@@ -54,4 +54,6 @@ pub enum Action {
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
+    /// A background refresh of the firing alerts.
+    Firing(Box<crate::tui::firing::FiringUpdate>),
 }

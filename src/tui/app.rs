@@ -56,6 +56,8 @@ pub struct App {
     pub notice: Option<Notice>,
     /// Set by `update` when the screen must be drawn again.
     pub dirty: bool,
+    /// The library screen's "Firing" section (live alerts from Alertmanager).
+    pub firing: super::firing::Firing,
     /// What quitting would lose (running mutations, runs and notes not exported).
     pub guard: super::guard::Guard,
     /// When each output ran and with what; the output pager.
@@ -82,6 +84,7 @@ impl App {
             mitigation: None,
             notice: None,
             dirty: true,
+            firing: Default::default(),
             guard: Default::default(),
             reading: Default::default(),
         }

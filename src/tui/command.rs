@@ -47,6 +47,8 @@ pub enum Command {
     OpenOutput,
     /// The selected probe's command to the clipboard.
     Copy,
+    /// `S` on a firing alert: propose a silence.
+    Silence,
     /// Lands on the step the alert routes to.
     Alert(String),
     /// Opens a step by heading slug or path#slug.

@@ -20,6 +20,48 @@ pub struct Config {
     /// Extra secret patterns (regular expressions) redacted from the evidence journal, on top
     /// of the built-in ones (tokens, JWTs, SAS signatures, keys, passwords in URLs …).
     pub redact: Vec<String>,
+    /// The kernel sandbox of read-only shell probes.
+    pub sandbox: SandboxConfig,
+    /// `[[alertmanager]]`: where the library screen's "Firing" section and `tsgnav alerts
+    /// firing` read what is firing (one entry per Alertmanager, e.g. one per region).
+    pub alertmanager: Vec<AlertmanagerConfig>,
+}
+
+/// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP
+/// connects only to the kube API servers, the session's port-forwards and these ports).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// `false` turns the sandbox off (every probe record then says so).
+    pub enabled: bool,
+    /// Ports every read-only probe may connect to, on any host (Landlock filters by port
+    /// only). Default `[443]`, so read-only cloud CLI calls work; `[]` is the strictest.
+    pub allow_connect_ports: Vec<u16>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            enabled: true,
+            allow_connect_ports: vec![443],
+        }
+    }
+}
+
+/// One `[[alertmanager]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertmanagerConfig {
+    /// Shown beside its alerts (`eastus`); the URL when empty.
+    pub name: String,
+    /// Base URL (`https://alertmanager.example:9093`); the API v2 paths are added to it.
+    pub url: String,
+    /// A command printing a bearer token (re-run when it expires or on a 401).
+    pub token_cmd: Option<String>,
+    /// `"read-only"`: landing on a step from one of its alerts starts the step's read-only
+    /// probes at once; `"off"` (the default) waits for a key. Mutating probes never start
+    /// themselves.
+    pub auto_run: Option<String>,
 }
 
 /// `[query]`: the backends live probes use (the same settings as `tsgnav run`'s flags).

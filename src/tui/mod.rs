@@ -5,14 +5,17 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `guard`, `mitigation`, `pager`, `worker`, `loading`, `keymap`, `theme`, `search`, `config`,
-//! `state`, `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
-//! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
+//! `widgets`, `flow`, `firing`, `firing_keys`, `guard`, `mitigation`, `pager`, `worker`, `loading`,
+//! `keymap`, `theme`, `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must
+//! not import IO (std::fs, std::process, std::env, std::thread, tokio) nor `crate::query` /
+//! `crate::evidence`.
 
 pub mod action;
 pub mod app;
 pub mod command;
 pub mod config;
+pub mod firing;
+pub mod firing_keys;
 pub mod flow;
 pub mod frame;
 pub mod guard;

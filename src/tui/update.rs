@@ -27,6 +27,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
+            if app.firing.confirm.is_some() {
+                return super::firing_keys::confirm_key(app, ev);
+            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
@@ -59,6 +62,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Command(c) => command(app, c),
+        Action::Firing(u) => {
+            super::firing::apply(&app.lib, &mut app.firing, *u);
+            Vec::new()
+        }
         a => super::worker::worker(app, a),
     }
 }
@@ -101,6 +108,9 @@ fn help(app: &mut App, a: Command) -> Vec<Effect> {
 }
 
 fn library(app: &mut App, a: Command) -> Vec<Effect> {
+    if let Some(effects) = super::firing_keys::key(app, &a) {
+        return effects;
+    }
     let n = app.search.hits.len();
     match a {
         Command::NextItem | Command::ScrollDown => {

@@ -28,6 +28,7 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }
+    widgets::firing::draw_confirm(f, body, app);
     status_line(f, status, app);
 }
 
@@ -85,6 +86,9 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
             },
             t.get("ui.live_off"),
         ));
+    }
+    if app.firing.enabled {
+        out.push(widgets::firing::status(app));
     }
     out.push(Span::raw(" "));
     out

@@ -7,6 +7,7 @@
 
 mod clip;
 pub mod convert;
+pub mod firing;
 pub mod flow;
 mod fx;
 mod ledger;
@@ -72,6 +73,8 @@ pub struct Options {
     pub startup: Vec<Effect>,
     /// Guides to read after the first frame is drawn.
     pub loader: Option<library::Loader>,
+    /// Where the library screen's "Firing" section reads alerts from, if anywhere.
+    pub firing: Option<firing::FiringSettings>,
 }
 
 /// What reaches the main loop: an action for `update()`, or a probe result to record first.
@@ -126,10 +129,22 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
+        firing: None,
     };
     if app.session.write {
         if let Some(l) = fx.live.as_mut() {
             l.set_write(true);
+        }
+    }
+    if let Some(settings) = opts.firing {
+        app.firing = super::firing::Firing::enabled();
+        match firing::start(settings, tx.clone()) {
+            Ok(h) => fx.firing = Some(h),
+            Err(e) => {
+                app.firing.loading = false;
+                app.firing.errors =
+                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+            }
         }
     }
     let keys = tx.clone();

@@ -50,6 +50,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         ])),
         search,
     );
+    let list = if app.firing.enabled {
+        let fh = super::firing::height(app, list.height);
+        let [firing, rest] =
+            Layout::vertical([Constraint::Length(fh), Constraint::Min(0)]).areas(list);
+        super::firing::draw(f, firing, app);
+        rest
+    } else {
+        list
+    };
     let h = usize::from(list.height);
     let top = if h == 0 {
         0
@@ -67,7 +76,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         .take(h)
         .map(|(i, hit)| {
             let l = row(app, *hit, w, &mut q);
-            if i == app.search.sel {
+            if i == app.search.sel && app.firing.sel.is_none() {
                 l.style(t.get("ui.selected"))
             } else {
                 l

@@ -1,3 +1,5 @@
+//! Tests of the kubectl JSONPath templates: each form against the answer kubectl prints.
+
 use serde_json::json;
 
 use super::*;
