@@ -4,16 +4,15 @@
 
 use crate::tsg::Node;
 
-/// The preconditions a person acknowledges for a node: its **Preconditions:** text, then each
-/// checklist item.
+/// The preconditions a person acknowledges for a node: each clause of its **Preconditions:**
+/// text, then each checklist item.
 pub fn preconditions(node: &Node) -> Vec<String> {
+    // A lead-in ("every item below is true:") is not an item of its own.
     let mut out: Vec<String> = node
         .fields
         .get("preconditions")
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-        .into_iter()
-        .collect();
+        .map(|t| crate::tsg::clauses::split(t).items)
+        .unwrap_or_default();
     out.extend(node.checklist.iter().map(|c| c.text.trim().to_string()));
     out
 }

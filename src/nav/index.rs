@@ -138,15 +138,9 @@ pub fn checklist(node: &Node) -> Vec<String> {
         .map(|c| plain(c.text.trim()))
         .collect();
     if let Some(pre) = node.fields.get("preconditions") {
-        for clause in pre.split(['\n', ';']) {
-            let c = clause
-                .trim()
-                .trim_start_matches(['-', '*'])
-                .trim()
-                .trim_end_matches('.');
-            if !c.is_empty() {
-                items.push(format!("Precondition: {}", plain(c)));
-            }
+        // A lead-in ("every item below is true:") is not an item of its own.
+        for c in crate::tsg::clauses::split(pre).items {
+            items.push(format!("Precondition: {}", plain(&c)));
         }
     }
     items

@@ -239,4 +239,6 @@ pub enum Effect {
     Export,
     /// A message for the status line (nothing happened, and why).
     Notice(String),
+    /// Put this text on the operator's clipboard (the terminal's OSC 52).
+    Copy(String),
 }

@@ -154,12 +154,33 @@ fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
     if to == node.id || node.edges.iter().any(|e| e.to == to && e.kind == kind) {
         return;
     }
+    // A bare number ("4", "2.") says nothing: no label rather than that.
+    let label = if label.chars().any(char::is_alphabetic) {
+        label.to_string()
+    } else {
+        String::new()
+    };
     node.edges.push(Edge {
         to,
         kind,
-        label: label.to_string(),
+        label,
         line,
     });
+}
+
+/// What a decision says: its bold label ("If agents are disconnected"), else its sentence up
+/// to where it points on ("If the pods are Pending, go to …" → "If the pods are Pending").
+fn condition_label(p: &super::raw::RawPara) -> String {
+    if let Some(l) = p.label.as_ref().filter(|l| is_condition(&l.text)) {
+        return l.text.trim().trim_end_matches(':').trim().to_string();
+    }
+    let t = p.text.trim();
+    let cut = [",", ":", ";", " go to ", " → ", " see ", " continue with "]
+        .iter()
+        .filter_map(|w| t.find(w))
+        .min()
+        .unwrap_or(t.len());
+    t[..cut].trim().to_string()
 }
 
 fn target_id(path: &str, nodes: &[Node], refs: &RefIndex, t: &RawTarget) -> Option<String> {
@@ -226,7 +247,8 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 && (p.label.as_ref().is_some_and(|l| is_condition(&l.text))
                     || is_condition(&p.text));
             if cond {
-                branch_links.extend(p.links.iter().copied());
+                let said = condition_label(p);
+                branch_links.extend(p.links.iter().map(|l| (*l, said.clone())));
             }
             let kind = if cond {
                 EdgeKind::Branch
@@ -235,7 +257,12 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
             };
             for (k, n) in text_refs(&p.text, false) {
                 if let Some(j) = refs.resolve(&k, &n) {
-                    pending.push((nodes[j].id.clone(), kind, p.text.clone(), p.line));
+                    let said = if cond {
+                        condition_label(p)
+                    } else {
+                        p.text.clone()
+                    };
+                    pending.push((nodes[j].id.clone(), kind, said, p.line));
                 }
             }
         }
@@ -251,12 +278,11 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 continue;
             }
             if let Some(to) = resolve_dest(path, &l.dest) {
-                let kind = if branch_links.contains(&idx) {
-                    EdgeKind::Branch
-                } else {
-                    EdgeKind::Link
-                };
-                pending.push((to, kind, l.text.clone(), l.line));
+                // A decision is labelled by what it says, not by the link's text.
+                match branch_links.iter().find(|(i, _)| *i == idx) {
+                    Some((_, said)) => pending.push((to, EdgeKind::Branch, said.clone(), l.line)),
+                    None => pending.push((to, EdgeKind::Link, l.text.clone(), l.line)),
+                }
             }
         }
         // Strongest kind first so a link that is also a branch is kept as the branch.

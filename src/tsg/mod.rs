@@ -5,6 +5,7 @@
 //! files (links to another guide without an anchor).
 
 mod build;
+pub mod clauses;
 mod edges;
 pub mod lint;
 pub mod model;

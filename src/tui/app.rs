@@ -58,6 +58,10 @@ pub struct App {
     pub dirty: bool,
     /// The library screen's "Firing" section (live alerts from Alertmanager).
     pub firing: super::firing::Firing,
+    /// What quitting would lose (running mutations, runs and notes not exported).
+    pub guard: super::guard::Guard,
+    /// When each output ran and with what; the output pager.
+    pub reading: super::pager::Reading,
 }
 
 impl App {
@@ -81,6 +85,8 @@ impl App {
             notice: None,
             dirty: true,
             firing: Default::default(),
+            guard: Default::default(),
+            reading: Default::default(),
         }
     }
 

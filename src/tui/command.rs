@@ -43,6 +43,10 @@ pub enum Command {
     Cancel,
     #[serde(alias = "write")]
     WriteMode,
+    /// The selected probe's whole output, full screen.
+    OpenOutput,
+    /// The selected probe's command to the clipboard.
+    Copy,
     /// `S` on a firing alert: propose a silence.
     Silence,
     /// Lands on the step the alert routes to.

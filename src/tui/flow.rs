@@ -70,6 +70,19 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
         return Vec::new();
     }
     if *class == SafetyClass::LongRunning || app.session.write {
+        if let Effect::NeedsMitigationFlow {
+            node,
+            probe,
+            bindings,
+            ..
+        } = &effect
+        {
+            let vars = bindings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            super::pager::started(app, node, *probe, vars);
+        }
         return vec![effect];
     }
     app.set_message(

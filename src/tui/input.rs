@@ -28,10 +28,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             }
             return Vec::new();
         }
-        KeyCode::Char('c') if ctrl => {
-            app.session.quit = true;
-            return Vec::new();
-        }
+        KeyCode::Char('c') if ctrl => return super::guard::force_quit(app),
         KeyCode::Char('u') if ctrl => buf.clear(),
         KeyCode::Char(c) if !ctrl => buf.push(c),
         KeyCode::Backspace => {

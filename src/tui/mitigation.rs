@@ -1,8 +1,10 @@
 //! The confirmation screen's state and keys: the node's Goal, Preconditions (each acknowledged
 //! on its own), Risk, the exact command after substitution, the target, the dry run, and the
 //! target typed back. Submitting only asks the runtime to confirm: the runtime checks every
-//! acknowledgement and the typed target again and runs nothing when they are wrong. Pure;
-//! must not import IO, `crate::query` or `crate::evidence`.
+//! acknowledgement and the typed target again and runs nothing when they are wrong. Enter is
+//! refused until the command has been drawn whole; only the target field takes typed text,
+//! and only once the operator moved there. Pure; must not import IO, `crate::query` or
+//! `crate::evidence`.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -20,6 +22,12 @@ pub struct MitigationView {
     pub goal: Option<String>,
     pub risk: Option<String>,
     pub preconditions: Vec<String>,
+    /// The sentence that introduces the preconditions ("every item below is true"): shown
+    /// above them, not acknowledged on its own.
+    pub lead_in: Option<String>,
+    /// The values the command runs with (environment name, value): shown in place of
+    /// `${NAME}` everywhere on the screen.
+    pub vars: Vec<(String, String)>,
     /// The command exactly as it will run (variables shown as their values).
     pub command: String,
     /// Context, namespace, cluster or URL, in words.
@@ -63,6 +71,10 @@ pub struct Mitigation {
     /// Waiting for the runtime (dry run or confirmation).
     pub busy: bool,
     pub scroll: u16,
+    /// The command, the target and the field were all drawn whole (set by the widget).
+    pub command_seen: bool,
+    /// The selection moved: the next frame scrolls it into sight.
+    pub follow: bool,
 }
 
 impl Mitigation {
@@ -81,6 +93,8 @@ impl Mitigation {
             dry_output: None,
             busy: false,
             scroll: 0,
+            command_seen: false,
+            follow: false,
             view,
         }
     }
@@ -114,20 +128,26 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         (KeyCode::PageUp, _) => m.scroll = m.scroll.saturating_sub(5),
         (KeyCode::Down | KeyCode::Char('j'), Focus::Preconditions) => {
             m.sel = (m.sel + 1).min(m.acks.len().saturating_sub(1));
+            m.follow = true;
         }
         (KeyCode::Up | KeyCode::Char('k'), Focus::Preconditions) => {
             m.sel = m.sel.saturating_sub(1);
+            m.follow = true;
+        }
+        // Enter once everything is ticked moves to the field; the focus never moves there on
+        // its own, so a key meant as a command (`d`) never lands in the field.
+        (KeyCode::Enter, Focus::Preconditions) if m.all_acknowledged() => {
+            m.focus = Focus::Target;
         }
         (KeyCode::Char(' ') | KeyCode::Enter | KeyCode::Char('x'), Focus::Preconditions) => {
             if let Some(a) = m.acks.get_mut(m.sel) {
                 *a = !*a;
                 m.error = None;
             }
-            if m.all_acknowledged() {
-                m.focus = Focus::Target;
-            } else if let Some(next) = m.acks.iter().position(|a| !a) {
+            if let Some(next) = m.acks.iter().position(|a| !a) {
                 m.sel = next;
             }
+            m.follow = true;
         }
         (KeyCode::Char('d'), Focus::Preconditions) => return dry_run(app),
         (KeyCode::Backspace, Focus::Target) => {
@@ -140,6 +160,33 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         _ => app.dirty = false,
     }
     Vec::new()
+}
+
+/// `text` with each `${NAME}` / `$NAME` of `vars` shown as its value.
+pub fn show_values(text: &str, vars: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    // Longest names first, so `$CLUSTER_ID` is not taken for `$CLUSTER`.
+    let mut vars: Vec<&(String, String)> = vars.iter().collect();
+    vars.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    for (k, v) in vars {
+        out = out.replace(&format!("${{{k}}}"), v);
+        let bare = format!("${k}");
+        let mut rest = out.as_str();
+        let mut done = String::with_capacity(out.len());
+        while let Some(i) = rest.find(&bare) {
+            let after = rest[i + bare.len()..].chars().next();
+            done.push_str(&rest[..i]);
+            if after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                done.push_str(&bare);
+            } else {
+                done.push_str(v);
+            }
+            rest = &rest[i + bare.len()..];
+        }
+        done.push_str(rest);
+        out = done;
+    }
+    out
 }
 
 fn dry_run(app: &mut App) -> Vec<Effect> {
@@ -173,6 +220,14 @@ fn submit(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     if m.busy {
+        return Vec::new();
+    }
+    if !m.command_seen {
+        m.error = Some(
+            "The command is not whole on screen yet: make the terminal at least 80×24, read it, \
+             then press Enter again. Nothing was run."
+                .into(),
+        );
         return Vec::new();
     }
     if let Some(i) = m.acks.iter().position(|a| !a) {

@@ -5,9 +5,10 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `firing`, `firing_keys`, `mitigation`, `worker`, `loading`, `keymap`, `theme`,
-//! `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
-//! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
+//! `widgets`, `flow`, `firing`, `firing_keys`, `guard`, `mitigation`, `pager`, `worker`, `loading`,
+//! `keymap`, `theme`, `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must
+//! not import IO (std::fs, std::process, std::env, std::thread, tokio) nor `crate::query` /
+//! `crate::evidence`.
 
 pub mod action;
 pub mod app;
@@ -17,12 +18,14 @@ pub mod firing;
 pub mod firing_keys;
 pub mod flow;
 pub mod frame;
+pub mod guard;
 pub mod input;
 pub mod keymap;
 pub mod loading;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;
+pub mod pager;
 pub mod palette;
 pub mod runtime;
 pub mod scroll;

@@ -58,6 +58,10 @@ pub fn run(app: &mut App, p: usize) -> Vec<Effect> {
 /// Applies a navigator command and turns its effects into UI state or runtime work.
 pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     let before = app.nav.current.clone();
+    if matches!(cmd, Cmd::SetVar { .. }) {
+        // Outputs that used the old value are drawn again, marked stale.
+        app.probes.generation += 1;
+    }
     let effects = nav::apply(&mut app.nav, &app.lib, cmd);
     if app.nav.current != before {
         app.screen.scroll = 0;
@@ -105,8 +109,16 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                 });
             }
             e @ Effect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
-            Effect::RunProbe { .. } => match &app.session.live {
-                Live::Available => out.push(e),
+            Effect::RunProbe {
+                ref node,
+                probe,
+                ref bindings,
+            } => match &app.session.live {
+                Live::Available => {
+                    let vars = bindings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                    super::pager::started(app, node, probe, vars);
+                    out.push(e)
+                }
                 Live::Unavailable(why) => app.set_message(
                     format!(
                         "Live queries are unavailable: {why}. Nothing was run; no result is shown."
@@ -119,6 +131,10 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                 true,
             ),
             Effect::Record(_) if !app.session.recording => {}
+            e @ Effect::Record(nav::Event::StatusSet { .. } | nav::Event::ChecklistToggled { .. }) => {
+                app.guard.notes += 1;
+                out.push(e);
+            }
             other => out.push(other),
         }
     }

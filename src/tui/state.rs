@@ -80,6 +80,11 @@ pub struct Viewport {
     pub node_lines: Option<usize>,
     /// Lines of the help screen, once it was drawn.
     pub help_lines: usize,
+    /// The confirmation screen: whether its pinned part (command, target, field) was drawn
+    /// whole, and the scroll of the text above it as drawn.
+    pub confirm: Option<(bool, u16)>,
+    /// Rows of text the output pager showed.
+    pub pager_rows: usize,
 }
 
 impl Viewport {

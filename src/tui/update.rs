@@ -3,7 +3,7 @@
 //! (std::fs, std::process, std::env, tokio, reqwest, kube).
 
 use super::action::Action;
-use super::app::{App, Evidence, Input, Item, Panel, Screen};
+use super::app::{App, Input, Item, Panel, Screen};
 use super::command::Command;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::scroll::help_scroll_to;
@@ -16,12 +16,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     if !matches!(
         action,
         Action::Command(Command::Quit)
+            | Action::Command(Command::ForceQuit)
             | Action::Key(_)
             | Action::Mouse(_)
             | Action::Resize(..)
             | Action::Drawn(_)
     ) {
         app.session.quit_armed = false;
+        app.guard.ctrl_c_armed = false;
     }
     match action {
         Action::Key(ev) => {
@@ -33,6 +35,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             if app.input.is_some() {
                 return super::input::key(app, ev);
+            }
+            if app.reading.pager.is_some() {
+                return super::pager::key(app, ev);
             }
             let ctx = if app.screen.help {
                 "help"
@@ -55,6 +60,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {
             super::scroll::drawn(app, v);
+            super::pager::drawn(app, &v);
             Vec::new()
         }
         Action::Command(c) => command(app, c),
@@ -69,11 +75,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 /// Runs a command on the screen shown.
 fn command(app: &mut App, c: Command) -> Vec<Effect> {
     match c {
-        Command::ForceQuit => {
-            app.session.quit = true;
-            Vec::new()
-        }
-        Command::Quit => quit(app),
+        Command::ForceQuit => super::guard::force_quit(app),
+        Command::Quit => super::guard::quit(app),
         Command::Help => {
             app.screen.help = !app.screen.help;
             app.screen.help_scroll = 0;
@@ -94,26 +97,6 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
         c if app.screen.current == Screen::Library => library(app, c),
         c => guide(app, c),
     }
-}
-
-fn quit(app: &mut App) -> Vec<Effect> {
-    if !app.session.open.is_empty() && !app.session.quit_armed {
-        app.session.quit_armed = true;
-        let warning = super::flow::open_warning(app);
-        app.set_message(
-            format!("Press q again to quit with it open, or restore first. {warning}."),
-            true,
-        );
-    } else if app.session.evidence == Evidence::Unexported && !app.session.quit_armed {
-        app.session.quit_armed = true;
-        app.set_message(
-            "Evidence has not been exported: :export first, or press q again to quit anyway.",
-            true,
-        );
-    } else {
-        app.session.quit = true;
-    }
-    Vec::new()
 }
 
 fn help(app: &mut App, a: Command) -> Vec<Effect> {
@@ -210,6 +193,8 @@ fn guide(app: &mut App, a: Command) -> Vec<Effect> {
             app.search.sel = 0;
         }
         Command::Cancel => return cancel_running(app),
+        Command::OpenOutput => return super::pager::open(app),
+        Command::Copy => return super::pager::copy_command(app),
         _ => app.dirty = false,
     }
     Vec::new()

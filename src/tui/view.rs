@@ -22,15 +22,20 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
             Screen::Guide => widgets::guide::draw(f, body, app, fs),
         }
     }
+    if app.reading.pager.is_some() {
+        widgets::pager::draw(f, body, app, fs);
+    }
     if app.mitigation.is_some() {
-        widgets::confirm::draw(f, body, app);
+        widgets::confirm::draw(f, body, app, fs);
     }
     widgets::firing::draw_confirm(f, body, app);
     status_line(f, status, app);
 }
 
-/// The session's mode, always shown first; then the open mitigations and running tasks.
-fn mode_spans(app: &App) -> Vec<Span<'static>> {
+/// The session's mode, always shown first; then where answers come from (demo, replay), the
+/// open mitigations and running tasks. `compact` keeps them short so that a message still
+/// fits beside them (what is open stays spelled out unless the screen is narrow).
+fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
     let mut out = vec![if app.session.write {
         Span::styled(
@@ -43,6 +48,14 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
     } else {
         Span::styled(" READ-ONLY ", t.get("badge.read-only"))
     }];
+    // Where answers come from stays in sight whatever message is shown.
+    if let Some(label) = &app.session.data_label {
+        let label = match label.split_once(" (") {
+            Some((short, _)) if compact => short,
+            _ => label,
+        };
+        out.push(Span::styled(format!(" {label} "), t.get("ui.error")));
+    }
     if !app.session.open.is_empty() {
         let first = app
             .session
@@ -50,17 +63,24 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
             .first()
             .map(|o| format!("{} → {}", o.resource, o.now));
         out.push(Span::styled(
-            format!(
-                " OPEN {}: {} ",
-                app.session.open.len(),
-                first.unwrap_or_default()
-            ),
+            if compact && area_w < 100 {
+                format!(" OPEN {} ", app.session.open.len())
+            } else {
+                format!(
+                    " OPEN {}: {} ",
+                    app.session.open.len(),
+                    first.unwrap_or_default()
+                )
+            },
             t.get("ui.error"),
         ));
     }
     if !app.probes.tasks.is_empty() {
         out.push(Span::styled(
             match app.probes.tasks.len() {
+                n if compact && area_w < 100 => {
+                    format!(" {n} task{} ", if n == 1 { "" } else { "s" })
+                }
                 1 => " 1 task running (:tasks) ".to_string(),
                 n => format!(" {n} tasks running (:tasks) "),
             },
@@ -76,7 +96,24 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
 
 fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let t = &app.theme;
-    let mode = mode_spans(app);
+    // Short badges when the message would not fit beside the long ones.
+    let spans_w =
+        |m: &[Span]| -> usize { m.iter().map(|s| widgets::wrap::width(&s.content)).sum() };
+    let wanted = match (&app.input, &app.notice) {
+        (Some(Input::Write { buf }), _) => {
+            60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
+        }
+        (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
+        (Some(Input::Palette { buf } | Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
+        (None, Some(n)) => widgets::wrap::width(&n.text),
+        (None, None) => 0,
+    };
+    let full = mode_spans(app, false, area.width);
+    let mode = if wanted > 0 && spans_w(&full) + wanted > usize::from(area.width) {
+        mode_spans(app, true, area.width)
+    } else {
+        full
+    };
     let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
@@ -124,10 +161,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             ),
             None => {
                 let live = match &app.session.live {
-                    Live::Available if app.session.data_label.is_some() => Span::styled(
-                        app.session.data_label.clone().unwrap_or_default(),
-                        t.get("ui.error"),
-                    ),
+                    Live::Available if app.session.data_label.is_some() => Span::raw(""),
                     Live::Available => match &app.session.sandbox {
                         Some(sb) => Span::styled(
                             format!("live queries on · sandbox: {sb}"),

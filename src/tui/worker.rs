@@ -77,6 +77,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             app.probes
                 .running
                 .retain(|(n, p)| !(n == &node && *p == probe));
+            super::guard::probe_finished(app, &node, probe);
             app.probes.results.insert((node.clone(), probe), r);
             app.probes.generation += 1;
             if ok {
@@ -86,6 +87,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Exported(r) => match r {
             Ok(path) => {
                 app.session.evidence = Evidence::Exported;
+                super::guard::exported(app);
                 app.set_message(format!("Evidence exported to {path}"), false);
             }
             Err(e) => app.set_message(format!("Export failed: {e}"), true),
@@ -107,7 +109,9 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             None => app.set_message(why, true),
         },
         Action::MitigationStarted(what) => {
-            app.mitigation = None;
+            if let Some(m) = app.mitigation.take() {
+                super::guard::mutation_started(app, &m.view.node, m.view.probe);
+            }
             app.set_message(what, false);
         }
         Action::DryRunFinished(ok, text) => {

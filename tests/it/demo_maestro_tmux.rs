@@ -50,8 +50,8 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
         s.contains("Step 1: Confirm the deletion is stuck") && s.contains("Recording evidence in ")
     });
     t.keys(&["Escape"]);
-    t.wait_for("the demo-data label", |s| {
-        s.contains("DEMO DATA (simulated)")
+    t.wait_for("the message cleared, the demo-data label kept", |s| {
+        s.contains("DEMO DATA (simulated)") && !s.contains("Recording evidence in ")
     });
 
     let step2 = "step-2-inspect-the-resource-bundles-in-maestro";

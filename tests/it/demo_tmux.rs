@@ -111,7 +111,9 @@ fn mitigate(t: &Tmux) {
     }
     t.keys(&["r"]);
     t.wait_for("the confirmation screen", |s| {
-        s.contains("Mitigation: confirm before it runs") && s.contains("--grace-period=0 --force")
+        s.contains("Mitigation: confirm before it runs")
+            && s.contains("kubectl delete pod \"router-6f8b7c9d5-9vtx2\"")
+            && s.contains("--grace-period=0")
     });
     let pre = tsgnav::mitigate::preconditions(a.current_node().expect("node")).len();
     t.confirm(pre, &ctx);

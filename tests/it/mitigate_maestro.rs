@@ -173,8 +173,8 @@ async fn maestro_strategy_2_scale_down_clean_up_and_restore_with_the_captured_co
     let pre = confirmations[0]["preconditions"].as_array().map(Vec::len);
     assert_eq!(
         pre,
-        Some(4),
-        "the preconditions text and the three checklist items"
+        Some(3),
+        "the three checklist items (the lead-in of Preconditions is not one)"
     );
 
     let o = tsgnav(

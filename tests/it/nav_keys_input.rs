@@ -87,8 +87,14 @@ fn help_opens_and_closes_and_q_quits() {
 #[test]
 fn q_warns_once_when_evidence_is_not_exported() {
     let mut a = at_alert();
+    a.session.recording = true;
     a.session.evidence = tsgnav::tui::app::Evidence::Unexported;
-    keys(&mut a, "q");
+    // Only viewing: nothing would be lost, q quits at once.
+    keys(&mut a, "n q");
+    assert!(a.session.quit, "q quits at once after only viewing a step");
+    a.session.quit = false;
+    // A step marked done is a note the bundle would miss: q asks once.
+    keys(&mut a, "d q");
     assert!(!a.session.quit);
     assert!(a
         .notice

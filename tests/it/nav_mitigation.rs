@@ -64,6 +64,8 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
         preconditions: (1..=preconditions)
             .map(|i| format!("condition {i}"))
             .collect(),
+        lead_in: None,
+        vars: Vec::new(),
         command: "kubectl scale deployment maestro-agent -n maestro --replicas=0".into(),
         target: format!("context {CTX}"),
         confirm_name: Some(CTX.into()),
@@ -147,7 +149,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
         .unwrap_or("")
         .contains("Precondition 1 of 3"));
     assert_eq!(m.focus, Focus::Preconditions);
-    // Space ticks one at a time; the last one moves to the target field.
+    // Space ticks one at a time; the focus stays until Tab (or Enter) moves it to the field.
     keys(&mut a, "<Space>");
     assert_eq!(
         a.mitigation.as_ref().expect("open").acks,
@@ -155,7 +157,12 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     );
     keys(&mut a, "<Space> <Space>");
     let m = a.mitigation.as_ref().expect("open");
-    assert_eq!((m.focus, m.acks.clone()), (Focus::Target, vec![true; 3]));
+    assert_eq!(
+        (m.focus, m.acks.clone()),
+        (Focus::Preconditions, vec![true; 3])
+    );
+    keys(&mut a, "<Enter>");
+    assert_eq!(a.mitigation.as_ref().expect("open").focus, Focus::Target);
     let fx = keys(&mut a, "<Enter>");
     assert_eq!(
         fx,

@@ -143,6 +143,10 @@ pub struct Tmux {
 
 impl Tmux {
     pub fn start(tag: &str) -> Option<Tmux> {
+        Tmux::start_sized(tag, 120, 40)
+    }
+    /// A session of `w`×`h` cells.
+    pub fn start_sized(tag: &str, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var("TSGNAV_REQUIRE_SERVERS").as_deref() != Ok("1"),
@@ -157,9 +161,9 @@ impl Tmux {
                 "new-session",
                 "-d",
                 "-x",
-                "120",
+                &w.to_string(),
                 "-y",
-                "40",
+                &h.to_string(),
                 "-s",
                 &name,
                 "bash --norc --noprofile",
@@ -223,7 +227,7 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    /// Quits a session whose evidence was not exported: `q` warns, a second `q` quits.
+    /// Quits a session whose probe runs were not exported: `q` warns, a second `q` quits.
     pub fn quit_unexported(&self) {
         self.keys(&["q"]);
         self.wait_for("the export warning", |s| {
@@ -322,7 +326,30 @@ impl Tmux {
         for _ in 0..preconditions {
             self.keys(&["Space"]);
         }
+        if preconditions > 0 {
+            // The focus moves to the target field only when asked.
+            self.keys(&["Tab"]);
+        }
         self.keys(&["-l", target]);
         self.keys(&["Enter"]);
+    }
+}
+
+impl Tmux {
+    /// The newest tmux paste buffer (what an OSC 52 copy put there), with `set-clipboard on`.
+    pub fn clipboard(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["show-buffer"])
+            .output()
+            .expect("show-buffer");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    /// Lets programs in the pane set the clipboard (OSC 52 becomes a paste buffer).
+    pub fn allow_clipboard(&self) {
+        assert!(Command::new("tmux")
+            .args(["set-option", "-s", "set-clipboard", "on"])
+            .status()
+            .expect("set-option")
+            .success());
     }
 }

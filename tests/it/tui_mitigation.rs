@@ -64,7 +64,10 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
         s.contains("Strategy 2") && s.contains("READ-ONLY")
     });
     let (tabs, pre) = layout(STRATEGY, 0);
-    assert_eq!(pre, 4, "the Preconditions line and its three task items");
+    assert_eq!(
+        pre, 3,
+        "three task items; the lead-in of Preconditions is not one"
+    );
 
     // Probe 1 captures the count into ORIG_REPLICAS (read-only, runs at once).
     tab(&t, tabs);
@@ -106,6 +109,7 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     for _ in 0..pre {
         t.keys(&["Space"]);
     }
+    t.keys(&["Tab"]);
     t.keys(&["-l", "mc-somewhere-else"]);
     t.keys(&["Enter"]);
     t.wait_for("the wrong-target refusal", |s| {
@@ -149,13 +153,18 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     let (tabs, pre) = layout(RESTORE, 0);
     tab(&t, tabs);
     t.keys(&["r"]);
-    let captured = format!("# env ORIG_REPLICAS={before}");
+    // The value is shown in place in the command and listed under it.
+    let captured = format!("with ORIG_REPLICAS={before}");
+    let in_place = format!("--replicas=\"{before}\"");
     t.wait_for("the restore's screen with the captured count", |s| {
-        s.contains("Mitigation: confirm before it runs") && s.contains(&captured)
+        s.contains("Mitigation: confirm before it runs")
+            && s.contains(&captured)
+            && s.contains(&in_place)
     });
     for _ in 0..pre {
         t.keys(&["Space"]);
     }
+    t.keys(&["Tab"]);
     t.keys(&["-l", &ctx]);
     t.keys(&["Enter"]);
     t.wait_for("the rollout status offered next", |s| {
@@ -163,7 +172,8 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     });
     assert_eq!(replicas(), before, "restored to the captured count");
 
-    t.keys(&["q"]);
+    // The restore ran after the export: q says so once.
+    t.quit_unexported();
     t.restored();
     let dir = t.only_session();
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).expect("journal");

@@ -93,7 +93,17 @@ impl Probes {
             return vec![Action::MitigationRefused(format!("No step {node}."))];
         };
         let preconditions = mitigate::preconditions(n);
-        let command = crate::query::preview_command(&req);
+        // The command as it runs, and the values it runs with (shown in place on the screen).
+        let (command, mut vars) =
+            match crate::query::vars::substitute(req.lang, &req.code, &req.bindings) {
+                Ok(s) => (s.text.trim_end().to_string(), s.env),
+                Err(_) => (crate::query::preview_command(&req), Vec::new()),
+            };
+        for (k, v) in &req.bindings {
+            if !vars.iter().any(|(n, _)| n == k) {
+                vars.push((k.clone(), v.clone()));
+            }
+        }
         let dry = mitigate::dry_run(req.lang, &req.code);
         let view = MitigationView {
             node: node.to_string(),
@@ -110,6 +120,11 @@ impl Probes {
                     t.strip_prefix("Risk:").unwrap_or(t).trim().to_string()
                 }),
             preconditions: preconditions.clone(),
+            lead_in: n
+                .fields
+                .get("preconditions")
+                .and_then(|t| crate::tsg::clauses::split(t).lead_in),
+            vars,
             command,
             target: req.target.describe(),
             confirm_name: target_name(&req.target).map(str::to_string),

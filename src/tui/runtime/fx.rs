@@ -96,6 +96,7 @@ impl Fx {
                 Some(p) => p.stop_task(id),
                 None => Vec::new(),
             },
+            Effect::Copy(text) => super::clip::copy(&text),
             Effect::Silence {
                 source,
                 alert,

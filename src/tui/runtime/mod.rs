@@ -5,6 +5,7 @@
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
+mod clip;
 pub mod convert;
 pub mod firing;
 pub mod flow;
@@ -194,6 +195,8 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     }
     loop {
         while let Some(action) = queue.pop_front() {
+            // The clock outputs are stamped with ("ran 03:12:09 with …").
+            app.reading.now = chrono::Local::now().format("%H:%M:%S").to_string();
             for effect in update(&mut app, action) {
                 queue.extend(fx.execute(&app, effect));
             }

@@ -133,6 +133,14 @@ impl Probes {
         let resolved = vars.resolve(p.lang, &p.code).map_err(|e| e.to_string())?;
         let mut req = ProbeRequest::from_probe(node, p, resolved).map_err(|e| e.to_string())?;
         req.target.kubeconfig = self.settings.kubeconfig.clone();
+        // A namespace hint written as `${OCM_NAMESPACE}` is named by its value.
+        if let Some(ns) = req.target.namespace.as_mut().filter(|n| n.contains('$')) {
+            let values: Vec<(String, String)> = bindings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            *ns = crate::tui::mitigation::show_values(ns, &values);
+        }
         if req.target.kube_context.is_none() {
             req.target.kube_context = self.settings.context.clone();
         }

@@ -48,7 +48,9 @@ pub fn render(
     let lang = info.split_whitespace().next().unwrap_or("");
     let mut head = vec![Span::styled("┌─ ", frame)];
     let mut result = None;
+    let mut stamp = "";
     if let Some((i, p)) = probe {
+        stamp = &p.stamp;
         let name = p
             .probe
             .attrs
@@ -91,6 +93,23 @@ pub fn render(
         } else {
             t.get("ui.error")
         };
+        if !stamp.is_empty() {
+            let st = if stamp.contains("STALE") {
+                t.get("ui.error")
+            } else {
+                t.get("ui.dim")
+            };
+            out.push(Line::from(vec![
+                Span::styled("  ⎿ ", s),
+                Span::styled(truncate(stamp, width.saturating_sub(4)), st),
+            ]));
+        }
+        if r.text.lines().count() > 200 || r.text.lines().any(|l| super::wrap::width(l) > width) {
+            out.push(Line::from(vec![
+                Span::styled("  ⎿ ", s),
+                Span::styled("o reads it all (wrap, search, copy)", t.get("ui.dim")),
+            ]));
+        }
         for l in r.text.lines().take(200) {
             out.push(Line::from(vec![
                 Span::styled("  ⎿ ", s),

@@ -200,6 +200,7 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                         .copied()
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
                     result: app.probes.results.get(&(id.clone(), i)),
+                    stamp: crate::tui::pager::stamp(app, &id, i),
                 })
                 .collect();
             markdown::render(&node.body, width, &app.theme, &views)

@@ -10,6 +10,8 @@ pub mod help;
 pub mod library;
 pub mod markdown;
 pub mod outline;
+pub mod pager;
 pub mod panel;
+pub mod scope;
 pub mod table;
 pub mod wrap;

@@ -106,11 +106,16 @@ fn actions(app: &App) -> Vec<Vec<Span<'static>>> {
                 {
                     String::new()
                 } else {
-                    format!("{} ", c.label.replace('`', ""))
+                    format!("{} ", c.label.replace(['`', '*'], ""))
+                };
+                // "if agents are disconnected → …": a condition speaks for itself.
+                let (kind, label) = match spoken(&label) {
+                    Some(said) if c.kind == ChoiceKind::Branch => (String::new(), said),
+                    _ => (format!("{kind}: "), label),
                 };
                 vec![
                     Span::styled(num, t.get("ui.key")),
-                    Span::styled(format!("{kind}: "), t.get("ui.dim")),
+                    Span::styled(kind, t.get("ui.dim")),
                     Span::raw(label),
                     Span::styled(
                         format!("→ {target}"),
@@ -151,6 +156,20 @@ fn actions(app: &App) -> Vec<Vec<Span<'static>>> {
         });
     }
     rows
+}
+
+/// A label that starts with its condition ("If agents are …"), with a lower-case first word.
+fn spoken(label: &str) -> Option<String> {
+    let lower = label.to_lowercase();
+    ["if ", "when ", "unless ", "otherwise", "else"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        .then(|| {
+            let mut c = label.chars();
+            c.next()
+                .map(|f| f.to_lowercase().chain(c).collect())
+                .unwrap_or_default()
+        })
 }
 
 fn vars(app: &App) -> Vec<Vec<Span<'static>>> {

@@ -18,6 +18,8 @@ pub struct ProbeView<'a> {
     pub probe: &'a Probe,
     pub class: SafetyClass,
     pub result: Option<&'a ProbeResult>,
+    /// "ran 03:12:09 with NODE=aks-1", with "STALE: …" when a value changed since.
+    pub stamp: String,
 }
 
 pub use super::code::{badge, badge_style};

@@ -1,0 +1,335 @@
+//! Reading a probe's whole output: the full-screen pager's state and keys (scroll both ways,
+//! `/` search with n/N, wrap toggle, line numbers, `y` copies the output and `Y` the command),
+//! plus when each output ran and with which values, so that an output whose values changed
+//! since is marked stale. Pure: part of `update()`; must not import IO.
+
+use std::collections::HashMap;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::App;
+use crate::nav::Effect;
+
+/// When a probe's output was asked for, and the values it ran with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ran {
+    /// Local time, HH:MM:SS.
+    pub at: String,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Ran {
+    /// "ran 03:12:09 with NODE=aks-1 NS=ocm-x".
+    pub fn describe(&self) -> String {
+        let mut s = format!("ran {}", self.at);
+        if !self.vars.is_empty() {
+            let list: Vec<String> = self.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" with {}", list.join(" ")));
+        }
+        s
+    }
+}
+
+/// Reading state kept apart from the rest of the app: the clock the runtime sets, when each
+/// output ran, and the open pager.
+#[derive(Debug, Clone, Default)]
+pub struct Reading {
+    /// The wall clock (HH:MM:SS) as the runtime last set it; empty in tests.
+    pub now: String,
+    /// (node, probe) → when it was started and with which values.
+    pub ran: HashMap<(String, usize), Ran>,
+    pub pager: Option<Pager>,
+}
+
+/// The full-screen pager over one output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pager {
+    pub title: String,
+    pub stamp: String,
+    pub command: String,
+    pub lines: Vec<String>,
+    pub top: usize,
+    pub left: usize,
+    pub wrap: bool,
+    pub numbers: bool,
+    /// The search being typed after `/`.
+    pub typing: Option<String>,
+    pub query: String,
+    pub hits: Vec<usize>,
+    pub hit: usize,
+    /// Rows of text drawn last frame (for paging).
+    pub rows: usize,
+}
+
+/// A table's header: two or more upper-case words set apart by runs of spaces.
+fn tabular(lines: &[String]) -> bool {
+    lines.iter().take(5).any(|l| {
+        let t = l.trim_start_matches(['⎿', ' ', '$']);
+        t.contains("  ")
+            && t.split("  ").filter(|w| !w.trim().is_empty()).count() >= 2
+            && t.chars()
+                .filter(|c| c.is_alphabetic())
+                .all(|c| c.is_uppercase())
+            && t.chars().any(char::is_alphabetic)
+    })
+}
+
+impl Pager {
+    pub fn new(title: String, stamp: String, command: String, text: &str) -> Pager {
+        let lines: Vec<String> = text.lines().map(|l| l.replace('\t', "    ")).collect();
+        Pager {
+            // Tables keep their columns: no wrapping unless asked.
+            wrap: !tabular(&lines),
+            numbers: true,
+            title,
+            stamp,
+            command,
+            lines,
+            ..Pager::default()
+        }
+    }
+
+    fn max_top(&self) -> usize {
+        self.lines.len().saturating_sub(self.rows.max(1))
+    }
+
+    fn search(&mut self, forward: bool) {
+        let q = self.query.to_lowercase();
+        self.hits = self
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !q.is_empty() && l.to_lowercase().contains(&q))
+            .map(|(i, _)| i)
+            .collect();
+        if self.hits.is_empty() {
+            return;
+        }
+        let from = self.top;
+        self.hit = if forward {
+            self.hits.iter().position(|h| *h >= from).unwrap_or(0)
+        } else {
+            self.hits
+                .iter()
+                .rposition(|h| *h <= from)
+                .unwrap_or(self.hits.len() - 1)
+        };
+        self.show_hit();
+    }
+
+    fn show_hit(&mut self) {
+        let Some(&line) = self.hits.get(self.hit) else {
+            return;
+        };
+        self.top = line;
+        if !self.wrap {
+            // Scrolls sideways so that the match is in sight.
+            let lower = self.lines[line].to_lowercase();
+            let col = lower
+                .find(&self.query.to_lowercase())
+                .and_then(|b| lower.get(..b))
+                .map(|s| s.chars().count())
+                .unwrap_or(0);
+            self.left = col.saturating_sub(8);
+        }
+    }
+}
+
+/// `o`: the whole output of the selected probe (or the first one of this step that has one).
+pub fn open(app: &mut App) -> Vec<Effect> {
+    let Some(node) = app.current_node() else {
+        return Vec::new();
+    };
+    let id = node.id.clone();
+    let selected = match app.items().get(app.screen.item_sel) {
+        Some(super::app::Item::Probe(p)) => Some(*p),
+        _ => None,
+    };
+    let probe = selected
+        .filter(|p| app.probes.results.contains_key(&(id.clone(), *p)))
+        .or_else(|| {
+            (0..node.probes.len()).find(|p| app.probes.results.contains_key(&(id.clone(), *p)))
+        });
+    let Some(p) = probe else {
+        app.set_message(
+            "No output on this step yet: r runs the selected probe, then o shows all of it.",
+            false,
+        );
+        return Vec::new();
+    };
+    let code = node
+        .probes
+        .get(p)
+        .map(|q| q.code.clone())
+        .unwrap_or_default();
+    let name = node
+        .probes
+        .get(p)
+        .and_then(|q| q.attrs.get("name"))
+        .map(|n| format!(" {n}"))
+        .unwrap_or_default();
+    let stamp = stamp(app, &id, p);
+    let text = app
+        .probes
+        .results
+        .get(&(id.clone(), p))
+        .map(|r| r.text.clone())
+        .unwrap_or_default();
+    let title = format!("probe {}{name} · {}", p + 1, node.title);
+    app.notice = None;
+    app.reading.pager = Some(Pager::new(title, stamp, code, &text));
+    Vec::new()
+}
+
+/// "ran 03:12:09 with NODE=aks-1", "STALE: NODE is now aks-2 · ran …", or "" when unknown.
+pub fn stamp(app: &App, node: &str, probe: usize) -> String {
+    let Some(ran) = app.reading.ran.get(&(node.to_string(), probe)) else {
+        return String::new();
+    };
+    let changed = stale(app, ran);
+    if changed.is_empty() {
+        ran.describe()
+    } else {
+        format!("STALE: {} · {}", changed.join(", "), ran.describe())
+    }
+}
+
+/// "NODE is now aks-2" for each value used that has changed since.
+pub fn stale(app: &App, ran: &Ran) -> Vec<String> {
+    ran.vars
+        .iter()
+        .filter_map(|(k, was)| {
+            let now = app.nav.vars.get(k).map(|v| v.value.as_str());
+            match now {
+                Some(now) if now != was => Some(format!("{k} is now {now}")),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A probe was submitted with these values: remember when and with what.
+pub fn started(app: &mut App, node: &str, probe: usize, vars: Vec<(String, String)>) {
+    let at = app.reading.now.clone();
+    app.reading
+        .ran
+        .insert((node.to_string(), probe), Ran { at, vars });
+}
+
+/// `y` outside the pager: the selected probe's command to the clipboard.
+pub fn copy_command(app: &mut App) -> Vec<Effect> {
+    let p = match app.items().get(app.screen.item_sel) {
+        Some(super::app::Item::Probe(p)) => *p,
+        _ => {
+            app.set_message("Select a probe first (Tab): y copies its command.", false);
+            return Vec::new();
+        }
+    };
+    let Some(code) = app
+        .current_node()
+        .and_then(|n| n.probes.get(p))
+        .map(|q| q.code.trim_end().to_string())
+    else {
+        return Vec::new();
+    };
+    app.set_message(
+        format!(
+            "Copied probe {}'s command to the clipboard (OSC 52).",
+            p + 1
+        ),
+        false,
+    );
+    vec![Effect::Copy(code)]
+}
+
+/// A key while the pager is open.
+pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && ev.code == KeyCode::Char('c') {
+        return super::guard::force_quit(app);
+    }
+    let Some(p) = app.reading.pager.as_mut() else {
+        return Vec::new();
+    };
+    if let Some(buf) = p.typing.as_mut() {
+        match ev.code {
+            KeyCode::Esc => p.typing = None,
+            KeyCode::Enter => {
+                p.query = p.typing.take().unwrap_or_default();
+                p.search(true);
+                if p.hits.is_empty() && !p.query.is_empty() {
+                    let q = p.query.clone();
+                    app.set_message(format!("`{q}` is not in this output."), true);
+                }
+            }
+            KeyCode::Backspace => {
+                buf.pop();
+            }
+            KeyCode::Char(c) if !ctrl => buf.push(c),
+            _ => {}
+        }
+        return Vec::new();
+    }
+    let page = p.rows.max(1);
+    match ev.code {
+        KeyCode::Esc | KeyCode::Char('q') => app.reading.pager = None,
+        KeyCode::Down | KeyCode::Char('j') | KeyCode::Enter => p.top += 1,
+        KeyCode::Up | KeyCode::Char('k') => p.top = p.top.saturating_sub(1),
+        KeyCode::Char('d') if ctrl => p.top += page / 2,
+        KeyCode::Char('u') if ctrl => p.top = p.top.saturating_sub(page / 2),
+        KeyCode::PageDown | KeyCode::Char(' ') | KeyCode::Char('f') => p.top += page,
+        KeyCode::PageUp | KeyCode::Char('b') => p.top = p.top.saturating_sub(page),
+        KeyCode::Home | KeyCode::Char('g') => p.top = 0,
+        KeyCode::End | KeyCode::Char('G') => p.top = usize::MAX,
+        KeyCode::Right | KeyCode::Char('l') if !p.wrap => p.left += 8,
+        KeyCode::Left | KeyCode::Char('h') if !p.wrap => p.left = p.left.saturating_sub(8),
+        KeyCode::Char('0') => p.left = 0,
+        KeyCode::Char('w') => {
+            p.wrap = !p.wrap;
+            p.left = 0;
+        }
+        KeyCode::Char('#') => p.numbers = !p.numbers,
+        KeyCode::Char('/') => p.typing = Some(String::new()),
+        KeyCode::Char('n') if !p.hits.is_empty() => {
+            p.hit = (p.hit + 1) % p.hits.len();
+            p.show_hit();
+        }
+        KeyCode::Char('N') if !p.hits.is_empty() => {
+            p.hit = (p.hit + p.hits.len() - 1) % p.hits.len();
+            p.show_hit();
+        }
+        KeyCode::Char('y') => {
+            let text = p.lines.join("\n");
+            let n = p.lines.len();
+            app.set_message(
+                format!("Copied the output ({n} lines) to the clipboard (OSC 52)."),
+                false,
+            );
+            return vec![Effect::Copy(text)];
+        }
+        KeyCode::Char('Y') => {
+            let text = p.command.trim_end().to_string();
+            app.set_message("Copied the command to the clipboard (OSC 52).", false);
+            return vec![Effect::Copy(text)];
+        }
+        _ => app.dirty = false,
+    }
+    if let Some(p) = app.reading.pager.as_mut() {
+        p.top = p.top.min(p.max_top());
+    }
+    Vec::new()
+}
+
+/// What the view measured: the pager's rows, and on the confirmation screen whether the
+/// command, target and field were drawn whole (Enter waits for that) and the scroll used.
+pub fn drawn(app: &mut App, v: &crate::tui::state::Viewport) {
+    if let Some(p) = app.reading.pager.as_mut() {
+        p.rows = v.pager_rows;
+        p.top = p.top.min(p.max_top());
+    }
+    if let (Some(m), Some((whole, scroll))) = (app.mitigation.as_mut(), v.confirm) {
+        m.command_seen |= whole;
+        m.scroll = scroll;
+        m.follow = false;
+    }
+}
