@@ -204,7 +204,7 @@ impl R<'_, '_> {
 /// none). `None` for any other HTML, which is shown as written.
 fn details_title(html: &str) -> Option<String> {
     let lower = html.to_ascii_lowercase();
-    if !(lower.contains("<details") || lower.contains("summary>")) {
+    if !(lower.contains("details") || lower.contains("summary>")) {
         return None;
     }
     let title = match (lower.find("<summary>"), lower.find("</summary>")) {
