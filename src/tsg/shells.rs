@@ -137,6 +137,9 @@ fn nested(inside: Option<&RunsIn>, via: &str, kind: ShellKind, target: &str) -> 
     }
 }
 
+/// Consecutive command lines of a block that run in the same place (`None`: locally).
+type Segment = (Option<RunsIn>, Vec<(usize, String)>);
+
 /// Command names that run on the operator's machine, not inside a pod or node shell.
 const OPERATOR_CLIS: &[&str] = &["kubectl", "oc", "az", "helm", "hcpctl", "kubelogin"];
 
@@ -210,7 +213,7 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
                 entered = None;
             }
         }
-        let mut segs: Vec<(Option<RunsIn>, Vec<(usize, String)>)> = Vec::new();
+        let mut segs: Vec<Segment> = Vec::new();
         let mut changed = false;
         for (i, text, prompt) in commands {
             let step = step(&text, stack.last());
