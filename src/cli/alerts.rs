@@ -10,7 +10,10 @@ use clap::Args;
 use serde_json::json;
 
 #[derive(Debug, Args)]
+#[command(subcommand_negates_reqs = true)]
 pub struct AlertsArgs {
+    #[command(subcommand)]
+    pub firing: Option<AlertsCommand>,
     /// Guides or folders of guides (default: the bundled guides).
     pub paths: Vec<PathBuf>,
     /// Prometheus rule files or folders of them (PrometheusRule CRDs or plain rule groups).
@@ -19,6 +22,13 @@ pub struct AlertsArgs {
     /// Print JSON: {"routes":[…],"unrouted":[…],"dangling":[…]}.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum AlertsCommand {
+    /// What is firing now (Alertmanager API v2, or Prometheus' ALERTS series), with each
+    /// alert's state and its route in the guides.
+    Firing(super::alerts_firing::FiringArgs),
 }
 
 /// Alert names defined under `groups[].rules[].alert` anywhere in a YAML document, with
@@ -105,6 +115,9 @@ pub fn defined_rules(paths: &[PathBuf]) -> anyhow::Result<BTreeMap<String, Optio
 
 impl AlertsArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
+        if let Some(AlertsCommand::Firing(f)) = self.firing {
+            return f.run();
+        }
         let (lib, failed) = super::load(&self.paths);
         // (alert, to, file, line, by)
         let mut routes: Vec<(String, String, String, usize, crate::tsg::RouteBy)> = lib

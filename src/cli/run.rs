@@ -14,6 +14,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
+mod fanout;
 mod record;
 mod show;
 mod write;
@@ -35,6 +36,14 @@ pub struct RunArgs {
     /// A variable value, NAME=VALUE (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
+    /// A variable whose value is a secret, NAME=VALUE (repeatable): used like --var, and
+    /// redacted from the journal and from everything printed.
+    #[arg(long = "secret-var", value_name = "NAME=VALUE")]
+    pub secret_vars: Vec<String>,
+    /// Print results without redaction. Only to a terminal (never into a pipe or file);
+    /// recorded in the evidence journal.
+    #[arg(long)]
+    pub no_redact: bool,
     /// Print JSON: one object per probe (probe, backend, command, status, duration, output).
     #[arg(long)]
     pub json: bool,
@@ -99,10 +108,25 @@ impl RunArgs {
                 anyhow!("{file} has no heading with the slug `{slug}` (see `tsgnav tree {file}`)")
             })?
             .clone();
+        use std::io::IsTerminal as _;
+        if self.no_redact && !std::io::stdout().is_terminal() {
+            return Err(anyhow!("--no-redact prints secrets, so only to a terminal; stdout is a pipe or a file here: drop --no-redact"));
+        }
+        let redactor = crate::evidence::Redactor::default();
         let mut vars = Vars::new();
         let mut flags = Vec::new();
-        for v in &self.vars {
+        let mut secrets = Vec::new();
+        for (v, secret) in self
+            .vars
+            .iter()
+            .map(|v| (v, false))
+            .chain(self.secret_vars.iter().map(|v| (v, true)))
+        {
             let (k, val) = parse_assignment(v).map_err(|e| anyhow!(e))?;
+            if secret || crate::evidence::is_secret_name(&k) {
+                redactor.add_secret(&val);
+                secrets.push(val.clone());
+            }
             vars.set(&k, &val, Source::Flag);
             flags.push((k, val));
         }
@@ -141,16 +165,23 @@ impl RunArgs {
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
-        let failed = results
-            .iter()
-            .any(|(r, skipped)| !skipped && !r.status.is_ok());
+        let code = exit_code(&results);
         if !self.no_evidence {
             let mut rec = record::Recorder::start(
                 &crate::evidence::state_dir(),
                 std::path::Path::new(file),
                 &format!("{file}#{slug}"),
                 &flags,
+                &secrets,
             )?;
+            if self.no_redact {
+                rec.append(Record::Note(crate::evidence::Note {
+                    text: "results were printed to the terminal without redaction (--no-redact)"
+                        .into(),
+                    topic: Some("no-redact".into()),
+                    ..Default::default()
+                }))?;
+            }
             for (r, _, before) in &steps {
                 for b in before {
                     rec.append(b.clone())?;
@@ -162,17 +193,22 @@ impl RunArgs {
         let mut out = std::io::stdout().lock();
         if self.json {
             let all: Vec<Value> = results.iter().map(|(r, _)| to_json(r)).collect();
-            writeln!(
-                out,
-                "{}",
-                json!({ "node": format!("{file}#{slug}"), "results": all })
-            )?;
+            let mut v = json!({ "node": format!("{file}#{slug}"), "results": all });
+            if !self.no_redact {
+                crate::evidence::redact_value(&redactor, &mut v);
+            }
+            writeln!(out, "{v}")?;
         } else {
             if results.is_empty() {
                 writeln!(out, "{file}#{slug} has no probes to run.")?;
             }
             for (r, _) in &results {
-                write!(out, "{}", render(r))?;
+                let text = render(r);
+                if self.no_redact {
+                    write!(out, "{text}")?;
+                } else {
+                    write!(out, "{}", redactor.redact_str(&text).0)?;
+                }
             }
         }
         history.extend(steps.iter().flat_map(|(r, _, b)| {
@@ -184,11 +220,7 @@ impl RunArgs {
             write::print_open(&history)?;
         }
         out.flush()?;
-        Ok(if failed {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(ExitCode::from(code))
     }
 
     fn executors(&self) -> anyhow::Result<Vec<Arc<dyn Executor>>> {
@@ -200,6 +232,10 @@ impl RunArgs {
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
             contexts: self.contexts.clone(),
+            sandbox: {
+                let c = config::config()?.sandbox;
+                crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
+            },
             ..setup::Settings::default()
         };
         for c in &self.kusto_clusters {
@@ -221,9 +257,22 @@ impl RunArgs {
         (mode, pre): (&write::WriteMode, &[String]),
     ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let runner = Runner::new(RunnerConfig::default(), executors, tx);
+        let config = RunnerConfig {
+            concurrency: if self.contexts.is_some() {
+                crate::query::kube::fanout::DEFAULT_CONCURRENCY
+            } else {
+                RunnerConfig::default().concurrency
+            },
+            ..RunnerConfig::default()
+        };
+        let runner = Runner::new(config, executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
+            // A mitigation stops at its first failed or refused step: the rest do not run.
+            if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
+                out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
             // A value the operator exported in their shell counts, below every other source.
             // A command typed inside a shell also needs the values of the way in (`$POD`).
             let text = match &p.runs_in {
@@ -251,7 +300,12 @@ impl RunArgs {
                 };
             req.target.kubeconfig = self.kubeconfig.clone();
             if req.target.kube_context.is_none() {
-                req.target.kube_context = self.context.clone();
+                // As kubectl: no --context means the kubeconfig's current context.
+                req.target.kube_context = self.context.clone().or_else(|| {
+                    (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
+                        .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
+                        .flatten()
+                });
             }
             if req.class == SafetyClass::LongRunning {
                 let e = crate::query::ProbeError::Refused {
@@ -273,6 +327,12 @@ impl RunArgs {
                 out.push((failed(node_id, p, e), false, Vec::new()));
                 continue;
             }
+            // A probe that escapes the chosen target is refused before anything of it runs,
+            // the prior-state capture included.
+            if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
+                out.push((failed(node_id, p, e), true, Vec::new()));
+                continue;
+            }
             let mut before = Vec::new();
             if let Some(c) = confirmation {
                 before.push(Record::Confirmation(c));
@@ -292,10 +352,58 @@ impl RunArgs {
                 }
             }
             let refused = crate::query::runner::gate(&req).is_some();
-            let r = runner.run(req, Cancel::new()).await;
+            let fan = self.contexts.as_deref().filter(|_| {
+                p.lang == Lang::Shell
+                    && runner
+                        .route(&req)
+                        .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
+            });
+            let r = match fan {
+                Some(pattern) => fanout::run(&runner, req, self.kubeconfig.clone(), pattern).await,
+                None => runner.run(req, Cancel::new()).await,
+            };
             vars.absorb(&r.captured);
             out.push((r, refused, before));
         }
         out
     }
+}
+
+/// `run`'s exit code: 3 when a probe was refused (so a script can tell a refusal from
+/// success), else 1 when one failed, else 0. Probes skipped because they run until stopped
+/// count as neither.
+pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
+    use crate::query::{ProbeError, Status};
+    let refused = |r: &ProbeResult| matches!(&r.status, Status::Failed(ProbeError::Refused { class, .. }) if *class != SafetyClass::LongRunning);
+    if results.iter().any(|(r, _)| refused(r)) {
+        3
+    } else if results
+        .iter()
+        .any(|(r, skipped)| !skipped && !r.status.is_ok())
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// In a write run, why the next step does not run: an earlier one failed or was refused.
+fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
+    use crate::query::{ProbeError, Status};
+    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => false,
+        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
+        Status::Failed(_) => true,
+    })?;
+    Some(ProbeError::Refused {
+        class: SafetyClass::Mutating,
+        reason: format!(
+            "not run: the earlier step {} did not succeed ({})",
+            first.id,
+            first.status.describe()
+        ),
+        what: "a mitigation stops at its first failed or refused step; fix that step and run \
+               the node again"
+            .into(),
+    })
 }

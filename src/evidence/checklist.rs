@@ -1,6 +1,7 @@
 //! Escalation checklists: a team's evidence-to-attach list becomes checklist items, linked to
-//! the session's records automatically (the item names a command or metric a probe ran
-//! successfully) or
+//! the session's records automatically (by kind of evidence: the same kubectl verb on the same
+//! kind however it is written, logs of the named workload, a KQL probe of the named step or
+//! table, a metric the probe queried) or
 //! explicitly (checklist_tick records). Pure. Must not import IO, `cli`, `tui` or `query`.
 
 use crate::tsg::Escalation;
@@ -88,10 +89,15 @@ pub fn build_checklist(esc: &Escalation, entries: &[Entry]) -> Vec<CheckItem> {
             if !p.succeeded() {
                 continue;
             }
-            if let Some(t) = terms.iter().find(|t| mentions(&p.command, t)) {
+            let hit = terms
+                .iter()
+                .find(|t| mentions(&p.command, t) || same_kube_evidence(&p.command, t))
+                .cloned()
+                .or_else(|| kind_of_evidence(&item.text, p));
+            if let Some(t) = hit {
                 item.links.push(ItemLink {
                     seq: e.seq,
-                    how: LinkHow::Auto(t.clone()),
+                    how: LinkHow::Auto(t),
                 });
             }
         }
@@ -155,6 +161,128 @@ pub fn terms(item: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `kubectl VERB KIND …` of a command line: the verb and the kind (`mtpnc/x` → `mtpnc`),
+/// skipping flags and their values.
+fn kube_verb_kind(line: &str) -> Option<(String, String)> {
+    let words: Vec<String> = line
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+        .map(String::from)
+        .collect();
+    let at = words.iter().position(|w| {
+        w.rsplit('/')
+            .next()
+            .is_some_and(|b| b == "kubectl" || b == "oc")
+    })?;
+    let mut rest = words[at + 1..].iter();
+    let mut positional = Vec::new();
+    while let Some(w) = rest.next() {
+        if w.starts_with('-') {
+            let takes_value = !w.contains('=')
+                && matches!(
+                    w.as_str(),
+                    "-n" | "--namespace"
+                        | "-l"
+                        | "--selector"
+                        | "-c"
+                        | "--container"
+                        | "--context"
+                        | "-o"
+                        | "--output"
+                );
+            if takes_value {
+                rest.next();
+            }
+            continue;
+        }
+        positional.push(w.clone());
+        if positional.len() == 2 {
+            break;
+        }
+    }
+    let verb = positional.first()?.clone();
+    let kind = positional
+        .get(1)
+        .map(|k| k.split('/').next().unwrap_or(k).to_owned());
+    Some((verb, kind.unwrap_or_default()))
+}
+
+/// One name for a kind however it is written: lower case, no group, no plural `s`, and the
+/// short names of the kinds the guides use.
+fn canonical_kind(k: &str) -> String {
+    let k = k.to_lowercase();
+    let k = k.split('.').next().unwrap_or(&k).to_owned();
+    let full = match k.as_str() {
+        "po" => "pod",
+        "no" => "node",
+        "deploy" => "deployment",
+        "ds" => "daemonset",
+        "ns" => "namespace",
+        "ev" => "event",
+        "mtpnc" => "multitenantpodnetworkconfig",
+        "ni" => "nodeinfo",
+        "pn" => "podnetwork",
+        "pni" => "podnetworkinstance",
+        "nnc" => "nodenetworkconfig",
+        "mw" => "manifestwork",
+        other => other,
+    };
+    full.strip_suffix('s').unwrap_or(full).to_owned()
+}
+
+/// A `kubectl VERB KIND` term against a command that runs the same verb on the same kind,
+/// however the kind is written (`mtpnc`, `multitenantpodnetworkconfigs`, `mtpnc/name`).
+pub fn same_kube_evidence(command: &str, term: &str) -> bool {
+    let Some((verb, kind)) = kube_verb_kind(term) else {
+        return false;
+    };
+    command
+        .lines()
+        .filter_map(kube_verb_kind)
+        .any(|(v, k)| v == verb && (kind.is_empty() || canonical_kind(&k) == canonical_kind(&kind)))
+}
+
+fn alnum_lower(s: &str) -> String {
+    s.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The kind of evidence an item asks for, matched against a run: "CNS logs" is `kubectl logs`
+/// of a workload named like CNS; "DNC-RC Kusto excerpt" is a KQL probe of the step (probe id)
+/// or query that names DNC-RC. Returns the words that matched.
+fn kind_of_evidence(item: &str, p: &super::record::ProbeRun) -> Option<String> {
+    let words: Vec<&str> = item.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let subject = |at: usize| -> Option<String> {
+        let s = alnum_lower(&words[..at].join(""));
+        (s.len() >= 2).then_some(s)
+    };
+    if let Some(at) = lower.iter().position(|w| w == "logs" || w == "log") {
+        let who = subject(at)?;
+        let logs = p
+            .command
+            .lines()
+            .filter_map(kube_verb_kind)
+            .any(|(v, _)| v == "logs");
+        let named = p
+            .command
+            .split_whitespace()
+            .any(|w| alnum_lower(w).contains(&who));
+        return (logs && named).then(|| words[..=at].join(" "));
+    }
+    if let Some(at) = lower.iter().position(|w| w == "kusto") {
+        let who = subject(at)?;
+        let kql = p.backend == "kusto"
+            || p.command.contains("database(")
+            || p.command.contains("| where");
+        let named = alnum_lower(&p.probe).contains(&who) || alnum_lower(&p.command).contains(&who);
+        return (kql && named).then(|| words[..=at].join(" "));
+    }
+    None
 }
 
 /// Whether `command` runs `term`: a multi-word term matches when its words appear in order
@@ -221,6 +349,59 @@ mod tests {
             "cx_pending_programming_ips_v2_total > 0",
             "cx_pending_programming_ips_v2"
         ));
+    }
+
+    fn run(probe: &str, backend: &str, command: &str) -> super::super::record::ProbeRun {
+        super::super::record::ProbeRun {
+            probe: probe.into(),
+            backend: backend.into(),
+            command: command.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn evidence_matches_by_kind_not_text() {
+        let describe = "kubectl describe mtpnc/router-6f8b7c9d5-c8wjm -n ocm-x";
+        assert!(same_kube_evidence(describe, "kubectl describe mtpnc"));
+        assert!(same_kube_evidence(
+            "kubectl -n x describe multitenantpodnetworkconfigs r",
+            "kubectl describe mtpnc"
+        ));
+        assert!(same_kube_evidence(
+            "kubectl get nodeinfo --no-headers --context=mc-1",
+            "kubectl get nodeinfo"
+        ));
+        assert!(!same_kube_evidence(
+            "kubectl get mtpnc -A",
+            "kubectl describe mtpnc"
+        ));
+        assert!(!same_kube_evidence(
+            "kubectl describe node x",
+            "kubectl describe mtpnc"
+        ));
+
+        let logs = run(
+            "g.md#step-3/400",
+            "shell",
+            "kubectl logs -n kube-system \"${CNS_POD}\" --since=2h\n# env CNS_POD='azure-cns-9hq4m'",
+        );
+        assert_eq!(
+            kind_of_evidence("CNS logs", &logs).as_deref(),
+            Some("CNS logs")
+        );
+        assert_eq!(kind_of_evidence("DNC logs", &logs), None);
+        let kql = run(
+            "g.md#step-4-query-dnc-rc-logs-in-aks-kusto/469",
+            "kusto",
+            "let ccpId = \"x\";\nunion ControlPlaneEvents | where category == \"requestcontroller\"",
+        );
+        assert_eq!(
+            kind_of_evidence("DNC-RC Kusto excerpt", &kql).as_deref(),
+            Some("DNC-RC Kusto")
+        );
+        assert_eq!(kind_of_evidence("NRP Kusto results", &kql), None);
+        assert_eq!(kind_of_evidence("CNS logs", &kql), None);
     }
 
     #[test]

@@ -217,6 +217,15 @@ pub enum Effect {
     WriteMode(bool),
     /// Stop background task `id` (a long-running probe).
     StopTask(u64),
+    /// Create a silence on Alertmanager `source` matching `labels` for `hours`; `typed` is
+    /// the name the operator typed back (the runtime checks it again before anything is sent).
+    Silence {
+        source: String,
+        alert: String,
+        labels: BTreeMap<String, String>,
+        hours: u32,
+        typed: String,
+    },
     /// Cancel the read-only probes of this step that are still running (Esc, or navigating
     /// away); their process groups are killed. Mitigations and background tasks go on.
     CancelProbes { node: String },

@@ -87,9 +87,46 @@ pub fn confirmed(req: &ProbeRequest) -> bool {
         .is_some_and(|c| c.digest == digest(req, &c.session))
 }
 
+/// Why a shell probe escapes the chosen target (its own `--server`, `--kubeconfig`,
+/// `KUBECONFIG=`, `--token`, `--as` …, directly or through a variable value), or `None`.
+/// Refused in read-only and write runs alike, confirmed or not; a call that skips the
+/// context pinning (`command kubectl`) is refused when the probe would change something.
+pub fn target_escape(req: &ProbeRequest, class: SafetyClass) -> Option<ProbeError> {
+    if req.lang != crate::tsg::Lang::Shell {
+        return None;
+    }
+    let what = "tsgnav points kubectl, oc and helm at the context you chose; a probe may not \
+                choose another cluster or identity"
+        .to_string();
+    let pinned = req.target.kube_context.is_some() && class.needs_confirmation();
+    if let Some(e) = crate::safety::target_escapes(&req.code)
+        .into_iter()
+        .find(|e| e.names_target || pinned)
+    {
+        return Some(ProbeError::Refused {
+            class,
+            reason: e.message(),
+            what,
+        });
+    }
+    req.bindings.iter().find_map(|(name, value)| {
+        crate::safety::value_names_target(value).map(|flag| ProbeError::Refused {
+            class,
+            reason: format!(
+                "the value of `{name}` holds `{flag}`, which would name another cluster or \
+                 identity when it reaches kubectl, oc or helm; give `{name}` a plain value"
+            ),
+            what: what.clone(),
+        })
+    })
+}
+
 /// Why a probe may not run, or `None` when it may.
 pub fn gate(req: &ProbeRequest) -> Option<ProbeError> {
     let (class, why) = effective_class(req);
+    if let Some(e) = target_escape(req, class) {
+        return Some(e);
+    }
     let because = |default: &str| {
         if why.is_empty() {
             default.to_string()

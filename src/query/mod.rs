@@ -6,6 +6,7 @@
 //! (model types) and `crate::safety` (classification); it must not import `cli`, `tui` or `nav`.
 //! Failures are data: every run ends in a [`ProbeResult`], never a panic.
 
+pub mod alertmanager;
 pub mod attached;
 mod cancel;
 pub mod capture;
@@ -23,6 +24,7 @@ pub mod prometheus;
 pub mod recorded;
 mod result;
 pub mod runner;
+pub mod sandbox;
 pub mod setup;
 pub mod shell;
 pub mod tasks;

@@ -69,6 +69,10 @@ pub struct Scenario {
     pub logs: Vec<LogEntry>,
     #[serde(default)]
     pub maestro: MaestroData,
+    /// Ages are computed at the start time, not the wall clock (so two tools asked a second
+    /// apart print the same `8m1s`).
+    #[serde(default)]
+    pub frozen_clock: bool,
 }
 
 const SWIFT: &str = include_str!("../../assets/scenarios/swift.yaml");
@@ -124,6 +128,12 @@ impl Scenario {
                 "no bundled scenario {other:?}; use swift, maestro or a YAML file"
             ))),
         }
+    }
+
+    /// Freezes the clock that ages are computed with at the start time.
+    pub fn with_frozen_clock(mut self) -> Self {
+        self.frozen_clock = true;
+        self
     }
 
     /// Replaces the cluster list with `n` generated names (`mc-eastus-1`, `mc-westus3-1`, …).

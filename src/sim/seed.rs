@@ -21,6 +21,7 @@ impl Cluster {
         let mut resources = resources::builtins();
         resources.extend(sc.crds.iter().cloned());
         let mut c = Cluster::empty(name, resources, sc.logs.clone());
+        c.clock = sc.frozen_clock.then_some(now);
         for crd in &sc.crds {
             c.load(resources::crd_object(crd), now);
         }

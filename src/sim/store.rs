@@ -67,6 +67,8 @@ pub struct Cluster {
     pub tombstones: HashSet<String>,
     history: VecDeque<WatchEvent>,
     pub tx: broadcast::Sender<WatchEvent>,
+    /// The time ages are computed at, when the scenario freezes it.
+    pub clock: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A stable UUID-shaped id.
@@ -102,6 +104,7 @@ impl Cluster {
             tombstones: self.tombstones.clone(),
             history: VecDeque::new(),
             tx,
+            clock: self.clock,
         }
     }
 
@@ -117,6 +120,7 @@ impl Cluster {
             tombstones: HashSet::new(),
             history: VecDeque::new(),
             tx,
+            clock: None,
         }
     }
 

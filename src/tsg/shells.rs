@@ -20,6 +20,9 @@ pub enum Step {
 
 const SHELLS: &[&str] = &["sh", "bash", "ash", "zsh", "dash", "ksh"];
 
+/// A run of commands in one place (`None`: the operator's machine), each with its line.
+type Segment = (Option<RunsIn>, Vec<(usize, String)>);
+
 fn is_shell(word: &str) -> bool {
     SHELLS.contains(&shell::basename(word))
 }

@@ -292,13 +292,15 @@ pub fn brace_placeholders(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     for (i, _) in text.match_indices('{') {
-        if i > 0 && bytes[i - 1] == b'$' {
+        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || template_syntax(text, i) {
             continue;
         }
         let rest = &text[i + 1..];
         if let Some(end) = rest.find('}') {
             let inner = &rest[..end];
-            if inner.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            if inner != "end"
+                && !rest[end + 1..].starts_with('}')
+                && inner.chars().next().is_some_and(|c| c.is_ascii_lowercase())
                 && inner
                     .chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
@@ -309,6 +311,30 @@ pub fn brace_placeholders(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether the `{` at `i` is template syntax, never a variable: inside a kubectl
+/// `jsonpath=`/`go-template=`/`custom-columns=`/`--sort-by=` word, or inside a single-quoted
+/// shell word (one that opens after a space or `=`; KQL's `cluster('…{region}')` still counts).
+fn template_syntax(text: &str, i: usize) -> bool {
+    let prefix = &text[text[..i].rfind('\n').map_or(0, |p| p + 1)..i];
+    let (mut single, mut double, mut word) = (None, false, 0);
+    for (k, c) in prefix.char_indices() {
+        match c {
+            '\'' if !double => single = if single.is_some() { None } else { Some(k) },
+            '"' if single.is_none() => double = !double,
+            c if c.is_whitespace() && single.is_none() && !double => word = k + 1,
+            _ => {}
+        }
+    }
+    let marks = ["jsonpath", "template=", "custom-columns=", "sort-by="];
+    marks.iter().any(|m| prefix[word..].contains(m))
+        || single.is_some_and(|q| {
+            prefix[..q]
+                .chars()
+                .last()
+                .is_none_or(|c| c.is_whitespace() || c == '=')
+        })
 }
 
 #[cfg(test)]
@@ -353,5 +379,16 @@ mod tests {
             ),
             vec!["region"]
         );
+        for t in [
+            "kubectl get pods -o jsonpath='{range .items[*]}{.metadata.name}{end}'",
+            "kubectl get pods -o jsonpath={end}",
+            "kubectl get pods -o go-template='{{range .items}}{{.metadata.name}}{{end}}'",
+            "kubectl get pods -o go-template={{end}}",
+            "kubectl get pods --sort-by={name}",
+            "echo '{x}' | grep '{y}'",
+        ] {
+            assert_eq!(brace_placeholders(t), Vec::<String>::new(), "{t}");
+        }
+        assert_eq!(brace_placeholders("echo \"{x}\" {y}"), vec!["x", "y"]);
     }
 }

@@ -156,3 +156,80 @@ fn run_fans_a_probe_out_across_matching_contexts() {
     );
     drop(rt);
 }
+
+const PIPELINES: &str = "# Fan-out\n\n## Blast radius\n\n\
+```bash\nkubectl get pods -A | grep -v Running\n```\n\n\
+```bash\nkubectl get pods -A --no-headers | grep -c ContainerCreating\n```\n\n\
+```bash\nkubectl get pods -n kube-system --context mc-eastus-1 | wc -l\n```\n\n\
+```bash\necho nothing kube here\n```\n";
+
+/// `tsgnav run --contexts 'mc-*'` on shell pipelines over 3 simulated clusters: a pipeline
+/// that keeps kubectl's table comes back as one table with a CONTEXT column, a count comes
+/// back once per context under its label, and probes that cannot fan out (their own
+/// `--context`, no kube tool) are refused with that reason instead of running once.
+#[test]
+fn shell_pipelines_fan_out_over_three_clusters() {
+    if crate::sim_support::kubectl("shell_pipelines_fan_out_over_three_clusters").is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt.block_on(crate::sim_support::start("swift", Some(3)));
+    let dir = tempfile::tempdir().expect("dir");
+    let guide = dir.path().join("fanout.md");
+    std::fs::write(&guide, PIPELINES).expect("guide");
+    let out = crate::common::bin()
+        .arg("run")
+        .arg(format!("{}#blast-radius", guide.display()))
+        .args(["--json", "--no-evidence", "--contexts", "mc-*"])
+        .arg("--kubeconfig")
+        .arg(&sim.kubeconfig)
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("TSGNAV_STATE_DIR", dir.path())
+        .env("HOME", dir.path())
+        .output()
+        .expect("run tsgnav");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4, "{v:#}");
+
+    let table = &results[0];
+    assert_eq!(table["status"], "ok", "{table:#}");
+    assert_eq!(table["backend"], "shell");
+    let cols = table["table"]["columns"].as_array().expect("merged table");
+    assert_eq!(cols[..3], ["CONTEXT", "NAMESPACE", "NAME"]);
+    let rows = table["table"]["rows"].as_array().expect("rows");
+    let contexts: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r[0].as_str()).collect();
+    assert_eq!(contexts.len(), 3, "rows from all 3 clusters: {table:#}");
+    assert_eq!(rows.len(), 3 * 2, "two stuck router pods per cluster");
+    assert!(
+        rows.iter().all(|r| r[4] == "ContainerCreating"),
+        "{table:#}"
+    );
+    assert!(table["command"]
+        .as_str()
+        .unwrap_or("")
+        .contains("fanned out over: mc-"));
+
+    let counts = results[1]["output"].as_str().expect("output");
+    assert_eq!(counts.matches("── context mc-").count(), 3, "{counts}");
+    assert_eq!(
+        counts.lines().filter(|l| l.trim() == "2").count(),
+        3,
+        "{counts}"
+    );
+
+    for (r, why) in [
+        (&results[2], "names its own target"),
+        (&results[3], "runs no kubectl"),
+    ] {
+        assert_eq!(r["status"], "refused", "{r:#}");
+        assert!(r["error"].as_str().unwrap_or("").contains(why), "{r:#}");
+    }
+    drop(rt);
+}

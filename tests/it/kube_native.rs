@@ -287,3 +287,51 @@ async fn jq_pipelines_run_natively() {
         bad.status.describe()
     );
 }
+
+/// A `KUBECONFIG`-style list is merged as kubectl merges it: missing files are skipped, the
+/// first file to set `current-context` decides the default context, and the contexts of every
+/// file are there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubeconfig_lists_merge_like_kubectl() {
+    let sim = start("swift", Some(3)).await;
+    let dir = tempfile::tempdir().expect("dir");
+    let names =
+        tsgnav::query::kube::fanout::matching_contexts(&sim.kubeconfig, "*").expect("contexts");
+    let second = names[1].clone();
+    let first_file = dir.path().join("prefs");
+    std::fs::write(
+        &first_file,
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: {second}\n"),
+    )
+    .expect("write");
+    let list = std::env::join_paths([
+        first_file.clone(),
+        dir.path().join("missing"),
+        sim.kubeconfig.clone(),
+    ])
+    .expect("list");
+    let list = std::path::PathBuf::from(list);
+    assert_eq!(
+        tsgnav::query::kube::current_context(Some(list.clone())).as_deref(),
+        Some(second.as_str())
+    );
+    let all = tsgnav::query::kube::fanout::matching_contexts(&list, "*").expect("merged");
+    assert_eq!(all, names, "every context of the second file");
+    let cmd = parse_script("kubectl get nodes -o name", &BTreeMap::new())
+        .expect("native")
+        .remove(0);
+    let o = run_kube(&cmd, &list, None)
+        .await
+        .expect("runs on the merged config");
+    assert_eq!(o.text.lines().count(), 4, "{}", o.text);
+    let bad = std::path::PathBuf::from(
+        std::env::join_paths([dir.path().join("x"), dir.path().join("y")]).expect("list"),
+    );
+    let e = run_kube(&cmd, &bad, None)
+        .await
+        .expect_err("nothing to read");
+    assert!(
+        e.to_string().contains("none of the listed files exists"),
+        "{e}"
+    );
+}

@@ -30,9 +30,11 @@ pub struct AsyncSim {
 }
 
 pub async fn start(name: &str, clusters: Option<usize>) -> AsyncSim {
-    let handle = Sim::start(scenario(name, clusters))
-        .await
-        .expect("sim starts");
+    start_scenario(scenario(name, clusters)).await
+}
+
+pub async fn start_scenario(s: Scenario) -> AsyncSim {
+    let handle = Sim::start(s).await.expect("sim starts");
     let dir = tempfile::tempdir().expect("tempdir");
     let kubeconfig = handle
         .write_kubeconfig(&dir.path().join("kubeconfig"))
@@ -74,7 +76,8 @@ impl BlockingSim {
             .enable_all()
             .build()
             .expect("runtime");
-        let sim = rt.block_on(start(name, None));
+        // Frozen ages: kubectl and tsgnav asked a second apart must both print `8m1s`.
+        let sim = rt.block_on(start_scenario(scenario(name, None).with_frozen_clock()));
         Some(BlockingSim {
             rt,
             sim: Some(sim),

@@ -21,7 +21,7 @@ pub fn to_json(r: &ProbeResult) -> Value {
         "probe": r.id, "backend": r.backend, "target": r.target, "command": r.command_as_run,
         "status": status, "error": error, "exit": exit,
         "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
-        "output": r.output.text(), "table": r.table,
+        "output": r.output.text(), "table": r.table, "sandbox": r.sandbox,
     })
 }
 

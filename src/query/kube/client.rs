@@ -29,12 +29,30 @@ pub fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// Reads a kubeconfig file.
+/// Reads a kubeconfig file, or a `KUBECONFIG`-style list (`/a:/b`) merged with kubectl's
+/// rules: files that do not exist are skipped, the first file to set a value or name wins
+/// (so the first `current-context` is the default).
 pub fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, KubeError> {
-    Kubeconfig::read_from(path).map_err(|e| KubeError::Kubeconfig {
-        path: path.display().to_string(),
-        detail: e.to_string(),
-    })
+    let err = |p: &Path, detail: String| KubeError::Kubeconfig {
+        path: p.display().to_string(),
+        detail,
+    };
+    let files: Vec<std::path::PathBuf> = std::env::split_paths(path.as_os_str())
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect();
+    if files.len() <= 1 {
+        return Kubeconfig::read_from(path).map_err(|e| err(path, e.to_string()));
+    }
+    let present: Vec<&std::path::PathBuf> = files.iter().filter(|p| p.exists()).collect();
+    if present.is_empty() {
+        return Err(err(path, "none of the listed files exists".into()));
+    }
+    present
+        .into_iter()
+        .try_fold(Kubeconfig::default(), |merged, p| {
+            let kc = Kubeconfig::read_from(p).map_err(|e| err(p, e.to_string()))?;
+            merged.merge(kc).map_err(|e| err(p, e.to_string()))
+        })
 }
 
 /// The part of `kc` one context needs (its context, cluster and user): loading a config from

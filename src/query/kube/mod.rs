@@ -21,6 +21,7 @@ pub mod portforward;
 pub mod render;
 pub mod resolve;
 pub mod run;
+pub mod sort;
 
 use std::path::PathBuf;
 
@@ -49,21 +50,35 @@ pub struct KubeExecutor {
     pub concurrency: usize,
 }
 
+/// The kubeconfig kubectl would read: `explicit`, else `$KUBECONFIG` (a list is merged when
+/// read), else `~/.kube/config`.
+pub fn default_kubeconfig(explicit: Option<PathBuf>) -> Option<PathBuf> {
+    explicit
+        .or_else(|| {
+            std::env::var_os("KUBECONFIG")
+                .map(PathBuf::from)
+                .filter(|p| !p.as_os_str().is_empty())
+        })
+        .or_else(|| dirs::home_dir().map(|h| h.join(".kube").join("config")))
+}
+
+/// The kubeconfig's `current-context`, which kubectl uses when no `--context` is given.
+pub fn current_context(explicit: Option<PathBuf>) -> Option<String> {
+    let path = default_kubeconfig(explicit)?;
+    client::read_kubeconfig(&path).ok()?.current_context
+}
+
 impl KubeExecutor {
     fn kubeconfig_for(&self, req: &ProbeRequest) -> Result<PathBuf, ProbeError> {
-        req.target
-            .kubeconfig
-            .clone()
-            .or_else(|| self.kubeconfig.clone())
-            .or_else(|| {
-                std::env::var_os("KUBECONFIG")
-                    .map(PathBuf::from)
-                    .filter(|p| !p.as_os_str().is_empty())
-            })
-            .or_else(|| dirs::home_dir().map(|h| h.join(".kube").join("config")))
-            .ok_or_else(|| ProbeError::Config {
-                detail: "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
-            })
+        default_kubeconfig(
+            req.target
+                .kubeconfig
+                .clone()
+                .or_else(|| self.kubeconfig.clone()),
+        )
+        .ok_or_else(|| ProbeError::Config {
+            detail: "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
+        })
     }
 
     async fn execute(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
@@ -72,7 +87,7 @@ impl KubeExecutor {
         }
         let started = Utc::now();
         let target = req.target.describe();
-        let cmds = match parse_script(&req.code, &req.bindings) {
+        let cmds = match native_form(&req.code, &req.bindings) {
             Ok(c) => c,
             Err(Reject::MissingVar(name)) => {
                 return ProbeResult::failed(
@@ -84,15 +99,23 @@ impl KubeExecutor {
                 )
             }
             Err(Reject::NotNative(why)) => {
+                // Only taken when kubectl is missing (else the runner hands it to the shell).
                 return ProbeResult::failed(
                     req.id,
                     Backend::Kube,
                     target,
                     req.code,
-                    ProbeError::Unsupported {
-                        detail: format!("not a native kubectl form ({why}); run it in the shell"),
+                    ProbeError::Refused {
+                        class: req.class,
+                        reason: format!(
+                            "tsgnav does not answer this form itself ({why}) and kubectl, which \
+                             would, is not on PATH"
+                        ),
+                        what: "install kubectl, or write the probe with -o jsonpath, \
+                               custom-columns, name, json or wide"
+                            .into(),
                     },
-                )
+                );
             }
         };
         let as_run = cmds.iter().map(command_text).collect::<Vec<_>>().join("\n");
@@ -171,6 +194,44 @@ impl KubeExecutor {
     }
 }
 
+/// The native commands of a script, when their answer is kubectl's exactly: `describe`
+/// (a layout per kind) and `-o yaml` (Go's YAML quoting) go to kubectl.
+pub fn native_form(
+    code: &str,
+    bindings: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<KubeCommand>, Reject> {
+    let cmds = parse_script(code, bindings)?;
+    for c in &cmds {
+        if c.verb == parse::Verb::Describe {
+            return Err(Reject::NotNative(
+                "kubectl describe prints a layout per kind that only kubectl has".into(),
+            ));
+        }
+        if c.format == parse::Format::Yaml {
+            return Err(Reject::NotNative(
+                "-o yaml is printed by kubectl (its YAML quoting)".into(),
+            ));
+        }
+    }
+    Ok(cmds)
+}
+
+/// Whether an executable `name` is on `PATH`.
+pub fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|p| {
+        std::env::split_paths(&p)
+            .any(|d| std::fs::metadata(d.join(name)).is_ok_and(|m| m.is_file()))
+    })
+}
+
+/// Whether a script runs kubectl anywhere, pipelines included.
+pub fn uses_kubectl(code: &str) -> bool {
+    crate::tsg::shell::parse(code)
+        .commands
+        .iter()
+        .any(|c| matches!(c.name().map(crate::tsg::shell::basename), Some("kubectl")))
+}
+
 /// A command as a person would type it again.
 fn command_text(c: &KubeCommand) -> String {
     let q = |s: &str| {
@@ -215,6 +276,19 @@ fn command_text(c: &KubeCommand) -> String {
         parse::Format::Yaml => w.push("-o yaml".into()),
         parse::Format::Name => w.push("-o name".into()),
         parse::Format::JsonPath(t) => w.push(format!("-o jsonpath={}", q(t))),
+        parse::Format::CustomColumns(cols) => {
+            let spec: Vec<String> = cols.iter().map(|(h, e)| format!("{h}:{e}")).collect();
+            w.push(format!("-o custom-columns={}", q(&spec.join(","))));
+        }
+    }
+    if !c.label_columns.is_empty() {
+        w.extend(["-L".into(), q(&c.label_columns.join(","))]);
+    }
+    if let Some(by) = &c.sort_by {
+        w.push(format!("--sort-by={}", q(by)));
+    }
+    if c.no_headers {
+        w.push("--no-headers".into());
     }
     if let Some(ctx) = &c.context {
         w.push(format!("--context={}", q(ctx)));
@@ -236,15 +310,17 @@ impl Executor for KubeExecutor {
         Backend::Kube
     }
 
-    /// Shell probes made only of native `kubectl get|describe` forms, or exactly one native
-    /// `kubectl port-forward` (a missing variable still counts: the run reports it).
+    /// Shell probes made only of native `kubectl get` forms whose answer is kubectl's
+    /// exactly, or exactly one native `kubectl port-forward` (a missing variable still
+    /// counts: the run reports it). Other kubectl probes go to the shell, where the real
+    /// kubectl answers them; when kubectl is not installed they are taken here and refused.
     fn accepts(&self, req: &ProbeRequest) -> bool {
         let native = |r: Result<(), Reject>| !matches!(r, Err(Reject::NotNative(_)));
         req.lang == Lang::Shell
-            && match portforward::parse_probe(&req.code, &req.bindings) {
+            && (match portforward::parse_probe(&req.code, &req.bindings) {
                 Some(pf) => native(pf.map(|_| ())),
-                None => native(parse_script(&req.code, &req.bindings).map(|_| ())),
-            }
+                None => native(native_form(&req.code, &req.bindings).map(|_| ())),
+            } || (uses_kubectl(&req.code) && !on_path("kubectl")))
     }
 
     fn run(

@@ -30,6 +30,8 @@ pub enum Format {
     Yaml,
     Name,
     JsonPath(String),
+    /// `custom-columns=HEADER:expr,…` (each expression in kubectl's relaxed form).
+    CustomColumns(Vec<(String, String)>),
 }
 
 /// One resource to read: a type as written (`pods`, `mtpnc`, `deployment.apps`) and an optional name.
@@ -52,6 +54,8 @@ pub struct KubeCommand {
     pub context: Option<String>,
     pub no_headers: bool,
     pub label_columns: Vec<String>,
+    /// `--sort-by` (kubectl's relaxed JSONPath).
+    pub sort_by: Option<String>,
     /// A `| jq …` after the command (only with `-o json`).
     pub jq: Option<super::jq::Jq>,
 }
@@ -151,6 +155,7 @@ pub fn parse_words(words: &[String]) -> Result<KubeCommand, String> {
         context: None,
         no_headers: false,
         label_columns: Vec::new(),
+        sort_by: None,
         jq: None,
     };
     let mut verb = None;
@@ -184,6 +189,13 @@ pub fn parse_words(words: &[String]) -> Result<KubeCommand, String> {
                 .label_columns
                 .extend(value(flag)?.split(',').map(String::from)),
             "-o" | "--output" => cmd.format = format(&value(flag)?)?,
+            "--sort-by" => {
+                let v = value(flag)?;
+                super::jsonpath::relaxed(&v)
+                    .and_then(|t| super::jsonpath::check(&t))
+                    .map_err(|e| format!("--sort-by {v:?}: {e}"))?;
+                cmd.sort_by = Some(v);
+            }
             f if f.starts_with('-') => return Err(format!("flag {f} is not handled natively")),
             _ if verb.is_none() => {
                 verb = Some(match w {
@@ -209,11 +221,35 @@ fn format(v: &str) -> Result<Format, String> {
         "yaml" => Format::Yaml,
         "wide" => Format::Wide,
         "name" => Format::Name,
-        _ => match v.strip_prefix("jsonpath=") {
-            Some(t) => Format::JsonPath(t.to_string()),
-            None => return Err(format!("-o {v} is not handled natively")),
-        },
+        _ => {
+            if let Some(t) = v.strip_prefix("jsonpath=") {
+                super::jsonpath::check(t).map_err(|e| format!("-o jsonpath: {e}"))?;
+                Format::JsonPath(t.to_string())
+            } else if let Some(spec) = v.strip_prefix("custom-columns=") {
+                Format::CustomColumns(custom_columns(spec)?)
+            } else {
+                return Err(format!("-o {v} is not handled natively"));
+            }
+        }
     })
+}
+
+/// `NAME:.metadata.name,NODE:.spec.nodeName`, split as kubectl splits it.
+fn custom_columns(spec: &str) -> Result<Vec<(String, String)>, String> {
+    if spec.is_empty() {
+        return Err("custom-columns needs at least one column".into());
+    }
+    spec.split(',')
+        .map(|part| {
+            let (h, e) = part.split_once(':').ok_or(format!(
+                "custom-columns part {part:?} is not HEADER:expression"
+            ))?;
+            super::jsonpath::relaxed(e)
+                .and_then(|t| super::jsonpath::check(&t))
+                .map_err(|x| format!("custom-columns {part:?}: {x}"))?;
+            Ok((h.to_string(), e.to_string()))
+        })
+        .collect()
 }
 
 fn targets(pos: &[String]) -> Result<Vec<Target>, String> {

@@ -16,6 +16,7 @@ use super::jsonpath;
 use super::parse::{Format, KubeCommand, Verb};
 use super::render;
 use super::resolve::Resolved;
+use super::sort;
 
 /// The default timeout of one request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -87,9 +88,12 @@ pub async fn run_on(
         ..Default::default()
     };
     let mut tables: Vec<Table> = Vec::new();
+    let mut kinds: Vec<(String, String)> = Vec::new();
     let mut names = Vec::new();
+    let mut namespaced = false;
     for t in &cmd.targets {
         let r = client.resolve(&t.resource).await?;
+        namespaced |= r.namespaced;
         let v = match &t.name {
             Some(n) => client.get(&r, ns, n, tabular).await?,
             None => {
@@ -119,8 +123,26 @@ pub async fn run_on(
                     objs,
                 )
             });
+            let (tab, objs) = match &cmd.sort_by {
+                Some(by) => {
+                    let ord = sort::order(&objs, by).map_err(KubeError::Usage)?;
+                    let rows = ord.iter().map(|i| tab.rows[*i].clone()).collect();
+                    let objs = ord.iter().map(|i| objs[*i].clone()).collect();
+                    (Table { rows, ..tab }, objs)
+                }
+                None => (tab, objs),
+            };
             out.raw.extend(objs);
-            tables.push(tab);
+            let kind = (r.ar.kind.clone(), r.ar.group.clone());
+            match tables.last_mut() {
+                Some(last) if kinds.last() == Some(&kind) && last.columns == tab.columns => {
+                    last.rows.extend(tab.rows)
+                }
+                _ => {
+                    tables.push(tab);
+                    kinds.push(kind);
+                }
+            }
             continue;
         }
         let mut objs = render::items(&v);
@@ -138,9 +160,26 @@ pub async fn run_on(
         );
         out.raw.extend(objs);
     }
+    if let (Some(by), false) = (&cmd.sort_by, tabular) {
+        let ord = sort::order(&out.raw, by).map_err(KubeError::Usage)?;
+        out.raw = ord.iter().map(|i| out.raw[*i].clone()).collect();
+        names = ord.iter().filter_map(|i| names.get(*i).cloned()).collect();
+    }
     match (&cmd.verb, &cmd.format) {
         (Verb::Describe, _) => {}
         (_, Format::Table | Format::Wide) => {
+            if kinds.len() > 1 {
+                // Several kinds: kubectl names each row `kind.group/name`.
+                for (tab, (kind, group)) in tables.iter_mut().zip(&kinds) {
+                    let at = tab.columns.iter().position(|c| c == "NAME");
+                    for row in &mut tab.rows {
+                        if let Some(cell) = at.and_then(|i| row.get_mut(i)) {
+                            let obj = json!({"metadata": {"name": cell.clone()}});
+                            *cell = render::name_line(kind, group, &obj);
+                        }
+                    }
+                }
+            }
             for tab in &tables {
                 if !out.text.is_empty() {
                     out.text.push('\n');
@@ -148,10 +187,7 @@ pub async fn run_on(
                 out.text.push_str(&table_text(tab, cmd.no_headers));
             }
             if tables.iter().all(|t| t.rows.is_empty()) {
-                out.text = match ns {
-                    Some(n) => format!("No resources found in {n} namespace.\n"),
-                    None => "No resources found\n".to_string(),
-                };
+                out.text = no_resources(ns.filter(|_| namespaced));
             }
             out.table = merge(tables);
         }
@@ -164,12 +200,29 @@ pub async fn run_on(
         }
         (_, Format::Yaml) => out.text = render::yaml(&render::document(&out.raw, single)),
         (_, Format::Name) => out.text = names.iter().map(|n| format!("{n}\n")).collect(),
+        (_, Format::CustomColumns(cols)) => {
+            let t = sort::custom_columns(&out.raw, cols).map_err(KubeError::Usage)?;
+            out.text = if out.raw.is_empty() {
+                no_resources(ns.filter(|_| namespaced))
+            } else {
+                table_text(&t, cmd.no_headers)
+            };
+            out.table = Some(t);
+        }
         (_, Format::JsonPath(t)) => {
             out.text = jsonpath::apply(t, &render::document(&out.raw, single))
                 .map_err(|e| KubeError::Usage(format!("-o jsonpath: {e}")))?
         }
     }
     Ok(out)
+}
+
+/// What kubectl says (on stderr) when a list is empty.
+pub fn no_resources(ns: Option<&str>) -> String {
+    match ns {
+        Some(n) => format!("No resources found in {n} namespace.\n"),
+        None => "No resources found\n".to_string(),
+    }
 }
 
 /// Plain text of a table, with or without its header line.

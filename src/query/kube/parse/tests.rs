@@ -96,11 +96,13 @@ fn shell_only_forms_fall_back() {
     let bind = b(&[("CLUSTER_ID", "x")]);
     for code in [
         "kubectl get pods | grep x",
-        "kubectl get nodes -o custom-columns=NAME:.metadata.name",
+        "kubectl get nodes -o go-template={{.kind}}",
+        "kubectl get nodes -o jsonpath='{.items[?(@.a=~/x/)]}'",
+        "kubectl get nodes -o custom-columns=NAME",
+        "kubectl get pods --sort-by='{.a}{.b}'",
         "kubectl logs -n x pod",
         "kubectl scale deployment x --replicas=0",
         "X=$(kubectl get pods -o name)",
-        "kubectl get pods --sort-by=.metadata.name",
         "kubectl get pods > out.txt",
         "kubectl get pods -n \"$(whoami)\"",
         "kubectl get pods -n ${NS:-default}",
