@@ -140,9 +140,6 @@ fn nested(inside: Option<&RunsIn>, via: &str, kind: ShellKind, target: &str) -> 
     }
 }
 
-/// Consecutive command lines of a block that run in the same place (`None`: locally).
-type Segment = (Option<RunsIn>, Vec<(usize, String)>);
-
 /// Command names that run on the operator's machine, not inside a pod or node shell.
 const OPERATOR_CLIS: &[&str] = &["kubectl", "oc", "az", "helm", "hcpctl", "kubelogin"];
 
