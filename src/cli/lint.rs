@@ -30,6 +30,11 @@ pub struct LintArgs {
     /// Template whose H1 sections every guide must have (default: the bundled tsg/TEMPLATE.md).
     #[arg(long, value_name = "FILE")]
     pub template: Option<PathBuf>,
+    /// The convention to check sections against: `tsg` (the ARO-HCP TSG template) or
+    /// `runbook` (one file per alert: Meaning, Impact, Diagnosis, Mitigation). Default: each
+    /// guide's own, detected from its headings.
+    #[arg(long, value_name = "tsg|runbook")]
+    pub profile: Option<String>,
 }
 
 impl LintArgs {
@@ -52,7 +57,13 @@ impl LintArgs {
             classify: &super::classify,
             file_exists: &exists,
         };
-        let findings = lint::lint(&lib, &cfg);
+        let profile = match self.profile.as_deref() {
+            None => None,
+            Some(p) => Some(lint::profile::Profile::parse(p).ok_or_else(|| {
+                anyhow::anyhow!("--profile {p}: not a profile; use `tsg` (the ARO-HCP TSG template) or `runbook` (Meaning, Impact, Diagnosis, Mitigation)")
+            })?),
+        };
+        let findings = lint::lint_with(&lib, &cfg, profile);
         let mut out = std::io::stdout().lock();
         match self.format {
             Format::Text => write!(out, "{}", text(&findings, lib.guides.len()))?,

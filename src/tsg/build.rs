@@ -192,6 +192,58 @@ fn with_inline_commands(s: &RawSection) -> Vec<RawCode> {
     codes
 }
 
+/// Keys tsgnav reads from front matter.
+const KNOWN_KEYS: &[&str] = &["title", "alerts", "owners", "inputs", "template"];
+
+/// An unknown top-level key one letter away from a known one (`alert:` for `alerts:`) is a
+/// typo worth reporting; any other unknown key (Hugo, Jekyll) is fine.
+fn near_miss_key(text: &str, first_line: usize) -> Option<(usize, String)> {
+    let close = |a: &str, b: &str| {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let (short, long) = if a.len() <= b.len() {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
+        match long.len() - short.len() {
+            0 => {
+                short
+                    .iter()
+                    .zip(long.iter())
+                    .filter(|(x, y)| x != y)
+                    .count()
+                    == 1
+            }
+            1 => (0..long.len()).any(|skip| {
+                long.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != skip)
+                    .map(|(_, c)| c)
+                    .eq(short.iter())
+            }),
+            _ => false,
+        }
+    };
+    for (i, l) in text.lines().enumerate() {
+        let Some((key, _)) = l.split_once(':') else {
+            continue;
+        };
+        if key.starts_with([' ', '\t', '#', '-']) || key.contains(' ') {
+            continue;
+        }
+        if KNOWN_KEYS.contains(&key) {
+            continue;
+        }
+        if let Some(known) = KNOWN_KEYS.iter().find(|k| close(key, k)) {
+            return Some((
+                first_line + i,
+                format!("unknown key `{key}`: did you mean `{known}`? (tsgnav reads {}; other keys are ignored)", KNOWN_KEYS.join(", ")),
+            ));
+        }
+    }
+    None
+}
+
 /// Parses the YAML front matter; an error names the line and the problem.
 pub fn front_matter(doc: &RawDoc) -> Result<Option<FrontMatter>, (usize, String)> {
     let Some((text, line)) = doc.front_matter.as_ref() else {
@@ -199,6 +251,9 @@ pub fn front_matter(doc: &RawDoc) -> Result<Option<FrontMatter>, (usize, String)
     };
     if text.trim().is_empty() {
         return Ok(None);
+    }
+    if let Some(problem) = near_miss_key(text, *line) {
+        return Err(problem);
     }
     yaml_serde::from_str::<FrontMatter>(text)
         .map(Some)

@@ -43,9 +43,10 @@ impl Guide {
     }
 }
 
-/// Optional YAML front matter. Sharpens inference; never required.
+/// Optional YAML front matter. Sharpens inference; never required. Other keys (Hugo's
+/// `weight`, Jekyll's `layout` …) are allowed and ignored.
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct FrontMatter {
     pub title: Option<String>,
     /// Alert name → node slug (e.g. `step-1-establish-blast-radius`).

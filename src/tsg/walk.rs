@@ -246,13 +246,15 @@ impl Walker {
         match tag {
             TagEnd::Heading(_) => self.end_heading(offset),
             TagEnd::Paragraph => {
-                if let Some(b) = self.para.take() {
+                if let Some(mut b) = self.para.take() {
+                    self.hugo_links(&mut b);
                     let p = b.into_para();
                     self.section().paras.push(p);
                 }
             }
             TagEnd::Item => {
-                if let Some((idx, b, checked)) = self.items.pop() {
+                if let Some((idx, mut b, checked)) = self.items.pop() {
+                    self.hugo_links(&mut b);
                     let parent = self.items.last().map(|i| i.0);
                     let depth = self.items.len();
                     if let Some(slot) = self.section().items.get_mut(idx) {
@@ -333,6 +335,23 @@ impl Walker {
         }
     }
 
+    /// Hugo shortcode links in the text (`{{< ref "x.md" >}}`, `{{< relref "x.md#a" >}}`,
+    /// `{{% ref "…" %}}`) become links of the section, like `[x](x.md)`.
+    fn hugo_links(&mut self, b: &mut Buf) {
+        if !b.text.contains("{{") {
+            return;
+        }
+        for dest in hugo_refs(&b.text) {
+            let idx = self.section().links.len();
+            self.section().links.push(RawLink {
+                dest: dest.clone(),
+                text: dest,
+                line: b.line,
+            });
+            b.links.push(idx);
+        }
+    }
+
     fn end_heading(&mut self, offset: usize) {
         if let Some((b, level, start, links)) = self.heading.take() {
             let p = b.into_para();
@@ -348,4 +367,31 @@ impl Walker {
             self.doc.sections.push(section);
         }
     }
+}
+
+/// The targets of Hugo `ref`/`relref` shortcodes in `text`.
+pub fn hugo_refs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("{{") {
+        rest = &rest[i + 2..];
+        let inner = rest.trim_start_matches(['<', '%', ' ']);
+        let Some(after) = inner
+            .strip_prefix("relref")
+            .or_else(|| inner.strip_prefix("ref"))
+        else {
+            continue;
+        };
+        let after = after.trim_start();
+        let Some(q) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        if let Some(end) = after[1..].find(q) {
+            let dest = after[1..1 + end].trim();
+            if !dest.is_empty() {
+                out.push(dest.to_string());
+            }
+        }
+    }
+    out
 }

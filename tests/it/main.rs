@@ -55,6 +55,7 @@ mod query_vars;
 mod run_cli;
 mod runbooks_accuracy;
 mod runbooks_lexer;
+mod runbooks_markdown;
 mod runbooks_routing;
 mod runbooks_transcripts;
 mod safety_corpus;

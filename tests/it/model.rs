@@ -164,10 +164,22 @@ fn edges_routes_and_refs() {
 
 #[test]
 fn front_matter_errors_are_kept_not_fatal() {
-    let g = parse_guide("x.md", "---\ntitle: x\nbogus: 1\n---\n# Heading\n");
+    // A typo of a key tsgnav reads is reported; other keys (Hugo, Jekyll) are fine.
+    let g = parse_guide("x.md", "---\ntitle: x\nalert: 1\n---\n# Heading\n");
     assert_eq!(g.problems.len(), 1);
-    assert!(g.problems[0].1.contains("bogus"), "{:?}", g.problems);
+    assert!(
+        g.problems[0].1.contains("did you mean `alerts`"),
+        "{:?}",
+        g.problems
+    );
     assert_eq!(g.nodes.len(), 1);
+    let g = parse_guide(
+        "x.md",
+        "---\ntitle: x\nweight: 3\nlayout: runbook\n---\n# H\n",
+    );
+    assert!(g.problems.is_empty(), "{:?}", g.problems);
+    let g = parse_guide("x.md", "---\ntitle: [unclosed\n---\n# H\n");
+    assert_eq!(g.problems.len(), 1, "bad YAML is still a problem");
 }
 
 #[test]

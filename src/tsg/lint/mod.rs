@@ -3,6 +3,7 @@
 //! Must not import IO (std::fs, std::process, tokio, network crates) nor `crate::safety`:
 //! the caller passes a classifier and a file-existence check in `LintConfig`.
 
+pub mod profile;
 mod rules;
 pub mod shell_rules;
 
@@ -131,18 +132,55 @@ fn uses_template(g: &Guide, template: &Guide) -> bool {
     !opted_out && g.path != template.path && !g.is_template()
 }
 
-/// Lints every guide of `lib`; findings sorted by file, line, rule.
+/// Lints every guide of `lib`, each against the convention it follows; findings sorted by
+/// file, line, rule.
 pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
+    lint_with(lib, cfg, None)
+}
+
+/// `lint` with every guide checked against `profile` (`None`: detected per guide).
+pub fn lint_with(
+    lib: &Library,
+    cfg: &LintConfig,
+    profile: Option<profile::Profile>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     // Built once for the whole library, not once per guide.
     let by_path: std::collections::HashMap<&str, &Guide> =
         lib.guides.iter().map(|x| (x.path.as_str(), x)).collect();
+    let runbooks = lib
+        .guides
+        .iter()
+        .filter(|g| profile::detect(g) == profile::Profile::Runbook)
+        .count();
+    let library = if runbooks * 2 > lib.guides.len() {
+        profile::Profile::Runbook
+    } else {
+        profile::Profile::Tsg
+    };
     for g in &lib.guides {
         rules::front_matter(g, &mut out);
-        if let Some(t) = cfg.template.filter(|t| uses_template(g, t)) {
-            rules::missing_section(g, t, &mut out);
+        // A guide's own shape, else the library's: most guides of a runbook collection are
+        // alert runbooks, and the odd one out is checked as one too.
+        let own = profile::detect(g);
+        let chosen = profile.unwrap_or(if own == profile::Profile::Runbook {
+            own
+        } else {
+            library
+        });
+        match chosen {
+            profile::Profile::Tsg => {
+                if let Some(t) = cfg.template.filter(|t| uses_template(g, t)) {
+                    rules::missing_section(g, t, &mut out);
+                }
+                rules::scenario_fields(g, &mut out);
+            }
+            profile::Profile::Runbook => {
+                if cfg.template.is_some_and(|t| uses_template(g, t)) {
+                    profile::runbook_sections(g, &mut out);
+                }
+            }
         }
-        rules::scenario_fields(g, &mut out);
         rules::mutation_risk(g, cfg, &mut out);
         rules::links(g, &by_path, cfg, &mut out);
         rules::undefined_vars(g, &mut out);

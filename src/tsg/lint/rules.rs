@@ -8,7 +8,7 @@ use super::{Finding, LintConfig, Severity};
 use crate::tsg::model::{CalloutKind, Guide, Lang, Node, Role, SafetyClass};
 use crate::tsg::{edges, slug, vars};
 
-fn finding(
+pub(super) fn finding(
     rule: &'static str,
     severity: Severity,
     g: &Guide,
@@ -27,7 +27,7 @@ fn finding(
 /// `front-matter`: YAML that does not parse or has unknown keys.
 pub fn front_matter(g: &Guide, out: &mut Vec<Finding>) {
     for (line, msg) in &g.problems {
-        let m = format!("front matter is not valid: {msg}; allowed keys are title, alerts, owners, inputs, template");
+        let m = format!("front matter is not valid: {msg}; fix the YAML between the `---` lines");
         out.push(finding("front-matter", Severity::Error, g, *line, m));
     }
 }

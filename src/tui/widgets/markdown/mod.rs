@@ -174,7 +174,16 @@ impl R<'_, '_> {
             Event::TaskListMarker(done) => {
                 self.text(if done { "[x] " } else { "[ ] " }, self.style())
             }
-            Event::Html(s) | Event::InlineHtml(s) => self.text(&s, t.get("ui.dim")),
+            Event::Html(s) | Event::InlineHtml(s) => match details_title(&s) {
+                // `<details><summary>T</summary>` is a titled block: show the title only.
+                Some(title) if title.is_empty() => {}
+                Some(title) => {
+                    self.flush();
+                    let style = t.get("md.strong");
+                    self.out.push(Line::styled(format!("▸ {title}"), style));
+                }
+                None => self.text(&s, t.get("ui.dim")),
+            },
             _ => {}
         }
     }
@@ -190,5 +199,43 @@ impl R<'_, '_> {
         }
         let probe = idx.and_then(|i| self.probes.get(i).map(|p| (i, p)));
         super::code::render(info, code, self.width, self.theme, probe, &mut self.out);
+    }
+}
+
+/// For HTML made only of `<details>`/`<summary>` tags: the summary text (empty when there is
+/// none). `None` for any other HTML, which is shown as written.
+fn details_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    if !(lower.contains("details") || lower.contains("summary>")) {
+        return None;
+    }
+    let title = match (lower.find("<summary>"), lower.find("</summary>")) {
+        (Some(a), Some(b)) if b > a => html[a + 9..b].trim().to_string(),
+        _ => String::new(),
+    };
+    let mut rest = lower.clone();
+    for tag in ["<details open>", "<details>", "</details>", "</summary>"] {
+        rest = rest.replace(tag, "");
+    }
+    if let (Some(a), Some(b)) = (rest.find("<summary>"), rest.find("</summary>")) {
+        rest.replace_range(a..b, "");
+    }
+    let rest = rest.replace("<summary>", "");
+    let leftover = rest.replace(&title.to_ascii_lowercase(), "");
+    leftover.trim().is_empty().then_some(title)
+}
+
+#[cfg(test)]
+mod details_tests {
+    use super::details_title;
+
+    #[test]
+    fn details_and_summary_become_a_title() {
+        assert_eq!(
+            details_title("<details>\n<summary>Largest folders</summary>\n").as_deref(),
+            Some("Largest folders")
+        );
+        assert_eq!(details_title("</details>\n").as_deref(), Some(""));
+        assert_eq!(details_title("<div>x</div>"), None);
     }
 }
