@@ -3,6 +3,7 @@
 mod bad_input;
 mod common;
 mod corpus;
+mod demo_chart_tmux;
 mod demo_maestro_tmux;
 mod demo_tmux;
 mod deps;
