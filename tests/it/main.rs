@@ -17,6 +17,7 @@ mod evidence_script;
 mod evidence_tamper;
 mod extras;
 mod kube_diff;
+mod kube_evidence;
 mod kube_fanout;
 mod kube_faults;
 mod kube_native;
