@@ -182,7 +182,7 @@ pub fn probe(raw: &RawCode) -> Option<Probe> {
     };
     for name in vars::placeholders(&raw.code)
         .into_iter()
-        .chain(vars::brace_placeholders(&raw.code))
+        .chain(vars::brace_placeholders_for(lang == Lang::Shell, &raw.code))
     {
         if !vars_used.contains(&name) {
             vars_used.push(name);

@@ -1,3 +1,5 @@
+//! Unit tests of kubectl JSONPath: parsing, evaluation and printing against kubectl's rules.
+
 use serde_json::json;
 
 use super::*;
