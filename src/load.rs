@@ -1,6 +1,14 @@
 //! The IO edge that reads guide files: walks roots (files or folders), refuses what is not a
 //! readable UTF-8 markdown file with a message naming it, and parses the rest with
-//! `tsg::parse_guide`. Must not import `cli` or any UI code.
+//! `tsg::parse_guide`, on every core ([`parallel`]) and through the parse cache ([`cache`]) when
+//! one is given. Must not import `cli` or any UI code.
+
+mod cache;
+mod mirror;
+pub mod parallel;
+
+pub use cache::{tool_stamp, Cache};
+pub use parallel::{parse_each, parse_steps, Stats, Step};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -50,8 +58,39 @@ impl LoadError {
     }
 }
 
+/// A markdown file to load: the file, and its path relative to the root it was found under
+/// (`/`-separated; the node ids start with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub file: PathBuf,
+    pub rel: String,
+}
+
 /// Reads every `.md` file under `roots`. Bad files become errors; the rest still load.
 pub fn load_library(roots: &[PathBuf]) -> (Library, Vec<LoadError>) {
+    let (lib, errors, _) = load_library_cached(roots, None);
+    (lib, errors)
+}
+
+/// [`load_library`] through `cache`: unchanged files come from it, the rest are parsed (on
+/// every core) and kept in it.
+pub fn load_library_cached(
+    roots: &[PathBuf],
+    cache: Option<&Cache>,
+) -> (Library, Vec<LoadError>, Stats) {
+    let (files, mut errors) = discover(roots);
+    let mut lib = Library::default();
+    let stats = parse_each(&files, cache, |_, r| match r {
+        Ok(g) => lib.guides.push(g),
+        Err(e) => errors.push(e),
+    });
+    tsg::link_library(&mut lib);
+    (lib, errors, stats)
+}
+
+/// The markdown files under `roots`, in order (each folder sorted), each file once even when
+/// two roots or links lead to it, and the problems met on the way.
+pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     let mut errors = Vec::new();
     for root in roots {
@@ -77,25 +116,16 @@ pub fn load_library(roots: &[PathBuf]) -> (Library, Vec<LoadError>) {
             }
         }
     }
-    let mut lib = Library::default();
     let mut read = HashSet::new();
-    for (file, rel) in files {
-        if let Ok(c) = std::fs::canonicalize(&file) {
-            if !read.insert(c) {
-                continue;
-            }
-        }
-        match read_text(&file) {
-            Ok(text) => {
-                let mut g = tsg::parse_guide(&rel, &text);
-                g.file = file.display().to_string();
-                lib.guides.push(g);
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    tsg::link_library(&mut lib);
-    (lib, errors)
+    let files = files
+        .into_iter()
+        .filter(|(file, _)| match std::fs::canonicalize(file) {
+            Ok(c) => read.insert(c),
+            Err(_) => true,
+        })
+        .map(|(file, rel)| Source { file, rel })
+        .collect();
+    (files, errors)
 }
 
 fn is_markdown(p: &Path) -> bool {

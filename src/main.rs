@@ -10,9 +10,14 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // A closed pipe (`tsgnav tree | head`) is not a failure.
+            // JSON written straight to stdout carries the IO error inside serde_json's.
+            let broken = |k: Option<std::io::ErrorKind>| k == Some(std::io::ErrorKind::BrokenPipe);
             if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                broken(c.downcast_ref::<std::io::Error>().map(std::io::Error::kind))
+                    || broken(
+                        c.downcast_ref::<serde_json::Error>()
+                            .and_then(|j| j.io_error_kind()),
+                    )
             }) {
                 return ExitCode::SUCCESS;
             }

@@ -1,7 +1,7 @@
 //! `tsgnav alerts PATH... [--rules DIR] [--json]`: the alert routing table, and with
 //! Prometheus rule files the alerts no guide routes and the routes no rule defines.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,7 +10,10 @@ use clap::Args;
 use serde_json::json;
 
 #[derive(Debug, Args)]
+#[command(subcommand_negates_reqs = true)]
 pub struct AlertsArgs {
+    #[command(subcommand)]
+    pub firing: Option<AlertsCommand>,
     /// Guides or folders of guides (default: the bundled guides).
     pub paths: Vec<PathBuf>,
     /// Prometheus rule files or folders of them (PrometheusRule CRDs or plain rule groups).
@@ -21,14 +24,30 @@ pub struct AlertsArgs {
     pub json: bool,
 }
 
-/// Alert names defined under `groups[].rules[].alert` anywhere in a YAML document.
-fn collect_alerts(v: &yaml_serde::Value, out: &mut BTreeSet<String>) {
+#[derive(Debug, clap::Subcommand)]
+pub enum AlertsCommand {
+    /// What is firing now (Alertmanager API v2, or Prometheus' ALERTS series), with each
+    /// alert's state and its route in the guides.
+    Firing(super::alerts_firing::FiringArgs),
+}
+
+/// Alert names defined under `groups[].rules[].alert` anywhere in a YAML document, with
+/// their `annotations.runbook_url`.
+fn collect_alerts(v: &yaml_serde::Value, out: &mut BTreeMap<String, Option<String>>) {
     match v {
         yaml_serde::Value::Mapping(m) => {
             if let Some(rules) = m.get("rules").and_then(|r| r.as_sequence()) {
                 for r in rules {
                     if let Some(a) = r.get("alert").and_then(|a| a.as_str()) {
-                        out.insert(a.to_string());
+                        let url = r
+                            .get("annotations")
+                            .and_then(|an| an.get("runbook_url"))
+                            .and_then(|u| u.as_str())
+                            .map(str::to_string);
+                        let slot = out.entry(a.to_string()).or_default();
+                        if slot.is_none() {
+                            *slot = url;
+                        }
                     }
                 }
             }
@@ -74,13 +93,14 @@ fn rule_files(
     Ok(())
 }
 
-/// Every alert the rule files define. Unparseable files are errors naming the file.
-pub fn defined_alerts(paths: &[PathBuf]) -> anyhow::Result<BTreeSet<String>> {
+/// Every alert the rule files define, with its `runbook_url` annotation if any. Unparseable
+/// files are errors naming the file.
+pub fn defined_rules(paths: &[PathBuf]) -> anyhow::Result<BTreeMap<String, Option<String>>> {
     let (mut files, mut seen) = (Vec::new(), std::collections::HashSet::new());
     for p in paths {
         rule_files(p, &mut seen, &mut files)?;
     }
-    let mut alerts = BTreeSet::new();
+    let mut alerts = BTreeMap::new();
     for f in files {
         let text = std::fs::read_to_string(&f)
             .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", f.display()))?;
@@ -95,46 +115,64 @@ pub fn defined_alerts(paths: &[PathBuf]) -> anyhow::Result<BTreeSet<String>> {
 
 impl AlertsArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
+        if let Some(AlertsCommand::Firing(f)) = self.firing {
+            return f.run();
+        }
         let (lib, failed) = super::load(&self.paths);
-        let routes: Vec<(String, String, String, usize)> = lib
+        // (alert, to, file, line, by)
+        let mut routes: Vec<(String, String, String, usize, crate::tsg::RouteBy)> = lib
             .guides
             .iter()
             .filter(|g| !g.is_template())
             .flat_map(|g| {
                 g.routes
                     .iter()
-                    .map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line))
+                    .map(move |r| (r.alert.clone(), r.to.clone(), g.file.clone(), r.line, r.by))
             })
             .collect();
-        let routed: BTreeSet<String> = routes.iter().map(|r| r.0.clone()).collect();
         let (mut unrouted, mut dangling) = (Vec::new(), Vec::new());
         if !self.rules.is_empty() {
-            let defined = defined_alerts(&self.rules)?;
-            unrouted = defined
-                .iter()
-                .filter(|a| !routed.contains(*a))
-                .cloned()
-                .collect();
+            let defined = defined_rules(&self.rules)?;
+            for (alert, url) in &defined {
+                if routes.iter().any(|r| &r.0 == alert && r.4.is_explicit()) {
+                    continue;
+                }
+                match crate::nav::route_alert(&lib, alert, url.as_deref()) {
+                    Some(r) => {
+                        // The rule's runbook_url outranks a route inferred from a name.
+                        routes.retain(|x| &x.0 != alert);
+                        let file = lib
+                            .guides
+                            .iter()
+                            .find(|g| r.to.starts_with(&format!("{}#", g.path)))
+                            .map(|g| g.file.clone())
+                            .unwrap_or_default();
+                        routes.push((alert.clone(), r.to, file, r.line, r.by));
+                    }
+                    None => unrouted.push(alert.clone()),
+                }
+            }
+            // Only a route the guide states can dangle; one inferred from a name cannot.
             dangling = routes
                 .iter()
-                .filter(|r| !defined.contains(&r.0))
+                .filter(|r| r.4.is_explicit() && !defined.contains_key(&r.0))
                 .cloned()
                 .collect();
         }
         let mut out = std::io::stdout().lock();
         if self.json {
             let v = json!({
-                "routes": routes.iter().map(|r| json!({"alert": r.0, "to": r.1, "path": r.2, "line": r.3})).collect::<Vec<_>>(),
+                "routes": routes.iter().map(|r| json!({"alert": r.0, "to": r.1, "path": r.2, "line": r.3, "by": r.4.as_str()})).collect::<Vec<_>>(),
                 "unrouted": unrouted.iter().map(|a| json!({"rule": "unrouted-alert", "alert": a})).collect::<Vec<_>>(),
                 "dangling": dangling.iter().map(|r| json!({"rule": "dangling-alert-route", "alert": r.0, "path": r.2, "line": r.3})).collect::<Vec<_>>(),
             });
             writeln!(out, "{v}")?;
         } else {
             for r in &routes {
-                writeln!(out, "{:<44} → {}", r.0, r.1)?;
+                writeln!(out, "{:<44} → {}  ({})", r.0, r.1, r.4.as_str())?;
             }
             for a in &unrouted {
-                writeln!(out, "warning[unrouted-alert]: alert `{a}` is defined in the rules but no guide routes it; add a row for it to a guide's Alert Triage table")?;
+                writeln!(out, "warning[unrouted-alert]: alert `{a}` is defined in the rules but no guide routes it; add a row for it to a guide's Alert Triage table, name a guide after it, or point its runbook_url at one")?;
             }
             for r in &dangling {
                 writeln!(out, "{}:{}: warning[dangling-alert-route]: `{}` is routed here but no rule file defines it; fix the name or remove the row", r.2, r.3, r.0)?;

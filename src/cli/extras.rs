@@ -17,19 +17,75 @@ pub struct CompletionsArgs {
 
 impl CompletionsArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
+        // Written whole, so a closed pipe (`| head -1`) is an error `main` treats as success
+        // rather than a panic inside the generator.
         let mut cmd = super::Cli::command();
-        clap_complete::generate(self.shell, &mut cmd, "tsgnav", &mut std::io::stdout());
+        let mut buf = Vec::new();
+        clap_complete::generate(self.shell, &mut cmd, "tsgnav", &mut buf);
+        std::io::stdout().lock().write_all(&buf)?;
         Ok(ExitCode::SUCCESS)
     }
 }
 
-/// Prints the man page (roff) to stdout: `tsgnav man > tsgnav.1`.
+/// Prints the man page (roff) to stdout: `tsgnav man > tsgnav.1`. clap's sections, then
+/// ENVIRONMENT, FILES and EXIT STATUS.
 pub fn man() -> anyhow::Result<ExitCode> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(super::Cli::command()).render(&mut buf)?;
+    buf.extend_from_slice(MAN_EXTRA.as_bytes());
     std::io::stdout().lock().write_all(&buf)?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// The man page sections clap does not know about (roff).
+pub const MAN_EXTRA: &str = r#".SH ENVIRONMENT
+.TP
+\fBTSGNAV_CONFIG\fR
+The config file to read instead of \fI<config dir>/tsgnav/config.toml\fR. When set, the file
+must exist. \fBtsgnav config check\fR checks it and \fBtsgnav config example\fR prints one.
+.TP
+\fBTSGNAV_STATE_DIR\fR
+The folder evidence sessions are recorded in, instead of the platform state folder
+(\fI~/.local/state/tsgnav/sessions\fR on Linux).
+.TP
+\fBTSGNAV_CACHE_DIR\fR
+The folder parsed guides are cached in, instead of \fI<cache dir>/tsgnav/guides\fR.
+.TP
+\fBKUBECONFIG\fR
+The kubeconfig kubectl, oc and the Kubernetes backend use for probes, unless \fBkubeconfig\fR
+is set under [query] in the config file. In read-only runs tsgnav hands probes a kubeconfig of
+its own that points at its loopback proxy.
+.TP
+\fBNO_COLOR\fR
+When set to a non-empty value, the navigator draws without colour (emphasis stays).
+.SH FILES
+.TP
+\fI<config dir>/tsgnav/config.toml\fR
+The config file (Linux: \fI~/.config/tsgnav/config.toml\fR): extra guide folders, variable
+values, the query backends, extra redaction patterns.
+.TP
+\fI<config dir>/tsgnav/keymap.toml\fR, \fI<config dir>/tsgnav/theme.toml\fR
+Key and colour overrides, read from beside the config file.
+.TP
+\fI<state dir>/tsgnav/sessions/\fR (Linux: \fI~/.local/state/tsgnav/sessions/\fR)
+One folder per evidence session: \fIjournal.jsonl\fR (append-only, hash-chained) and
+\fIblobs/\fR for large outputs.
+.TP
+\fI<cache dir>/tsgnav/guides/\fR (Linux: \fI~/.cache/tsgnav/guides/\fR)
+Parsed guides, keyed by path, size, modification time and tsgnav version, so a second start
+parses only what changed. Safe to delete.
+.SH "EXIT STATUS"
+.TP
+\fB0\fR
+Success; also when the reader of the output closed the pipe early (\fBtsgnav tree | head\fR).
+.TP
+\fB1\fR
+Findings at error severity (\fBlint\fR), a probe that failed (\fBrun\fR), problems in the config
+file (\fBconfig check\fR), or a journal that does not verify (\fBsessions verify\fR).
+.TP
+\fB2\fR
+A usage error, or a guide or file that could not be read.
+"#;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -55,7 +111,8 @@ pub fn default_config_file() -> Option<PathBuf> {
         .or_else(|| dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")))
 }
 
-/// Every problem in the config file and its neighbours, as product copy.
+/// Every problem in the config file and its neighbours, as product copy: `FILE:LINE: what is
+/// wrong`, one per problem (a bad key never hides the next one).
 pub fn check(file: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let shown = file.display().to_string();
@@ -63,27 +120,49 @@ pub fn check(file: &Path) -> Vec<String> {
         Ok(t) => t,
         Err(e) => return vec![format!("{shown}: cannot read it: {e}")],
     };
-    match config::parse(&shown, &text) {
-        Err(e) => problems.push(e.to_string()),
-        Ok(cfg) => {
-            for g in &cfg.guides {
-                let p = expand_home(g);
-                if !p.exists() {
-                    problems.push(format!(
-                        "{shown}: `guides` names {g}, which does not exist; fix the path or remove it"
-                    ));
-                }
-            }
-            if let Err(e) = crate::evidence::Redactor::with_patterns(&cfg.redact) {
-                problems.push(format!("{shown}: `redact`: {e}"));
-            }
-            for (k, url) in cfg.query.kusto_clusters.iter() {
-                if !url.starts_with("http://") && !url.starts_with("https://") {
-                    problems.push(format!(
-                        "{shown}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL"
-                    ));
-                }
-            }
+    let (cfg, found) = config::check(&text);
+    for p in found {
+        problems.push(format!("{shown}:{}: {}", p.line, p.detail));
+    }
+    // The line a value is written on (its first quoted occurrence), else the key's.
+    let line = |value: &str, key: &str| {
+        let at = ["\"", "'"]
+            .iter()
+            .find_map(|q| text.find(&format!("{q}{value}{q}")))
+            .or_else(|| text.find(key))
+            .unwrap_or(0);
+        text[..at].matches('\n').count() + 1
+    };
+    for g in &cfg.guides {
+        if !expand_home(g).exists() {
+            problems.push(format!(
+                "{shown}:{}: `guides` names {g}, which does not exist; fix the path or remove it",
+                line(g, "guides")
+            ));
+        }
+    }
+    for pattern in &cfg.redact {
+        if let Err(e) = crate::evidence::Redactor::with_patterns(std::slice::from_ref(pattern)) {
+            // The regex crate's reason spans lines (with a caret under the spot): keep its words.
+            let reason: Vec<&str> = e
+                .reason
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '^' || c == ' '))
+                .collect();
+            problems.push(format!(
+                "{shown}:{}: `redact`: `{pattern}` is not a valid regular expression ({}); fix or remove it",
+                line(pattern, "redact"),
+                reason.join(" ")
+            ));
+        }
+    }
+    for (k, url) in cfg.query.kusto_clusters.iter() {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            problems.push(format!(
+                "{shown}:{}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL; write https://CLUSTER.kusto.windows.net",
+                line(url, k)
+            ));
         }
     }
     let dir = file.parent().unwrap_or(Path::new("."));
@@ -113,23 +192,26 @@ impl ConfigArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         match self.command {
             ConfigCommand::Example => {
-                print!("{}", config::EXAMPLE);
+                std::io::stdout()
+                    .lock()
+                    .write_all(config::EXAMPLE.as_bytes())?;
                 Ok(ExitCode::SUCCESS)
             }
             ConfigCommand::Check { file } => {
                 let Some(file) = file.or_else(default_config_file) else {
                     anyhow::bail!("no config directory on this system; name the file: tsgnav config check FILE");
                 };
+                let mut out = std::io::stdout().lock();
                 if !file.exists() {
-                    println!("{}: no config file; tsgnav uses its defaults (see `tsgnav config example`)", file.display());
+                    writeln!(out, "{}: no config file; tsgnav uses its defaults (see `tsgnav config example`)", file.display())?;
                     return Ok(ExitCode::SUCCESS);
                 }
                 let problems = check(&file);
                 for p in &problems {
-                    println!("error: {p}");
+                    writeln!(out, "error: {p}")?;
                 }
                 if problems.is_empty() {
-                    println!("{}: ok", file.display());
+                    writeln!(out, "{}: ok", file.display())?;
                     Ok(ExitCode::SUCCESS)
                 } else {
                     Ok(ExitCode::from(1))

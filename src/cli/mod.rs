@@ -2,6 +2,7 @@
 //! `run(self) -> Result<ExitCode>`. This is the edge that wires IO (`load`) to the pure core.
 
 mod alerts;
+mod alerts_firing;
 mod demo;
 mod embedded;
 mod extras;
@@ -96,7 +97,8 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
     if paths.is_empty() {
         return (embedded::library(), false);
     }
-    let (lib, errors) = crate::load::load_library(paths);
+    let (mut lib, errors, _) = crate::load::load_library_cached(paths, guide_cache().as_ref());
+    refine_roles(&mut lib);
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };
@@ -104,4 +106,21 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
         eprintln!("{level}: {e}");
     }
     (lib, failed)
+}
+
+/// Steps under a neutral heading whose commands mutate become mitigation steps.
+pub fn refine_roles(lib: &mut Library) {
+    for g in &mut lib.guides {
+        crate::safety::refine_roles(g);
+    }
+}
+
+/// The parse cache: `$TSGNAV_CACHE_DIR` when set, else the platform cache folder's
+/// `tsgnav/guides` (Linux: `~/.cache/tsgnav/guides`). Never inside the evidence state folder.
+pub fn guide_cache() -> Option<crate::load::Cache> {
+    let dir = match std::env::var_os("TSGNAV_CACHE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => dirs::cache_dir()?.join("tsgnav").join("guides"),
+    };
+    Some(crate::load::Cache::new(dir))
 }

@@ -36,6 +36,14 @@ pub struct RunArgs {
     /// A variable value, NAME=VALUE (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
+    /// A variable whose value is a secret, NAME=VALUE (repeatable): used like --var, and
+    /// redacted from the journal and from everything printed.
+    #[arg(long = "secret-var", value_name = "NAME=VALUE")]
+    pub secret_vars: Vec<String>,
+    /// Print results without redaction. Only to a terminal (never into a pipe or file);
+    /// recorded in the evidence journal.
+    #[arg(long)]
+    pub no_redact: bool,
     /// Print JSON: one object per probe (probe, backend, command, status, duration, output).
     #[arg(long)]
     pub json: bool,
@@ -86,7 +94,8 @@ impl RunArgs {
             .node
             .split_once('#')
             .ok_or_else(|| anyhow!("`{}` names no node: write FILE#node-slug", self.node))?;
-        let (lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        let (mut lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
+        super::refine_roles(&mut lib);
         if let Some(e) = errors.iter().find(|e| !e.is_warning()) {
             return Err(anyhow!("{e}"));
         }
@@ -99,10 +108,25 @@ impl RunArgs {
                 anyhow!("{file} has no heading with the slug `{slug}` (see `tsgnav tree {file}`)")
             })?
             .clone();
+        use std::io::IsTerminal as _;
+        if self.no_redact && !std::io::stdout().is_terminal() {
+            return Err(anyhow!("--no-redact prints secrets, so only to a terminal; stdout is a pipe or a file here: drop --no-redact"));
+        }
+        let redactor = crate::evidence::Redactor::default();
         let mut vars = Vars::new();
         let mut flags = Vec::new();
-        for v in &self.vars {
+        let mut secrets = Vec::new();
+        for (v, secret) in self
+            .vars
+            .iter()
+            .map(|v| (v, false))
+            .chain(self.secret_vars.iter().map(|v| (v, true)))
+        {
             let (k, val) = parse_assignment(v).map_err(|e| anyhow!(e))?;
+            if secret || crate::evidence::is_secret_name(&k) {
+                redactor.add_secret(&val);
+                secrets.push(val.clone());
+            }
             vars.set(&k, &val, Source::Flag);
             flags.push((k, val));
         }
@@ -141,16 +165,23 @@ impl RunArgs {
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
-        let failed = results
-            .iter()
-            .any(|(r, skipped)| !skipped && !r.status.is_ok());
+        let code = exit_code(&results);
         if !self.no_evidence {
             let mut rec = record::Recorder::start(
                 &crate::evidence::state_dir(),
                 std::path::Path::new(file),
                 &format!("{file}#{slug}"),
                 &flags,
+                &secrets,
             )?;
+            if self.no_redact {
+                rec.append(Record::Note(crate::evidence::Note {
+                    text: "results were printed to the terminal without redaction (--no-redact)"
+                        .into(),
+                    topic: Some("no-redact".into()),
+                    ..Default::default()
+                }))?;
+            }
             for (r, _, before) in &steps {
                 for b in before {
                     rec.append(b.clone())?;
@@ -162,17 +193,22 @@ impl RunArgs {
         let mut out = std::io::stdout().lock();
         if self.json {
             let all: Vec<Value> = results.iter().map(|(r, _)| to_json(r)).collect();
-            writeln!(
-                out,
-                "{}",
-                json!({ "node": format!("{file}#{slug}"), "results": all })
-            )?;
+            let mut v = json!({ "node": format!("{file}#{slug}"), "results": all });
+            if !self.no_redact {
+                crate::evidence::redact_value(&redactor, &mut v);
+            }
+            writeln!(out, "{v}")?;
         } else {
             if results.is_empty() {
                 writeln!(out, "{file}#{slug} has no probes to run.")?;
             }
             for (r, _) in &results {
-                write!(out, "{}", render(r))?;
+                let text = render(r);
+                if self.no_redact {
+                    write!(out, "{text}")?;
+                } else {
+                    write!(out, "{}", redactor.redact_str(&text).0)?;
+                }
             }
         }
         history.extend(steps.iter().flat_map(|(r, _, b)| {
@@ -184,11 +220,7 @@ impl RunArgs {
             write::print_open(&history)?;
         }
         out.flush()?;
-        Ok(if failed {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(ExitCode::from(code))
     }
 
     fn executors(&self) -> anyhow::Result<Vec<Arc<dyn Executor>>> {
@@ -200,6 +232,10 @@ impl RunArgs {
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
             contexts: self.contexts.clone(),
+            sandbox: {
+                let c = config::config()?.sandbox;
+                crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
+            },
             ..setup::Settings::default()
         };
         for c in &self.kusto_clusters {
@@ -232,8 +268,18 @@ impl RunArgs {
         let runner = Runner::new(config, executors, tx);
         let mut out = Vec::new();
         for p in probes.iter().filter(|p| p.lang != Lang::Text) {
+            // A mitigation stops at its first failed or refused step: the rest do not run.
+            if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
+                out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
             // A value the operator exported in their shell counts, below every other source.
-            for name in crate::query::vars::needed(p.lang, &p.code) {
+            // A command typed inside a shell also needs the values of the way in (`$POD`).
+            let text = match &p.runs_in {
+                Some(r) => format!("{}\n{}", p.code, r.via),
+                None => p.code.clone(),
+            };
+            for name in crate::query::vars::needed(p.lang, &text) {
                 if vars.get(&name).is_none() {
                     let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
                     if let Ok(v) = env {
@@ -241,12 +287,14 @@ impl RunArgs {
                     }
                 }
             }
-            let bindings = vars.resolve(p.lang, &p.code);
+            let bindings = vars.resolve(p.lang, &text);
             let mut req =
                 match ProbeRequest::from_probe(node_id, p, bindings.clone().unwrap_or_default()) {
                     Ok(r) => r,
                     Err(e) => {
-                        out.push((failed(node_id, p, e), false, Vec::new()));
+                        // A node-shell command is refused on purpose, not failed.
+                        let refused = matches!(e, crate::query::ProbeError::Refused { .. });
+                        out.push((failed(node_id, p, e), refused, Vec::new()));
                         continue;
                     }
                 };
@@ -277,6 +325,12 @@ impl RunArgs {
             };
             if let Err(e) = bindings {
                 out.push((failed(node_id, p, e), false, Vec::new()));
+                continue;
+            }
+            // A probe that escapes the chosen target is refused before anything of it runs,
+            // the prior-state capture included.
+            if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
+                out.push((failed(node_id, p, e), true, Vec::new()));
                 continue;
             }
             let mut before = Vec::new();
@@ -313,4 +367,43 @@ impl RunArgs {
         }
         out
     }
+}
+
+/// `run`'s exit code: 3 when a probe was refused (so a script can tell a refusal from
+/// success), else 1 when one failed, else 0. Probes skipped because they run until stopped
+/// count as neither.
+pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
+    use crate::query::{ProbeError, Status};
+    let refused = |r: &ProbeResult| matches!(&r.status, Status::Failed(ProbeError::Refused { class, .. }) if *class != SafetyClass::LongRunning);
+    if results.iter().any(|(r, _)| refused(r)) {
+        3
+    } else if results
+        .iter()
+        .any(|(r, skipped)| !skipped && !r.status.is_ok())
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// In a write run, why the next step does not run: an earlier one failed or was refused.
+fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
+    use crate::query::{ProbeError, Status};
+    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => false,
+        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
+        Status::Failed(_) => true,
+    })?;
+    Some(ProbeError::Refused {
+        class: SafetyClass::Mutating,
+        reason: format!(
+            "not run: the earlier step {} did not succeed ({})",
+            first.id,
+            first.status.describe()
+        ),
+        what: "a mitigation stops at its first failed or refused step; fix that step and run \
+               the node again"
+            .into(),
+    })
 }

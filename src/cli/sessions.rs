@@ -34,8 +34,15 @@ pub enum SessionsCommand {
     Show { session: String },
     /// Walk the session read-only in the navigator, probes answered from their recorded output.
     Replay { session: String },
-    /// Check the hash chain and every blob digest; name the first bad record or blob. Exit 1 if bad.
-    Verify { session: String },
+    /// Check the hash chain, the operator signatures and every blob digest; name the signing
+    /// key, or the first bad record, signature or blob. Exit 1 if bad.
+    Verify {
+        session: String,
+        /// A chain head shared earlier (e.g. pasted into the incident): fail unless the
+        /// journal still holds the record with this hash.
+        #[arg(long, value_name = "HASH")]
+        head: Option<String>,
+    },
     /// Write the IcM bundle (summary.md / summary.json, manifest.json, .tar.gz), or with
     /// --handoff a .tar.gz of the session for another engineer.
     Export(ExportArgs),
@@ -90,9 +97,9 @@ pub struct ExportArgs {
     pub team: Option<String>,
     #[arg(long, default_value = "tar.gz", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<ExportFormat>()))]
     pub format: ExportFormat,
-    /// Folder to write into (default: the current folder).
-    #[arg(long, default_value = ".")]
-    pub out: PathBuf,
+    /// Folder to write into (default: the session's `export/` folder in the state folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Pack the session itself (journal and blobs) for `tsgnav sessions import` elsewhere.
     #[arg(long)]
     pub handoff: bool,
@@ -116,27 +123,23 @@ impl SessionsArgs {
             SessionsCommand::Show { session } => out.write_all(
                 evidence::render_timeline(&SessionLog::read(&find(&session)?)?).as_bytes(),
             )?,
-            SessionsCommand::Verify { session } => {
-                let dir = find(&session)?;
-                let r = evidence::verify(&dir)?;
-                let Some(p) = r.problem else {
-                    writeln!(
-                        out,
-                        "ok: {} records, {} blobs, chain head {}",
-                        r.records, r.blobs, r.head
-                    )?;
-                    return Ok(ExitCode::SUCCESS);
-                };
-                writeln!(out, "FAILED: {p}")?;
-                writeln!(out, "  ({} records before it check out)", r.records)?;
-                return Ok(ExitCode::from(1));
+            SessionsCommand::Verify { session, head } => {
+                return ops::verify(&find(&session)?, head.as_deref(), &mut out);
             }
             SessionsCommand::Export(a) => export(&find(&a.session)?, a, &opts, &mut out)?,
             SessionsCommand::Import { file } => {
                 let i = evidence::import_handoff(&file, &state)?;
+                let whose = match (&i.unsigned, i.signers.as_slice()) {
+                    (Some(why), _) => format!("UNSIGNED: {why}"),
+                    (None, s) => s
+                        .iter()
+                        .map(|s| format!("signed by {} with key {}", s.operator, s.key_id))
+                        .collect::<Vec<_>>()
+                        .join(", then "),
+                };
                 writeln!(
                     out,
-                    "imported {} ({} records, verified; had {}) into {}",
+                    "imported {} ({} records, verified; had {}) into {}\n{whose}; compare the key id with the one the sender shared",
                     i.id,
                     i.records,
                     i.had,

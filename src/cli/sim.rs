@@ -1,6 +1,7 @@
 //! `tsgnav sim serve`: runs the simulated management clusters on 127.0.0.1 until Ctrl-C and
 //! writes a kubeconfig with one context per cluster.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -70,19 +71,24 @@ impl ServeArgs {
         rt.block_on(async move {
             let handle = Sim::start(scenario).await?;
             handle.write_kubeconfig(&kubeconfig)?;
-            println!(
+            let mut out = std::io::stdout().lock();
+            writeln!(
+                out,
                 "simulated clusters: {} ({} contexts, current {})",
                 handle.url,
                 handle.clusters.len(),
                 handle.clusters.first().map(String::as_str).unwrap_or("-")
-            );
-            println!("maestro API: {}/api/maestro/v1", handle.maestro_url());
-            println!("kubeconfig: {}", kubeconfig.display());
-            println!(
+            )?;
+            writeln!(out, "maestro API: {}/api/maestro/v1", handle.maestro_url())?;
+            writeln!(out, "kubeconfig: {}", kubeconfig.display())?;
+            writeln!(
+                out,
                 "try: KUBECONFIG={} kubectl get pods -A",
                 kubeconfig.display()
-            );
-            println!("press Ctrl-C to stop");
+            )?;
+            writeln!(out, "press Ctrl-C to stop")?;
+            out.flush()?;
+            drop(out);
             tokio::signal::ctrl_c()
                 .await
                 .context("cannot wait for Ctrl-C")?;

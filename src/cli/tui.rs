@@ -12,6 +12,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use crate::nav::Effect;
+use crate::tui::runtime::library::Loader;
 use crate::tui::runtime::probes::LiveSettings;
 use crate::tui::runtime::record::Recorder;
 use crate::tui::runtime::Options;
@@ -51,6 +52,17 @@ pub struct TuiArgs {
     /// records extend the same hash chain.
     #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = "latest")]
     pub resume: Option<String>,
+    /// Read guides from disk after the first frame (the navigator's own start; a demo or a
+    /// replay builds its app whole).
+    #[arg(skip)]
+    pub background: bool,
+    /// Show what this Alertmanager reports as firing above the guides (repeatable; default:
+    /// the config file's [[alertmanager]] entries).
+    #[arg(long, value_name = "URL")]
+    pub alertmanager_url: Vec<String>,
+    /// Landing on a step from a firing alert starts the step's read-only probes at once.
+    #[arg(long)]
+    pub auto_run: bool,
 }
 
 /// Everything the navigator starts with.
@@ -63,6 +75,10 @@ pub struct Built {
     pub startup: Vec<Effect>,
     /// Secret patterns from the config file, redacted from the evidence.
     pub redact: Vec<String>,
+    /// Guides still to read, after the first frame.
+    pub loader: Option<Loader>,
+    /// Where the "Firing" section reads alerts, if anywhere.
+    pub firing: Option<crate::tui::runtime::firing::FiringSettings>,
 }
 
 impl TuiArgs {
@@ -128,6 +144,7 @@ impl TuiArgs {
             None => None,
         };
         let no_evidence = args.no_evidence;
+        args.background = resumed.is_none();
         let built = args.build()?;
         match resumed {
             Some(session) => {
@@ -172,20 +189,37 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
     {
         let Built {
             app,
-            failed,
+            mut failed,
             live,
             startup,
+            loader,
+            firing,
             ..
         } = built;
-        tui::runtime::run(
+        let problems = loader.as_ref().map(|l| l.problems.clone());
+        let ran = tui::runtime::run(
             app,
             Options {
                 live,
                 recorder,
                 startup,
+                loader,
+                firing,
             },
-        )
-        .context("terminal error")?;
+        );
+        // Printed once the terminal is back, whatever the run's outcome.
+        for p in problems
+            .iter()
+            .flat_map(|p| p.lock().map(|v| v.clone()).unwrap_or_default())
+        {
+            failed |= !p.warning;
+            eprintln!(
+                "{}: {}",
+                if p.warning { "warning" } else { "error" },
+                p.message
+            );
+        }
+        ran.context("terminal error")?;
         Ok(if failed {
             ExitCode::from(2)
         } else {

@@ -10,6 +10,7 @@ use anyhow::{bail, Context};
 
 use super::tui::{Built, TuiArgs};
 use crate::nav::{self, AlertContext, Cmd, VarSource};
+use crate::tui::runtime::library::Loader;
 use crate::tui::runtime::probes::LiveSettings;
 use crate::tui::{self, keymap::Keymap, theme::Theme, App};
 
@@ -39,12 +40,18 @@ impl TuiArgs {
             .as_deref()
             .and_then(Path::parent)
             .map(Path::to_path_buf);
+        // In the background (the navigator draws first) unless a step must be checked now.
+        let background = self.background && self.node.is_none();
+        let mut loader = None;
         let (lib, failed) = if self.paths.is_empty() {
             let mut lib = super::embedded::library();
             let extra: Vec<PathBuf> = config.guides.iter().map(|g| expand_home(g)).collect();
             let mut failed = false;
-            if !extra.is_empty() {
-                let (more, errors) = crate::load::load_library(&extra);
+            if background && !extra.is_empty() {
+                loader = Some(extra);
+            } else if !extra.is_empty() {
+                let (more, errors, _) =
+                    crate::load::load_library_cached(&extra, super::guide_cache().as_ref());
                 for e in &errors {
                     failed |= !e.is_warning();
                     eprintln!(
@@ -54,8 +61,12 @@ impl TuiArgs {
                 }
                 lib.guides.extend(more.guides);
                 crate::tsg::link_library(&mut lib);
+                super::refine_roles(&mut lib);
             }
             (lib, failed)
+        } else if background {
+            loader = Some(self.paths.clone());
+            (crate::tsg::Library::default(), false)
         } else {
             super::load(&self.paths)
         };
@@ -80,6 +91,15 @@ impl TuiArgs {
         let mut app = App::new(lib, keymap, theme);
         app.recording = !self.no_evidence;
         let mut startup = Vec::new();
+        let mut pending: Vec<Cmd> = Vec::new();
+        // Applied now, or (when the library is read in the background) once it is all in.
+        let mut apply = |app: &mut App, cmd: Cmd| {
+            if loader.is_some() {
+                pending.push(cmd);
+            } else {
+                startup.extend(tui::navigate::nav_cmd(app, cmd));
+            }
+        };
         if failed {
             app.set_message(
                 "Some guides could not be loaded; the errors are printed when you quit.",
@@ -95,7 +115,7 @@ impl TuiArgs {
                 value: v.into(),
                 source: VarSource::Flag,
             };
-            startup.extend(tui::navigate::nav_cmd(&mut app, cmd));
+            apply(&mut app, cmd);
         }
         let mut alert = self.alert.clone().map(|name| AlertContext {
             name,
@@ -110,34 +130,49 @@ impl TuiArgs {
             };
             if let Some(a) = pick {
                 let name = self.alert.clone().unwrap_or_else(|| a.name.clone());
+                let mut labels = a.labels.clone();
+                if let Some(t) = &a.starts_at {
+                    labels.insert(nav::STARTS_AT.to_string(), t.clone());
+                }
                 alert = Some(AlertContext {
                     name,
-                    labels: a.labels.clone(),
+                    labels,
                     target: None,
+                    runbook_url: a.runbook_url.clone(),
                 });
             }
         }
+        // The payload's `cluster` label names the kube context when nothing else does.
+        let cluster_hint = alert
+            .as_ref()
+            .and_then(|a| a.labels.get("cluster").cloned());
         if let Some(ctx) = alert {
-            startup.extend(tui::navigate::nav_cmd(&mut app, Cmd::Alert(ctx)));
+            apply(&mut app, Cmd::Alert(ctx));
         }
         for (k, v) in &config.vars {
             if !app.nav.vars.contains_key(k) {
-                startup.extend(tui::navigate::nav_cmd(
+                apply(
                     &mut app,
                     Cmd::SetVar {
                         name: k.clone(),
                         value: v.clone(),
                         source: VarSource::Config,
                     },
-                ));
+                );
             }
         }
         if let Some(node) = &self.node {
             let Some(id) = app.nav.index.resolve(&app.lib, None, node) else {
                 bail!("--node {node}: no such step in the loaded guides; write file.md#heading-slug as printed by `tsgnav tree --json`");
             };
-            startup.extend(tui::navigate::nav_cmd(&mut app, Cmd::Goto(id)));
+            apply(&mut app, Cmd::Goto(id));
         }
+        let loader = loader.map(|roots| Loader {
+            roots,
+            cache: super::guide_cache(),
+            pending,
+            problems: Default::default(),
+        });
         let q = &config.query;
         let live = (q.live != Some(false)).then(|| LiveSettings {
             backends: crate::query::setup::Settings {
@@ -151,8 +186,16 @@ impl TuiArgs {
                 contexts: None,
                 recorded: None,
                 replay: None,
+                sandbox: crate::query::sandbox::SandboxPolicy::from_config(
+                    config.sandbox.enabled,
+                    &config.sandbox.allow_connect_ports,
+                ),
             },
-            context: self.context.clone().or_else(|| q.context.clone()),
+            context: self
+                .context
+                .clone()
+                .or_else(|| q.context.clone())
+                .or(cluster_hint),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),
         });
         if self.write {
@@ -168,12 +211,19 @@ impl TuiArgs {
             app.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
         }
+        let firing = super::alerts_firing::navigator_sources(
+            &config,
+            &self.alertmanager_url,
+            self.auto_run,
+        )?;
         Ok(Built {
             app,
             failed,
             live,
             startup,
             redact: config.redact.clone(),
+            loader,
+            firing,
         })
     }
 }

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::EvidenceError;
 use super::redact::Redactor;
+use super::redact_k8s;
 
 /// Longest run of bytes without a newline held before it is redacted and written anyway.
 /// A longer line is cut at its last whitespace (or here when it has none).
@@ -64,7 +65,15 @@ impl BlobWriter {
 
     /// Redacts and writes `pending[..end]`, keeping the rest.
     fn emit(&mut self, end: usize) -> std::io::Result<()> {
-        let (bytes, n) = self.redactor.redact_bytes(&self.pending[..end]);
+        self.emit_as(end, false)
+    }
+
+    /// [`BlobWriter::emit`]; `force_secret` redacts every `data:` value (a held document
+    /// grew too long to wait for its `kind`).
+    fn emit_as(&mut self, end: usize, force_secret: bool) -> std::io::Result<()> {
+        let (bytes, n) = self
+            .redactor
+            .redact_chunk(&self.pending[..end], force_secret);
         self.redactions += n;
         self.hasher.update(&bytes);
         self.size += bytes.len() as u64;
@@ -116,14 +125,19 @@ impl Write for BlobWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.pending.extend_from_slice(buf);
         if let Some(nl) = self.pending.iter().rposition(|&b| b == b'\n') {
-            self.emit(nl + 1)?;
+            // A PEM block or a Secret's data still open is held back until it is whole.
+            let cut = redact_k8s::hold_from(&self.pending[..nl + 1]).unwrap_or(nl + 1);
+            if cut > 0 {
+                self.emit(cut)?;
+            }
         }
         while self.pending.len() > MAX_LINE {
+            let held = redact_k8s::hold_from(&self.pending).is_some();
             let cut = self.pending[..MAX_LINE]
                 .iter()
                 .rposition(|b| b.is_ascii_whitespace())
                 .map_or(MAX_LINE, |i| i + 1);
-            self.emit(cut)?;
+            self.emit_as(cut, held)?;
         }
         Ok(buf.len())
     }

@@ -57,6 +57,8 @@ pub enum EvidenceError {
     Pattern(#[from] super::redact::BadPattern),
     #[error("{}: {message}", path.display())]
     Archive { path: PathBuf, message: String },
+    #[error("session {}: its journal is signed, but the operator key cannot be used: {why}", path.display())]
+    Key { path: PathBuf, why: String },
     #[error("cannot encode record: {0}")]
     Encode(String),
 }

@@ -14,9 +14,11 @@ use super::blob::{digest_file, sync_dir};
 use super::checklist::build_checklist;
 use super::error::EvidenceError;
 use super::journal::redact_value;
+use super::keys::PublicKey;
 use super::log::SessionLog;
 use super::record::{ExportRecord, Record};
 use super::redact::Redactor;
+use super::sigs::{self, Signer, SIG_FILE};
 use super::summary::render_markdown;
 use super::summary_json::summary_json;
 use super::verify::{blob_names, verify_log};
@@ -87,6 +89,28 @@ impl Exported {
     }
 }
 
+/// The folder (and, with `.tar.gz`, archive) name of an export: `tsgnav-<id>` or
+/// `tsgnav-<id>-<team>`, so each team's bundle has a file of its own.
+pub fn export_name(id: &str, team: Option<&str>) -> String {
+    let slug: String = team
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        format!("tsgnav-{id}")
+    } else {
+        format!("tsgnav-{id}-{slug}")
+    }
+}
+
 /// Exports the session in `dir`. `redactor` is applied once more to the summaries (they quote
 /// guide text, not only the already-redacted journal).
 pub fn export(
@@ -122,10 +146,18 @@ pub fn export(
             + "\n";
         files.push(write(out, "summary.json", text.as_bytes())?);
     }
+    let signed = signed_copy(dir, report.records, &report.signers)?;
     if req.format == ExportFormat::TarGz {
-        let journal = out.join("journal.jsonl");
-        copy(&dir.join("journal.jsonl"), &journal)?;
-        files.push(journal);
+        // Exactly the records verified (a live session may have grown since), with their
+        // signatures, the signature of the whole file and the key that made it.
+        files.push(write(out, "journal.jsonl", &signed.journal)?);
+        if let Some(sig) = &signed.sig_lines {
+            files.push(write(out, SIG_FILE, sig)?);
+        }
+        if let Some((minisig, public)) = &signed.minisig {
+            files.push(write(out, "journal.jsonl.minisig", minisig.as_bytes())?);
+            files.push(write(out, "operator.pub", public.to_minisign().as_bytes())?);
+        }
         let blobs = out.join("blobs");
         std::fs::create_dir_all(&blobs).map_err(EvidenceError::io(&blobs))?;
         for name in blob_names(&dir.join("blobs"))? {
@@ -144,10 +176,20 @@ pub fn export(
             .replace('\\', "/");
         artifacts.push(json!({"path": rel, "sha256": sha256, "bytes": bytes}));
     }
+    let simulated = log.start().is_some_and(|s| s.simulated);
+    let last_signer = report.signers.last();
     let manifest = json!({
+        // Upper case sorts first: the manifest's first member says SIMULATED.
+        "SIMULATED": simulated.then_some("this session ran against simulated systems; nothing in it happened on a real one"),
         "session": log.id,
         "records": report.records,
         "chain_head": report.head,
+        "key_id": last_signer.map(|s| s.key_id.clone()),
+        "public_key": last_signer.map(|s| s.public_key.clone()),
+        "operator": last_signer.map(|s| s.operator.clone()),
+        "signature": signed.minisig.as_ref().map(|(m, _)| m.clone()),
+        "signers": report.signers.iter().map(|s| json!({"key_id": s.key_id, "operator": s.operator, "public_key": s.public_key, "from_record": s.from_seq})).collect::<Vec<_>>(),
+        "unsigned": report.unsigned,
         "team": req.escalation.as_ref().map(|e| e.team.clone()),
         "format": req.format.as_str(),
         "artifacts": artifacts,
@@ -184,6 +226,55 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, EvidenceError>
     let p = dir.join(name);
     std::fs::write(&p, bytes).map_err(EvidenceError::io(&p))?;
     Ok(p)
+}
+
+/// The journal cut to `records` lines, its signature lines, and the minisign signature of the
+/// whole cut journal with the public key that made it.
+struct SignedCopy {
+    journal: Vec<u8>,
+    sig_lines: Option<Vec<u8>>,
+    minisig: Option<(String, PublicKey)>,
+}
+
+fn signed_copy(dir: &Path, records: u64, signers: &[Signer]) -> Result<SignedCopy, EvidenceError> {
+    let path = dir.join("journal.jsonl");
+    let mut journal = std::fs::read(&path).map_err(EvidenceError::io(&path))?;
+    journal.truncate(nth_line_end(&journal, records));
+    if signers.is_empty() {
+        return Ok(SignedCopy {
+            journal,
+            sig_lines: None,
+            minisig: None,
+        });
+    }
+    let sig_path = dir.join(SIG_FILE);
+    let mut sig_lines = std::fs::read(&sig_path).map_err(EvidenceError::io(&sig_path))?;
+    sig_lines.truncate(nth_line_end(&sig_lines, records));
+    let last = sigs::read_lines(&sig_path)?
+        .into_iter()
+        .nth(usize::try_from(records.saturating_sub(1)).unwrap_or(usize::MAX))
+        .and_then(|(l, _)| l.ok());
+    let minisig = last.and_then(|l| {
+        let text = sigs::minisig_for(&l).ok()?;
+        Some((text, l.public_key().ok()?))
+    });
+    Ok(SignedCopy {
+        journal,
+        sig_lines: Some(sig_lines),
+        minisig,
+    })
+}
+
+/// Bytes up to and including the `n`-th newline (all of `b` when it has fewer).
+fn nth_line_end(b: &[u8], n: u64) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    b.iter()
+        .enumerate()
+        .filter(|(_, &c)| c == b'\n')
+        .nth(usize::try_from(n - 1).unwrap_or(usize::MAX))
+        .map_or(b.len(), |(i, _)| i + 1)
 }
 
 fn copy(from: &Path, to: &Path) -> Result<(), EvidenceError> {

@@ -9,6 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use super::blob::sync_dir;
 use super::error::{EvidenceError, Problem};
 use super::log::SessionLog;
+use super::sigs::{Signer, SIG_FILE};
 use super::verify::{blob_names, is_digest, verify, verify_log};
 
 /// Largest file accepted from a hand-off archive (a journal or one blob).
@@ -41,6 +42,13 @@ pub fn export_handoff(dir: &Path, out_dir: &Path) -> Result<PathBuf, EvidenceErr
         &dir.join("journal.jsonl"),
         format!("{}/journal.jsonl", log.id),
     )?;
+    if dir.join(SIG_FILE).is_file() {
+        add(
+            &mut tar,
+            &dir.join(SIG_FILE),
+            format!("{}/{SIG_FILE}", log.id),
+        )?;
+    }
     for b in blob_names(&dir.join("blobs"))? {
         add(
             &mut tar,
@@ -63,6 +71,9 @@ pub struct Imported {
     pub records: u64,
     /// Records this machine's copy already had (0 for a new session).
     pub had: u64,
+    /// Whose keys signed it (empty: unsigned, see `unsigned`).
+    pub signers: Vec<Signer>,
+    pub unsigned: Option<String>,
 }
 
 /// Unpacks `archive` into `state_dir`, verifies it, and only then makes it a session. An existing
@@ -130,7 +141,7 @@ fn unpack(archive: &Path, staging: &Path) -> Result<Option<String>, EvidenceErro
             continue;
         }
         let wanted = match parts.as_slice() {
-            [_, j] if j == "journal.jsonl" => true,
+            [_, j] if j == "journal.jsonl" || j == SIG_FILE => true,
             [_, b, d] if b == "blobs" && is_digest(d) => true,
             _ => false,
         };
@@ -208,5 +219,7 @@ fn accept(unpacked: &Path, state_dir: &Path, id: &str) -> Result<Imported, Evide
         dir: dest,
         records: report.records,
         had,
+        signers: report.signers,
+        unsigned: report.unsigned,
     })
 }

@@ -16,6 +16,7 @@ use super::error::EvidenceError;
 use super::record::Record;
 use super::redact::Redactor;
 use super::scan::{scan, Torn};
+use super::sigs::SigWriter;
 
 /// What `append` wrote. Report a record as recorded only after you hold one of these.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +37,8 @@ pub struct Journal {
     head: String,
     redactor: Arc<Redactor>,
     clock: Arc<dyn Clock>,
+    /// Signs every record (see `sigs`); `None` for an unsigned session.
+    sigs: Option<SigWriter>,
 }
 
 impl Journal {
@@ -44,6 +47,7 @@ impl Journal {
         path: &Path,
         redactor: Arc<Redactor>,
         clock: Arc<dyn Clock>,
+        sigs: Option<SigWriter>,
     ) -> Result<Journal, EvidenceError> {
         let file = OpenOptions::new()
             .append(true)
@@ -58,6 +62,7 @@ impl Journal {
             head: GENESIS.to_owned(),
             redactor,
             clock,
+            sigs,
         })
     }
 
@@ -103,6 +108,7 @@ impl Journal {
             head: s.head,
             redactor,
             clock,
+            sigs: None,
         };
         Ok((j, s.torn))
     }
@@ -124,6 +130,11 @@ impl Journal {
         rec: &Record,
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
+        if let Record::VariableSet { name, value, .. } = rec {
+            if super::redact_rules::is_secret_name(name) {
+                self.redactor.add_secret(value);
+            }
+        }
         let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
         let redactions = redact_value(&self.redactor, &mut v);
         fix_inline_digest(&mut v);
@@ -132,6 +143,13 @@ impl Journal {
         let (line, hash) = chain::seal(seq, &ts, &self.head, redactions, v);
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
+        // The signature reaches the disk first: a crash leaves a signature too many, never a
+        // record without one.
+        let sig_len = self.sigs.as_ref().map_or(0, SigWriter::len);
+        let signed = match self.sigs.as_mut() {
+            Some(s) => Some(s.sign_and_write(&bytes, seq, &hash)?),
+            None => None,
+        };
         let written = self
             .file
             .write_all(&bytes)
@@ -139,10 +157,16 @@ impl Journal {
         if let Err(e) = written {
             // Leave no partial line behind for the next append to glue onto.
             let _ = self.file.set_len(self.len);
+            if let Some(s) = self.sigs.as_mut() {
+                s.rollback(sig_len);
+            }
             return Err(EvidenceError::Io {
                 path: self.path.clone(),
                 source: e,
             });
+        }
+        if let (Some(s), Some(next)) = (self.sigs.as_mut(), signed) {
+            s.commit(next);
         }
         self.len += bytes.len() as u64;
         self.records = seq;
@@ -163,6 +187,25 @@ impl Journal {
     /// Hash of the last record.
     pub fn head(&self) -> &str {
         &self.head
+    }
+
+    /// Starts signing (a resumed session's signature file, see `sigs`).
+    pub fn set_signer(&mut self, sigs: SigWriter) {
+        self.sigs = Some(sigs);
+    }
+
+    /// Id of the key signing new records, when the journal is signed.
+    pub fn key_id(&self) -> Option<String> {
+        self.sigs.as_ref().map(SigWriter::key_id)
+    }
+
+    /// Bytes of the journal's good part.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     pub fn redactor(&self) -> &Arc<Redactor> {

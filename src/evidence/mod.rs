@@ -47,14 +47,18 @@ mod error;
 mod export;
 mod handoff;
 mod journal;
+mod keys;
 mod lock;
 mod log;
 mod open;
 mod record;
 mod redact;
+mod redact_k8s;
+mod redact_rules;
 mod replay;
 mod scan;
 mod session;
+mod sigs;
 mod summary;
 mod summary_json;
 mod verify;
@@ -67,18 +71,23 @@ pub use checklist::{build_checklist, find_team, mentions, terms, CheckItem, Item
 pub use clock::{rfc3339, Clock, StepClock, SystemClock};
 pub use describe::{describe, render_timeline};
 pub use error::{EvidenceError, Problem};
-pub use export::{export, pack, ExportFormat, ExportRequest, Exported};
+pub use export::{export, export_name, pack, ExportFormat, ExportRequest, Exported};
 pub use handoff::{export_handoff, import_handoff, Imported};
 pub use journal::{redact_value, Appended, Journal};
+pub use keys::{key_dir, prehash, KeyError, OperatorKey, PublicKey, Signature};
 pub use log::{guide_records, list, resolve, SessionLog, SessionSummary};
 pub use open::{open_mitigations, restore_value};
 pub use record::{
     ChecklistTick, Confirmation, ExportRecord, Note, PriorState, ProbeRun, Record, SessionStart,
 };
 pub use redact::{BadPattern, Redactor};
+pub use redact_rules::{
+    builtin as redaction_rules, is_secret_name, OwnRule, RuleInfo, OWN as OWN_RULES,
+};
 pub use replay::{Replay, Replayed};
 pub use scan::{scan, Scan, Torn};
-pub use session::{Options, ResumeState, Session, StoredOutput};
+pub use session::{operator_key, Options, ResumeState, Session, StoredOutput};
+pub use sigs::{SigLine, Signer, SIG_FILE};
 pub use summary::render_markdown;
 pub use summary_json::summary_json;
 pub use verify::{verify, verify_log, VerifyReport};
@@ -100,7 +109,8 @@ pub fn state_dir() -> PathBuf {
 }
 
 /// A session_start record for `guide` (a path or `bundled:<name>`) with this tool's version,
-/// the guide's sha256, the operator (`$USER`) and the host (`$HOSTNAME` or `/etc/hostname`).
+/// the guide's sha256 (and, for a file, its absolute path), the operator (see [`operator`]) and
+/// the host (`$HOSTNAME` or `/etc/hostname`).
 pub fn session_start(guide: &str, guide_bytes: &[u8], alert: Option<String>) -> SessionStart {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let host = env("HOSTNAME")
@@ -110,14 +120,59 @@ pub fn session_start(guide: &str, guide_bytes: &[u8], alert: Option<String>) -> 
                 .map(|h| h.trim().to_owned())
         })
         .unwrap_or_else(|| "unknown".into());
+    let bundled = guide.starts_with("bundled:");
+    let guide_path = (!bundled)
+        .then(|| std::fs::canonicalize(guide).ok())
+        .flatten()
+        .map(|p| p.display().to_string());
     SessionStart {
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         guide: guide.to_owned(),
         guide_sha256: sha256_hex(guide_bytes),
-        operator: env("USER")
-            .or_else(|| env("USERNAME"))
-            .unwrap_or_else(|| "unknown".into()),
+        operator: operator(),
         host,
         alert,
+        guide_path,
+        bundled,
+        ..SessionStart::default()
     }
+}
+
+/// Who runs tsgnav: `$USER`, else `$USERNAME`, else the account name of the process's uid,
+/// else `unknown`.
+pub fn operator() -> String {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    env("USER")
+        .or_else(|| env("USERNAME"))
+        .or_else(account_name)
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The account name of the current uid (`getpwuid_r`).
+#[cfg(unix)]
+fn account_name() -> Option<String> {
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buf = vec![0 as libc::c_char; 4096];
+    let mut out: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call; `buf` outlives the use of `pwd`'s fields.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            libc::getuid(),
+            &mut pwd,
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut out,
+        )
+    };
+    if rc != 0 || out.is_null() || pwd.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name points into `buf`, NUL-terminated by getpwuid_r.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    Some(name.to_string_lossy().into_owned()).filter(|n| !n.is_empty())
+}
+
+#[cfg(not(unix))]
+fn account_name() -> Option<String> {
+    None
 }

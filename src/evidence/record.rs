@@ -78,6 +78,21 @@ pub struct SessionStart {
     /// The alert that fired, when the session was started from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alert: Option<String>,
+    /// The guide's absolute path when it was read from a file (exports find it from any folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_path: Option<String>,
+    /// The guide is one of the guides built into tsgnav.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bundled: bool,
+    /// The session runs against simulated systems (`tsgnav demo`): nothing in it is real.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub simulated: bool,
+    /// Id of the operator key that signs the journal (see `journal.sig`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// Why the journal is not signed, when it is not (the key could not be read or created).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsigned: Option<String>,
 }
 
 /// One probe execution.

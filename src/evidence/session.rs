@@ -13,17 +13,22 @@ use super::blob::{sync_dir, BlobRef, BlobWriter};
 use super::clock::{Clock, SystemClock};
 use super::error::EvidenceError;
 use super::journal::{Appended, Journal};
+use super::keys::{key_dir, OperatorKey};
 use super::lock::WriteLock;
 use super::record::{Note, ProbeRun, Record, SessionStart};
 use super::redact::Redactor;
 use super::scan::Torn;
+use super::sigs::SigWriter;
 use super::INLINE_MAX;
 
-/// How a session stamps and redacts records. `Default` is the wall clock and the built-in patterns.
+/// How a session stamps, redacts and signs records. `Default` is the wall clock, the built-in
+/// rules and the operator key of the config folder (created on first use; see `keys`).
 #[derive(Debug, Clone)]
 pub struct Options {
     pub clock: Arc<dyn Clock>,
     pub redactor: Arc<Redactor>,
+    /// The key that signs new records, or why there is none (the session is then unsigned).
+    pub key: Result<Arc<OperatorKey>, String>,
 }
 
 impl Default for Options {
@@ -31,8 +36,16 @@ impl Default for Options {
         Options {
             clock: Arc::new(SystemClock),
             redactor: Arc::new(Redactor::default()),
+            key: operator_key(),
         }
     }
+}
+
+/// The operator key of [`key_dir`], created on first use.
+pub fn operator_key() -> Result<Arc<OperatorKey>, String> {
+    OperatorKey::load_or_create(&key_dir())
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 /// What the journal says about where the operator was: rebuilt on resume.
@@ -93,6 +106,7 @@ pub struct Session {
     journal: Journal,
     recovered: Option<Torn>,
     state: ResumeState,
+    removed_stray: Vec<String>,
     _lock: WriteLock,
 }
 
@@ -142,7 +156,20 @@ impl Session {
         let lock = WriteLock::acquire(&dir)?;
         let blobs = dir.join("blobs");
         std::fs::create_dir(&blobs).map_err(EvidenceError::io(&blobs))?;
-        let journal = Journal::create(&dir.join("journal.jsonl"), opts.redactor, opts.clock)?;
+        let mut start = start;
+        let sigs = match &opts.key {
+            Ok(k) => {
+                start.key_id = Some(k.public().id());
+                start.unsigned = None;
+                Some(SigWriter::create(&dir, k.clone(), &start.operator)?)
+            }
+            Err(why) => {
+                start.key_id = None;
+                start.unsigned = Some(why.clone());
+                None
+            }
+        };
+        let journal = Journal::create(&dir.join("journal.jsonl"), opts.redactor, opts.clock, sigs)?;
         sync_dir(&dir)?;
         sync_dir(state_dir)?;
         let mut s = Session {
@@ -151,6 +178,7 @@ impl Session {
             journal,
             recovered: None,
             state: ResumeState::default(),
+            removed_stray: Vec::new(),
             _lock: lock,
         };
         let rec = Record::SessionStart(start);
@@ -174,10 +202,29 @@ impl Session {
             });
         }
         let lock = WriteLock::acquire(dir)?;
+        // Temporary files of a blob writer that was killed: never named by a record.
+        let blobs = dir.join("blobs");
+        let stray = super::verify::stray_files(&blobs)?;
+        for name in &stray {
+            let p = blobs.join(name);
+            std::fs::remove_file(&p).map_err(EvidenceError::io(&p))?;
+        }
         let mut state = ResumeState::default();
-        let (journal, recovered) = Journal::resume(&path, opts.redactor, opts.clock, |_, e| {
-            state.apply(&e.record)
-        })?;
+        let (mut journal, recovered) =
+            Journal::resume(&path, opts.redactor, opts.clock, |_, e| {
+                state.apply(&e.record)
+            })?;
+        if state.start.key_id.is_some() {
+            let key = opts.key.map_err(|why| EvidenceError::Key {
+                path: dir.to_owned(),
+                why,
+            })?;
+            let mut bytes = std::fs::read(&path).map_err(EvidenceError::io(&path))?;
+            bytes.truncate(usize::try_from(journal.len()).unwrap_or(usize::MAX));
+            let operator = super::operator();
+            let sigs = SigWriter::resume(dir, key, &operator, &bytes, journal.records())?;
+            journal.set_signer(sigs);
+        }
         let id = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -188,6 +235,7 @@ impl Session {
             journal,
             recovered,
             state,
+            removed_stray: stray,
             _lock: lock,
         })
     }
@@ -277,6 +325,21 @@ impl Session {
     /// Hash of the last record.
     pub fn head(&self) -> &str {
         self.journal.head()
+    }
+
+    /// The redactor of this session; [`Redactor::add_secret`] on it hides a value everywhere.
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        self.journal.redactor()
+    }
+
+    /// Temporary blob files of a killed writer that opening the session removed.
+    pub fn removed_stray(&self) -> &[String] {
+        &self.removed_stray
+    }
+
+    /// Id of the operator key signing this session's records (`None`: unsigned).
+    pub fn key_id(&self) -> Option<String> {
+        self.journal.key_id()
     }
 
     /// The torn last line dropped when the session was opened, if any. Show it to the operator.

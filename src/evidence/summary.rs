@@ -25,6 +25,9 @@ pub fn render_markdown(
     let start = log.start().cloned().unwrap_or_default();
     let mut md = String::new();
     let alert = start.alert.as_deref().unwrap_or("no alert named");
+    if start.simulated {
+        md.push_str("**SIMULATED**: this session ran against simulated systems (`tsgnav demo`); nothing in it happened on a real one.\n\n");
+    }
     let _ = writeln!(md, "# Incident evidence: {alert}\n");
     let first = log.entries.first().map_or("", |e| e.ts.as_str());
     let last = log.entries.last().map_or("", |e| e.ts.as_str());
@@ -106,12 +109,28 @@ fn section(md: &mut String, title: &str) {
 
 fn integrity(r: &VerifyReport) -> String {
     match &r.problem {
-        None => format!(
-            "verified: {} records, {} blobs, chain head {}",
-            r.records,
-            r.blobs,
-            code(&r.head)
-        ),
+        None => {
+            let signed = match (&r.unsigned, r.signers.as_slice()) {
+                (Some(why), _) => format!("**unsigned** ({})", cell(why)),
+                (None, s) => s
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "signed by {} with key {}",
+                            cell(&s.operator),
+                            code(&s.key_id)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", then "),
+            };
+            format!(
+                "verified: {} records, {} blobs, chain head {}, {signed}",
+                r.records,
+                r.blobs,
+                code(&r.head)
+            )
+        }
         Some(p) => format!("**FAILED**: {}", cell(&p.to_string())),
     }
 }

@@ -10,6 +10,7 @@ use super::chain::sha256_hex;
 use super::error::{EvidenceError, Problem};
 use super::log::SessionLog;
 use super::record::Record;
+use super::sigs::{self, Signer};
 
 /// What verify found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +21,12 @@ pub struct VerifyReport {
     pub head: String,
     /// The first problem; `None` means the session checks out.
     pub problem: Option<Problem>,
+    /// The keys whose signatures check out, in the order they signed.
+    pub signers: Vec<Signer>,
+    /// Why the session has no signatures, when it has none (recorded without a key).
+    pub unsigned: Option<String>,
+    /// Temporary files of a blob writer that was killed (`blobs/.tmp-*`); reopening removes them.
+    pub stray: Vec<String>,
 }
 
 impl VerifyReport {
@@ -41,6 +48,9 @@ pub fn verify_log(log: &SessionLog) -> Result<VerifyReport, EvidenceError> {
         blobs: 0,
         head: log.head().to_owned(),
         problem: None,
+        signers: Vec::new(),
+        unsigned: None,
+        stray: stray_files(&log.dir.join("blobs"))?,
     };
     if let Some(p) = &log.problem {
         report.problem = Some(p.clone());
@@ -59,6 +69,10 @@ pub fn verify_log(log: &SessionLog) -> Result<VerifyReport, EvidenceError> {
             location: "journal.jsonl".into(),
             message: "is empty; a session starts with a session_start record".into(),
         });
+        return Ok(report);
+    }
+    if let Err(p) = check_signatures(log, &mut report) {
+        report.problem = Some(p);
         return Ok(report);
     }
     let blobs_dir = log.dir.join("blobs");
@@ -137,6 +151,61 @@ pub fn verify_log(log: &SessionLog) -> Result<VerifyReport, EvidenceError> {
         report.blobs += 1;
     }
     Ok(report)
+}
+
+/// Checks `journal.sig` when the session says it is signed; notes why when it is not.
+fn check_signatures(log: &SessionLog, report: &mut VerifyReport) -> Result<(), Problem> {
+    let start = log.start().cloned().unwrap_or_default();
+    let Some(key_id) = start.key_id else {
+        report.unsigned = Some(
+            start
+                .unsigned
+                .unwrap_or_else(|| "the session was recorded without an operator key".into()),
+        );
+        return Ok(());
+    };
+    let path = log.dir.join("journal.jsonl");
+    let bytes = std::fs::read(&path).map_err(|e| Problem {
+        location: "journal.jsonl".into(),
+        message: e.to_string(),
+    })?;
+    let hashes: Vec<String> = log.entries.iter().map(|e| e.hash.clone()).collect();
+    let signers = sigs::check(&log.dir, &bytes, &hashes)?;
+    if let Some(first) = signers.first().filter(|s| s.key_id != key_id) {
+        return Err(Problem {
+            location: format!("{} line 1", sigs::SIG_FILE),
+            message: format!(
+                "is signed by key {}, but session_start names key {key_id} — the signatures were replaced",
+                first.key_id
+            ),
+        });
+    }
+    report.signers = signers;
+    Ok(())
+}
+
+/// Temporary files left in `blobs/` by a writer that was killed.
+pub fn stray_files(dir: &Path) -> Result<Vec<String>, EvidenceError> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(EvidenceError::Io {
+                path: dir.to_owned(),
+                source: e,
+            })
+        }
+    };
+    let mut names = Vec::new();
+    for ent in rd {
+        let name = ent.map_err(EvidenceError::io(dir))?.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(".tmp-") {
+            names.push(name.into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// File names in `blobs/`, sorted, without temporary files of a writer that was interrupted.

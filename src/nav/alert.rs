@@ -1,5 +1,5 @@
 //! Alert payloads → alert names and labels, and which guide variable a label fills. Pure:
-//! takes text, returns data. Imports only serde_json; must not import IO.
+//! takes text, returns data. Imports serde_json and `crate::tsg`; must not import IO.
 //!
 //! Accepted shapes: an Alertmanager webhook payload (`{"alerts":[{"labels":…}], "commonLabels":…}`),
 //! Prometheus' `/api/v1/alerts` answer (`{"data":{"alerts":[…]}}`), an array of alerts, or one
@@ -14,6 +14,10 @@ use serde_json::Value;
 pub struct AlertInput {
     pub name: String,
     pub labels: BTreeMap<String, String>,
+    /// The `runbook_url` annotation, when the payload carries one.
+    pub runbook_url: Option<String>,
+    /// When the alert started firing (`startsAt`, RFC 3339).
+    pub starts_at: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -65,7 +69,22 @@ pub fn parse_alert_payload(source_name: &str, text: &str) -> Result<Vec<AlertInp
             .or_else(|| a.get("state"))
             .and_then(Value::as_str)
             .unwrap_or("firing");
-        let alert = AlertInput { name, labels };
+        let annotations = labels_of(a.get("annotations"));
+        let runbook_url = annotations
+            .get("runbook_url")
+            .or_else(|| labels.get("runbook_url"))
+            .cloned();
+        let starts_at = a
+            .get("startsAt")
+            .or_else(|| a.get("activeAt"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let alert = AlertInput {
+            name,
+            labels,
+            runbook_url,
+            starts_at,
+        };
         if state == "firing" {
             firing.push(alert)
         } else {
@@ -102,11 +121,40 @@ fn norm(s: &str) -> String {
         .collect()
 }
 
+/// The pseudo-label an alert's start time is offered under, to fill time variables.
+pub const STARTS_AT: &str = "startsAt";
+
+/// Variables (normalised) that an alert's start time fills.
+const TIME_VARS: &[&str] = &[
+    "starts_at",
+    "start_time",
+    "start",
+    "since",
+    "alert_start",
+    "alert_time",
+    "incident_start",
+    "starttime",
+    "from",
+];
+
+/// Route for an alert: what the guides declare or infer by name, else its `runbook_url`.
+pub fn route_alert(
+    lib: &crate::tsg::Library,
+    name: &str,
+    runbook_url: Option<&str>,
+) -> Option<crate::tsg::Route> {
+    crate::tsg::routing::route_for(lib, name, runbook_url)
+}
+
 /// Whether alert label `label` fills guide variable `var`: the same name (`namespace` →
 /// `NAMESPACE`), the name plus `_name` (`node` → `NODE_NAME`), or a variable ending in
-/// `_<label>` (`namespace` → `OCM_NAMESPACE`). Case and `-`/`_`/space are ignored.
+/// `_<label>` (`namespace` → `OCM_NAMESPACE`). Case and `-`/`_`/space are ignored. The
+/// start time ([`STARTS_AT`]) fills time variables (`START_TIME`, `SINCE`, `<start time>` …).
 pub fn var_for_label(label: &str, var: &str) -> bool {
     let (l, v) = (norm(label), norm(var));
+    if label == STARTS_AT {
+        return TIME_VARS.contains(&v.as_str()) || v.ends_with("_start_time");
+    }
     if l.is_empty() || l == "alertname" {
         return false;
     }

@@ -151,12 +151,8 @@ fn alert(state: &mut NavState, lib: &Library, mut ctx: AlertContext) -> Vec<Effe
             }
         }
     }
-    ctx.target = lib
-        .guides
-        .iter()
-        .flat_map(|g| &g.routes)
-        .find(|r| r.alert == ctx.name)
-        .map(|r| r.to.clone());
+    ctx.target =
+        super::alert::route_alert(lib, &ctx.name, ctx.runbook_url.as_deref()).map(|r| r.to);
     let target = ctx.target.clone();
     let name = ctx.name.clone();
     state.alert = Some(ctx);

@@ -10,7 +10,9 @@ mod alert;
 mod apply;
 mod index;
 
-pub use alert::{parse_alert_payload, var_for_label, AlertInput, PayloadError};
+pub use alert::{
+    parse_alert_payload, route_alert, var_for_label, AlertInput, PayloadError, STARTS_AT,
+};
 pub use apply::apply;
 pub use index::{checklist, choices, guide_vars, Choice, ChoiceKind, Index};
 
@@ -85,6 +87,8 @@ pub struct AlertContext {
     pub labels: BTreeMap<String, String>,
     /// The node the alert routes to, when a guide routes it.
     pub target: Option<String>,
+    /// The alerting rule's `runbook_url`, used to route when no guide names the alert.
+    pub runbook_url: Option<String>,
 }
 
 /// The whole navigation state of a session.
@@ -213,6 +217,15 @@ pub enum Effect {
     WriteMode(bool),
     /// Stop background task `id` (a long-running probe).
     StopTask(u64),
+    /// Create a silence on Alertmanager `source` matching `labels` for `hours`; `typed` is
+    /// the name the operator typed back (the runtime checks it again before anything is sent).
+    Silence {
+        source: String,
+        alert: String,
+        labels: BTreeMap<String, String>,
+        hours: u32,
+        typed: String,
+    },
     /// Cancel the read-only probes of this step that are still running (Esc, or navigating
     /// away); their process groups are killed. Mitigations and background tasks go on.
     CancelProbes { node: String },

@@ -8,8 +8,8 @@ use crate::mitigate::{Captured, Mutation};
 use crate::tsg::SafetyClass;
 
 /// Runs the captures planned for `req` (read-only, same target) and returns each run with
-/// the prior state it captured. Refuses the mutation when a replica count could not
-/// be read: a scale must never be restored to a guessed number.
+/// the prior state it captured. Refuses the mutation when any prior state could not be read:
+/// a change must never be restored to a guessed state.
 pub async fn capture(
     runner: &Runner,
     req: &ProbeRequest,
@@ -33,13 +33,22 @@ pub async fn capture(
             .trim()
             .to_string();
         let ok = r.status.is_ok() && !value.is_empty();
-        if !ok && cap.mutation == Mutation::Scale {
+        if !ok {
+            let what = match cap.mutation {
+                Mutation::Scale => "the replica count",
+                _ => "the prior state",
+            };
+            let status = if r.status.is_ok() {
+                "it printed nothing".to_string()
+            } else {
+                r.status.describe()
+            };
             return Err(ProbeError::Refused {
                 class: SafetyClass::Mutating,
                 reason: format!(
-                    "the replica count of {} could not be read before the scale ({})",
+                    "{what} of {} could not be read before the change ({status}), so the \
+                     change did not run: tsgnav does not change what it could not record",
                     cap.resource,
-                    r.status.describe()
                 ),
                 what: "check the object and the context, then run it again".into(),
             });

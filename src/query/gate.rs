@@ -12,17 +12,7 @@ use crate::tsg::{Probe, SafetyClass};
 /// The class the runner goes by: the request's, or what `crate::safety` finds in the code
 /// itself when that is more dangerous (a caller cannot label a mutation read-only), with why.
 pub fn effective_class(req: &ProbeRequest) -> (SafetyClass, String) {
-    let probe = Probe {
-        lang: req.lang,
-        info: String::new(),
-        attrs: Default::default(),
-        code: req.code.clone(),
-        line: 1,
-        vars: Vec::new(),
-        assigns: Vec::new(),
-        hints: Default::default(),
-        safety: None,
-    };
+    let probe = Probe::from_code(req.lang, &req.code);
     let verdict = crate::safety::explain_probe(&probe);
     let why = verdict
         .reasons()
@@ -97,9 +87,46 @@ pub fn confirmed(req: &ProbeRequest) -> bool {
         .is_some_and(|c| c.digest == digest(req, &c.session))
 }
 
+/// Why a shell probe escapes the chosen target (its own `--server`, `--kubeconfig`,
+/// `KUBECONFIG=`, `--token`, `--as` …, directly or through a variable value), or `None`.
+/// Refused in read-only and write runs alike, confirmed or not; a call that skips the
+/// context pinning (`command kubectl`) is refused when the probe would change something.
+pub fn target_escape(req: &ProbeRequest, class: SafetyClass) -> Option<ProbeError> {
+    if req.lang != crate::tsg::Lang::Shell {
+        return None;
+    }
+    let what = "tsgnav points kubectl, oc and helm at the context you chose; a probe may not \
+                choose another cluster or identity"
+        .to_string();
+    let pinned = req.target.kube_context.is_some() && class.needs_confirmation();
+    if let Some(e) = crate::safety::target_escapes(&req.code)
+        .into_iter()
+        .find(|e| e.names_target || pinned)
+    {
+        return Some(ProbeError::Refused {
+            class,
+            reason: e.message(),
+            what,
+        });
+    }
+    req.bindings.iter().find_map(|(name, value)| {
+        crate::safety::value_names_target(value).map(|flag| ProbeError::Refused {
+            class,
+            reason: format!(
+                "the value of `{name}` holds `{flag}`, which would name another cluster or \
+                 identity when it reaches kubectl, oc or helm; give `{name}` a plain value"
+            ),
+            what: what.clone(),
+        })
+    })
+}
+
 /// Why a probe may not run, or `None` when it may.
 pub fn gate(req: &ProbeRequest) -> Option<ProbeError> {
     let (class, why) = effective_class(req);
+    if let Some(e) = target_escape(req, class) {
+        return Some(e);
+    }
     let because = |default: &str| {
         if why.is_empty() {
             default.to_string()

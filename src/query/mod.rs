@@ -6,11 +6,13 @@
 //! (model types) and `crate::safety` (classification); it must not import `cli`, `tui` or `nav`.
 //! Failures are data: every run ends in a [`ProbeResult`], never a panic.
 
+pub mod alertmanager;
 pub mod attached;
 mod cancel;
 pub mod capture;
 pub mod confirm;
 pub mod curl;
+pub mod entry;
 mod error;
 mod gate;
 pub mod http;
@@ -23,6 +25,7 @@ pub mod promrange;
 pub mod recorded;
 mod result;
 pub mod runner;
+pub mod sandbox;
 pub mod setup;
 pub mod shell;
 pub mod tasks;
@@ -216,15 +219,20 @@ impl ProbeRequest {
             range,
             ..Target::default()
         };
+        let code = entry::local_code(probe, &bindings)?;
+        let class = match probe.runs_in {
+            Some(_) => crate::safety::classify(&code).class,
+            None => crate::safety::classify_probe(probe),
+        };
         Ok(ProbeRequest {
             id: ProbeId::new(node_id, probe.line),
             lang: probe.lang,
-            code: probe.code.clone(),
+            code,
             bindings,
             assigns: probe.assigns.clone(),
             timeout,
             target,
-            class: crate::safety::classify_probe(probe),
+            class,
             confirmation: None,
         })
     }

@@ -106,6 +106,9 @@ pub struct ProbeResult {
     pub captured: BTreeMap<String, String>,
     /// The raw answer when the backend has one (a JSON body, a kube object).
     pub raw: Option<serde_json::Value>,
+    /// The sandbox a shell probe ran in ("landlock v7 fs+net", "none: kernel has no
+    /// Landlock" …); `None` for backends that start no process.
+    pub sandbox: Option<String>,
 }
 
 impl ProbeResult {
@@ -131,6 +134,7 @@ impl ProbeResult {
             series: Vec::new(),
             captured: BTreeMap::new(),
             raw: None,
+            sandbox: None,
         }
     }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::Semaphore;
 
-pub use super::gate::{effective_class, gate};
+pub use super::gate::{effective_class, gate, target_escape};
 use super::{
     Backend, Cancel, Event, Executor, OutputLimits, OutputSink, ProbeError, ProbeId, ProbeRequest,
     ProbeResult,

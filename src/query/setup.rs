@@ -27,6 +27,8 @@ pub struct Settings {
     /// Executors that answer every probe in place of the live backends (a recorded session
     /// being replayed): when set, nothing live is contacted.
     pub replay: Option<Replaying>,
+    /// The kernel sandbox of read-only shell probes (`[sandbox]`).
+    pub sandbox: super::sandbox::SandboxPolicy,
 }
 
 /// The executors of a replay (built where the evidence records are read).
@@ -57,7 +59,10 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
         return replay.0.clone();
     }
     let mut v: Vec<Arc<dyn Executor>> = vec![
-        Arc::new(shell::ShellExecutor::default()),
+        Arc::new(shell::ShellExecutor {
+            sandbox: s.sandbox.clone(),
+            ..shell::ShellExecutor::default()
+        }),
         Arc::new(kube::KubeExecutor {
             kubeconfig: s.kubeconfig.clone(),
             contexts: s.contexts.clone(),

@@ -25,6 +25,8 @@ pub struct ShellExecutor {
     pub grace: Duration,
     /// The shell (default `bash`).
     pub shell: String,
+    /// The kernel sandbox for probes that run without a confirmation.
+    pub sandbox: super::sandbox::SandboxPolicy,
 }
 
 impl Default for ShellExecutor {
@@ -32,6 +34,7 @@ impl Default for ShellExecutor {
         ShellExecutor {
             grace: Duration::from_secs(2),
             shell: "bash".into(),
+            sandbox: Default::default(),
         }
     }
 }
@@ -133,10 +136,28 @@ impl ShellExecutor {
             started,
         );
         let n = CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let capture_file =
-            std::env::temp_dir().join(format!("tsgnav-capture-{}-{n}", std::process::id()));
+        let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
+        if let Err(e) = std::fs::create_dir_all(&scratch) {
+            result.status = Status::Failed(ProbeError::Io {
+                detail: format!(
+                    "cannot create the probe's scratch folder {}: {e}",
+                    scratch.display()
+                ),
+            });
+            return result;
+        }
+        let _cleanup = RemoveOnDrop(scratch.clone());
+        let capture_file = scratch.join("tsgnav-capture");
+        // A confirmed change stops at its first failing command and says so; the script's
+        // line numbers start after the one prelude line.
+        let stop = if req.confirmation.is_some() {
+            "set -e; trap 'echo \"tsgnav: line $((LINENO - 1)) failed (exit $?); the commands \
+             after it did not run\" >&2' ERR; "
+        } else {
+            ""
+        };
         let script = format!(
-            "{}\n{}",
+            "{stop}{}\n{}",
             prelude(&req.assigns, req.target.kube_context.is_some()),
             sub.text
         );
@@ -164,6 +185,23 @@ impl ShellExecutor {
                     cmd.env("KUBECACHEDIR", dir.join(cache));
                 }
             }
+        }
+        // A probe that runs without a confirmation gets the kernel sandbox where there is one.
+        let confined = req.confirmation.is_none();
+        if confined {
+            cmd.env("TMPDIR", &scratch);
+            match super::sandbox::confine(&mut cmd, &self.sandbox, &scratch, &req) {
+                Ok(s) => result.sandbox = Some(s.describe()),
+                Err(e) => {
+                    result.status = Status::Failed(ProbeError::Io {
+                        detail: format!("{e}; the probe was not run"),
+                    });
+                    result.ended = Utc::now();
+                    return result;
+                }
+            }
+        } else {
+            result.sandbox = Some("none: a confirmed change runs outside the sandbox".into());
         }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -220,7 +258,6 @@ impl ShellExecutor {
             out.write(&chunk);
         }
         result.captured = read_capture(&capture_file);
-        let _ = std::fs::remove_file(&capture_file);
         result.status = match (failure, status) {
             (Some(e), _) => Status::Failed(e),
             (None, Some(s)) => exit_status(s),
@@ -231,6 +268,15 @@ impl ShellExecutor {
         result.output = out.finish();
         result.ended = Utc::now();
         result
+    }
+}
+
+/// Removes the probe's scratch folder when the run ends, however it ends.
+struct RemoveOnDrop(std::path::PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -4,12 +4,25 @@
 //! Pure; imports only `crate::tsg`.
 
 use super::args::{interactive, long_running, mutating, read_only, unknown, worse, Class};
-use super::{azure, kube, net, tools, unix};
+use super::{azure, builtins, kube, net, tools, unix, writers};
 use crate::tsg::shell::{basename, SimpleCommand};
 
 /// The class of one simple command and why.
 pub(super) fn classify_command(cmd: &SimpleCommand) -> Class {
     let mut class = classify_words(&cmd.words, cmd.piped, !cmd.assigns.is_empty());
+    if let Some(c) = builtins::dangerous_assignment(cmd.assigns.iter().map(String::as_str)) {
+        class = worse(class, c);
+    }
+    let words = cmd.words.iter().chain(&cmd.assigns);
+    if let Some(expr) = words.filter_map(|w| builtins::risky_arithmetic(w)).next() {
+        class = worse(
+            class,
+            unknown(format!(
+                "the arithmetic `{expr}` evaluates variables, and bash runs the command in a \
+                 value such as `a[$(cmd)]`"
+            )),
+        );
+    }
     for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
         class = worse(
             class,
@@ -46,7 +59,13 @@ fn wrapper_value_flag(name: &str, flag: &str) -> bool {
         "nice" => matches!(flag, "-n" | "--adjustment"),
         "timeout" => matches!(flag, "-s" | "--signal" | "-k" | "--kill-after"),
         "stdbuf" => matches!(flag, "-i" | "-o" | "-e"),
-        "env" => matches!(flag, "-u" | "--unset" | "-C" | "--chdir" | "-S"),
+        "env" => matches!(
+            flag,
+            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string"
+        ),
+        "exec" => flag == "-a",
+        "time" => matches!(flag, "-o" | "--output" | "-f" | "--format"),
+        "ionice" => matches!(flag, "-c" | "-n" | "-p" | "--class" | "--classdata"),
         _ => false,
     }
 }
@@ -123,6 +142,9 @@ pub(super) fn classify_words(words: &[String], piped: bool, assigns: bool) -> Cl
                         "`watch` reruns the command until it is stopped",
                     ));
                 }
+                if let Some(c) = wrapper_rule(name, w) {
+                    return with_floor(floor, c);
+                }
                 let next = skip_wrapper(name, w);
                 if next >= w.len() {
                     let login = w.iter().any(|a| a == "-i" || a == "-s");
@@ -141,6 +163,17 @@ pub(super) fn classify_words(words: &[String], piped: bool, assigns: bool) -> Cl
                         "`watch` reruns the quoted command (checked on its own) until it is stopped",
                     );
                 }
+                if name == "env" {
+                    if let Some(c) =
+                        builtins::dangerous_assignment(w[1..next].iter().map(String::as_str))
+                    {
+                        return with_floor(floor, c);
+                    }
+                }
+                if name == "xargs" && !replaces(&w[1..next]) {
+                    let inner = classify_words(&w[next..], piped, assigns);
+                    return with_floor(floor, xargs_appends(&w[next], inner));
+                }
                 w = &w[next..];
             }
             _ => {
@@ -151,7 +184,79 @@ pub(super) fn classify_words(words: &[String], piped: bool, assigns: bool) -> Cl
     }
 }
 
+/// A wrapper whose flags decide on their own: `env -S` (splits a string into a command
+/// tsgnav does not see as words), `command -v` (only prints), `time -o` (writes a file).
+fn wrapper_rule(name: &str, w: &[String]) -> Option<Class> {
+    let flags = w[1..]
+        .iter()
+        .take_while(|a| a.starts_with('-') && *a != "--");
+    let mut flags = flags.map(String::as_str);
+    match name {
+        "env" if flags.any(|f| f.starts_with("--split-string") || short(f, 'S')) => Some(unknown(
+            "`env -S` splits a string into a command, which tsgnav does not check",
+        )),
+        "command" if flags.any(|f| short(f, 'v') || short(f, 'V')) => {
+            Some(read_only("`command -v` only prints what a name runs"))
+        }
+        "time" if flags.any(|f| f == "-o" || f.starts_with("--output")) => {
+            Some(mutating("`time -o` writes its report to a file"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a short-flag cluster holds `letter`.
+fn short(flag: &str, letter: char) -> bool {
+    !flag.starts_with("--") && flag[1..].contains(letter)
+}
+
+/// Whether `xargs`'s flags put the input in place of a marker (`-I {}`) instead of appending it.
+fn replaces(flags: &[String]) -> bool {
+    flags
+        .iter()
+        .any(|f| f.starts_with("-I") || f.starts_with("--replace") || f == "-i")
+}
+
+/// Commands whose class does not depend on the words `xargs` appends to them.
+const APPEND_SAFE: &[&str] = &[
+    "echo",
+    "printf",
+    "cat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "wc",
+    "head",
+    "ls",
+    "stat",
+    "file",
+    "basename",
+    "dirname",
+    "jq",
+    "du",
+    "md5sum",
+    "sha256sum",
+    "getent",
+    "dig",
+    "host",
+];
+
+/// `xargs CMD`: the input becomes more words of CMD, so a command whose class depends on
+/// its words (kubectl, curl, sh …) is only as safe as input tsgnav cannot see.
+fn xargs_appends(cmd: &str, inner: Class) -> Class {
+    let name = basename(cmd);
+    if inner.0 != crate::tsg::SafetyClass::ReadOnly || APPEND_SAFE.contains(&name) {
+        return inner;
+    }
+    unknown(format!(
+        "`xargs {name}` adds words read from its input to `{name}`, so tsgnav cannot tell what `{name}` does"
+    ))
+}
+
 fn dispatch(name: &str, args: &[String], piped: bool) -> Class {
+    if let Some(c) = builtins::builtin(name, args).or_else(|| writers::writer(name, args)) {
+        return c;
+    }
     match name {
         "kubectl" | "oc" => kube::kubectl(name, args),
         "helm" => kube::helm(args),

@@ -3,88 +3,29 @@
 //! Pure; imports only `crate::tsg`.
 
 use super::args::{interactive, long_running, mutating, read_only, split, unknown, Args, Class};
+use super::kube_flags::{
+    dry_run, helm_unknown_flag, helm_value_flag, kube_unknown_flag, kube_value_flag, DryRun,
+};
 
-/// Flags of kubectl/oc that take a value (for any subcommand; `logs` is special-cased).
-fn kube_value_flag(flag: &str) -> bool {
-    matches!(
-        flag,
-        "-n" | "--namespace"
-            | "--context"
-            | "--kubeconfig"
-            | "--cluster"
-            | "--user"
-            | "-s"
-            | "--server"
-            | "--as"
-            | "--as-group"
-            | "--token"
-            | "--request-timeout"
-            | "-l"
-            | "--selector"
-            | "--field-selector"
-            | "-o"
-            | "--output"
-            | "-c"
-            | "--container"
-            | "-f"
-            | "--filename"
-            | "-p"
-            | "--patch"
-            | "--type"
-            | "--sort-by"
-            | "--template"
-            | "-L"
-            | "--label-columns"
-            | "--since"
-            | "--since-time"
-            | "--tail"
-            | "--replicas"
-            | "--current-replicas"
-            | "--timeout"
-            | "--for"
-            | "--grace-period"
-            | "--image"
-            | "--port"
-            | "--overrides"
-            | "--field-manager"
-            | "-k"
-            | "--kustomize"
-            | "--subresource"
-            | "--raw"
-            | "--chunk-size"
-            | "--env"
-            | "-e"
-            | "--limits"
-            | "--requests"
-            | "--min"
-            | "--max"
-            | "--cpu-percent"
-            | "--resource-version"
-            | "--to-revision"
-            | "--from-literal"
-            | "--from-file"
-            | "--from-env-file"
-            | "--address"
-            | "--profile"
-            | "--target"
-            | "--copy-to"
-            | "--restart"
-            | "--schedule"
-            | "-v"
-            | "--v"
-            | "--patch-file"
-            | "--pod-running-timeout"
-            | "--max-log-requests"
-            | "--limit-bytes"
-            | "--api-group"
-    )
+/// Whether `--dry-run` makes a change only a preview (`Some(true)`), runs it for real
+/// (`Some(false)`), or holds a value kubectl does not accept (`None`).
+fn previews(a: &Args<'_>) -> Option<bool> {
+    match dry_run(a) {
+        DryRun::Preview => Some(true),
+        DryRun::Off => Some(false),
+        DryRun::Invalid => None,
+    }
 }
 
-/// Whether `kubectl … --dry-run[=client|server]` only previews.
-fn dry_run(a: &Args<'_>) -> bool {
-    a.flags
-        .iter()
-        .any(|(f, v)| f == "--dry-run" && !matches!(*v, Some("none") | Some("false")))
+/// The class of a change that `--dry-run` may turn into a preview.
+fn change(cmd: &str, why: &str, a: &Args<'_>) -> Class {
+    match previews(a) {
+        Some(true) => read_only(format!("{cmd} --dry-run only previews the change")),
+        Some(false) => mutating(format!("{cmd} {why}")),
+        None => unknown(format!(
+            "{cmd} has a `--dry-run` value kubectl does not accept (use client, server or none)"
+        )),
+    }
 }
 
 fn mutating_reason(verb: &str) -> Option<&'static str> {
@@ -129,10 +70,37 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
     let cmd = format!("`{cli} {verb}`");
     let cmd2 = format!("`{cli} {verb} {sub}`");
     let watch = a.has(&["-w", "--watch", "--watch-only"]);
+    let with_sub = matches!(
+        verb,
+        "rollout" | "auth" | "config" | "adm" | "certificate" | "cluster-info" | "set" | "create"
+    );
+    if let Some(flag) = kube_unknown_flag(args, usize::from(with_sub)) {
+        return unknown(format!(
+            "`{cli}` is given `{flag}`, a flag tsgnav does not know: if it takes a value, the \
+             word after it is not the subcommand, so tsgnav cannot tell what runs \
+             (write `{flag}=VALUE`)"
+        ));
+    }
     match verb {
         "" => read_only(format!("`{cli}` without a subcommand only prints help")),
         "logs" | "log" if a.has(&["-f", "--follow"]) => {
             long_running(format!("{cmd} -f follows the log until it is stopped"))
+        }
+        "cluster-info" if sub == "dump" => {
+            if a.value(&["--output-directory"]).is_some_and(|d| d != "-") {
+                mutating(format!(
+                    "{cmd2} writes every namespace's logs into a folder"
+                ))
+            } else {
+                unknown(format!(
+                    "{cmd2} collects the logs of every pod in the cluster; tsgnav does not run it unconfirmed"
+                ))
+            }
+        }
+        "kustomize" if a.has(&["--enable-alpha-plugins", "--enable-exec", "--enable-helm"]) => {
+            unknown(format!(
+                "{cmd} with plugins enabled runs programs tsgnav cannot check"
+            ))
         }
         "get" | "describe" | "logs" | "log" | "top" | "explain" | "api-resources"
         | "api-versions" | "version" | "cluster-info" | "events" | "diff" | "kustomize"
@@ -154,7 +122,7 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
             }
             _ => mutating(format!("{cmd2} changes your kubeconfig")),
         },
-        "rollout" => rollout(&cmd2, sub, dry_run(&a)),
+        "rollout" => rollout(&cmd2, sub, &a),
         "exec" => exec(&cmd, args, &a),
         "attach" | "debug" | "rsh" => interactive(format!("{cmd} opens an interactive session")),
         "port-forward" | "proxy" => {
@@ -173,12 +141,21 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
         "login" => interactive(format!(
             "{cmd} may prompt for credentials and changes your kubeconfig"
         )),
-        "adm" => adm(&cmd2, sub, dry_run(&a)),
+        // `oc adm upgrade` alone only prints the cluster version and the available updates.
+        "adm"
+            if sub == "upgrade"
+                && a.pos.len() == 2
+                && !a.flags.iter().any(|(f, _)| {
+                    f.starts_with("--to") || f.starts_with("--clear") || f.starts_with("--force")
+                }) =>
+        {
+            read_only(format!(
+                "{cmd2} with no arguments only shows the version and available updates"
+            ))
+        }
+        "adm" => adm(&cmd2, sub, &a),
         _ => match mutating_reason(verb) {
-            Some(_) if dry_run(&a) => {
-                read_only(format!("{cmd} --dry-run only previews the change"))
-            }
-            Some(why) => mutating(format!("{cmd} {why}")),
+            Some(why) => change(&cmd, why, &a),
             None => unknown(format!(
                 "{cmd} is not a subcommand tsgnav knows (a plugin?), so it may change something"
             )),
@@ -186,7 +163,7 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
     }
 }
 
-fn rollout(cmd: &str, sub: &str, dry: bool) -> Class {
+fn rollout(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
     let why = match sub {
         "status" | "history" => return read_only(format!("{cmd} only reads")),
         "restart" => "restarts every pod of the workload",
@@ -196,10 +173,7 @@ fn rollout(cmd: &str, sub: &str, dry: bool) -> Class {
         "latest" | "retry" | "cancel" => "changes the rollout",
         _ => return unknown(format!("{cmd} is not a subcommand tsgnav knows")),
     };
-    if dry {
-        return read_only(format!("{cmd} --dry-run only previews the change"));
-    }
-    mutating(format!("{cmd} {why}"))
+    change(cmd, why, a)
 }
 
 fn exec(cmd: &str, args: &[String], a: &Args<'_>) -> Class {
@@ -216,45 +190,35 @@ fn exec(cmd: &str, args: &[String], a: &Args<'_>) -> Class {
     ))
 }
 
-fn adm(cmd: &str, sub: &str, dry: bool) -> Class {
+fn adm(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
     match sub {
         "top" | "inspect" | "node-logs" | "who-can" => read_only(format!("{cmd} only reads")),
         "must-gather" => mutating(format!(
             "{cmd} creates a temporary namespace and pod on the cluster"
         )),
         "drain" | "cordon" | "uncordon" | "taint" | "certificate" | "policy" | "groups"
-        | "prune" | "upgrade" | "new-project" => {
-            if dry {
-                return read_only(format!("{cmd} --dry-run only previews the change"));
-            }
-            mutating(format!("{cmd} changes the cluster"))
-        }
+        | "prune" | "upgrade" | "new-project" => change(cmd, "changes the cluster", a),
         _ => unknown(format!("{cmd} is not a subcommand tsgnav knows")),
     }
 }
 
 /// `helm ARGS`.
 pub(super) fn helm(args: &[String]) -> Class {
-    let a = split(args, &|f| {
-        matches!(
-            f,
-            "-n" | "--namespace"
-                | "--kube-context"
-                | "--kubeconfig"
-                | "-f"
-                | "--values"
-                | "--set"
-                | "--version"
-                | "-o"
-                | "--output"
-                | "--revision"
-                | "--timeout"
-                | "--repo"
-        )
-    });
+    if let Some(flag) = helm_unknown_flag(args) {
+        return unknown(format!(
+            "`helm` is given `{flag}`, a flag tsgnav does not know: if it takes a value, the \
+             word after it is not the subcommand (write `{flag}=VALUE`)"
+        ));
+    }
+    let a = split(args, &helm_value_flag);
     let verb = a.pos.first().copied().unwrap_or("");
     let sub = a.pos.get(1).copied().unwrap_or("");
     let cmd = format!("`helm {verb}`");
+    if a.value(&["--post-renderer"]).is_some() {
+        return unknown(format!(
+            "{cmd} --post-renderer runs a program on the manifests, which tsgnav cannot check"
+        ));
+    }
     match verb {
         "" | "list" | "ls" | "status" | "get" | "history" | "hist" | "show" | "inspect"
         | "template" | "search" | "version" | "env" | "lint" | "diff" | "verify" => {
@@ -263,12 +227,9 @@ pub(super) fn helm(args: &[String]) -> Class {
         "repo" | "plugin" | "dependency" | "dep" if matches!(sub, "list" | "ls") => {
             read_only(format!("`helm {verb} {sub}` only reads"))
         }
-        _ if a.has(&["--dry-run"]) => {
-            read_only(format!("{cmd} --dry-run only previews the change"))
-        }
         "install" | "upgrade" | "uninstall" | "delete" | "del" | "rollback" | "test" | "repo"
         | "plugin" | "dependency" | "dep" | "pull" | "fetch" | "push" | "package" => {
-            mutating(format!("{cmd} changes releases, charts or helm settings"))
+            change(&cmd, "changes releases, charts or helm settings", &a)
         }
         _ => unknown(format!("{cmd} is not a subcommand tsgnav knows")),
     }

@@ -10,18 +10,27 @@
 
 mod args;
 mod azure;
+mod builtins;
 mod command;
 mod kube;
+mod kube_flags;
 mod net;
+mod sed;
+mod target;
 mod tools;
 mod unix;
+mod writers;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_hidden;
+#[cfg(test)]
 mod tests_kube;
 #[cfg(test)]
 mod tests_tools;
+
+pub use target::{target_escapes, value_names_target, Escape};
 
 use crate::tsg::shell::{self, Problem};
 use crate::tsg::{Lang, Probe, SafetyClass};
@@ -110,6 +119,16 @@ pub fn classify(script: &str) -> Verdict {
     }
     hits.sort_by_key(|h| h.line);
     Verdict::from_hits(hits)
+}
+
+/// Steps of `guide` under a neutral heading (Procedure, Steps …) whose shell probes mutate
+/// become mitigation steps: the model cannot classify commands itself, so the role is
+/// refined here, where commands are understood.
+pub fn refine_roles(guide: &mut crate::tsg::Guide) {
+    let synonyms = crate::tsg::roles::Synonyms::default();
+    let mutates =
+        |p: &Probe| p.lang == crate::tsg::Lang::Shell && classify_probe(p) == SafetyClass::Mutating;
+    crate::tsg::roles::refine(guide, &synonyms, &mutates);
 }
 
 /// The class of any probe.

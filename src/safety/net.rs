@@ -52,6 +52,15 @@ fn curl_value_flag(flag: &str) -> bool {
             | "--capath"
             | "--interface"
             | "--aws-sigv4"
+            | "--trace"
+            | "--trace-ascii"
+            | "--stderr"
+            | "--libcurl"
+            | "--etag-save"
+            | "--hsts"
+            | "--alt-svc"
+            | "--variable"
+            | "--request-target"
     )
 }
 
@@ -95,6 +104,39 @@ fn method_class(tool: &str, method: &str) -> Class {
 /// `curl ARGS`.
 pub(super) fn curl(args: &[String]) -> Class {
     let a = split(args, &curl_value_flag);
+    if let Some((flag, _)) = a
+        .flags
+        .iter()
+        .find(|(f, _)| matches!(f.as_str(), "-K" | "--config"))
+    {
+        return unknown(format!(
+            "`curl {flag}` reads more options (method, body, output files) from a file tsgnav cannot check"
+        ));
+    }
+    let override_method = a
+        .flags
+        .iter()
+        .filter(|(f, _)| matches!(f.as_str(), "-H" | "--header"))
+        .filter_map(|(_, v)| v.and_then(|h| h.split_once(':')))
+        .find(|(name, _)| {
+            let n = name.trim().to_ascii_lowercase();
+            matches!(
+                n.as_str(),
+                "x-http-method-override" | "x-http-method" | "x-method-override"
+            )
+        })
+        .map(|(_, m)| m.trim());
+    if let Some(m) = override_method {
+        let class = method_class("curl", m);
+        if class.0 != crate::tsg::SafetyClass::ReadOnly {
+            return match class.0 {
+                crate::tsg::SafetyClass::Mutating => mutating(format!(
+                    "`curl` asks the server to treat the request as `{m}` (a method-override header), which changes its state"
+                )),
+                _ => class,
+            };
+        }
+    }
     let body = a
         .flags
         .iter()
@@ -110,17 +152,29 @@ pub(super) fn curl(args: &[String]) -> Class {
     if a.has(&["-I", "--head"]) && class.0 == crate::tsg::SafetyClass::ReadOnly {
         class = read_only("`curl -I` sends a HEAD request, which only reads");
     }
-    let out = a.value(&[
+    const WRITES: &[&str] = &[
         "-o",
         "--output",
         "-c",
         "--cookie-jar",
         "-D",
         "--dump-header",
-    ]);
-    if real_file(out) {
-        let file = out.unwrap_or_default();
-        class = worse(class, mutating(format!("`curl` writes the file `{file}`")));
+        "--trace",
+        "--trace-ascii",
+        "--stderr",
+        "--libcurl",
+        "--etag-save",
+        "--hsts",
+        "--alt-svc",
+    ];
+    for (flag, out) in a.flags.iter().filter(|(f, _)| WRITES.contains(&f.as_str())) {
+        if real_file(*out) {
+            let file = out.unwrap_or_default();
+            class = worse(
+                class,
+                mutating(format!("`curl {flag}` writes the file `{file}`")),
+            );
+        }
     }
     if a.has(&["-O", "--remote-name", "--remote-name-all", "-J"]) {
         class = worse(

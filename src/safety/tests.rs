@@ -3,20 +3,10 @@
 use super::tests_kube::check;
 use super::*;
 use crate::tsg::SafetyClass::{Interactive, LongRunning, Mutating, ReadOnly, Unknown};
-use crate::tsg::{BackendHints, Lang, Probe};
+use crate::tsg::{Lang, Probe};
 
 fn probe(lang: Lang, code: &str) -> Probe {
-    Probe {
-        lang,
-        info: String::new(),
-        attrs: Default::default(),
-        code: code.to_string(),
-        line: 1,
-        vars: Vec::new(),
-        assigns: Vec::new(),
-        hints: BackendHints::default(),
-        safety: None,
-    }
+    Probe::from_code(lang, code)
 }
 
 #[test]

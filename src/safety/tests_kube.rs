@@ -96,6 +96,8 @@ fn dry_run_only_previews() {
             ReadOnly,
         ),
         ("helm upgrade r chart --dry-run", ReadOnly),
+        ("oc adm upgrade", ReadOnly),
+        ("oc --context c adm upgrade", ReadOnly),
     ]);
 }
 
@@ -153,6 +155,8 @@ fn helm_verbs() {
         ("helm repo list", ReadOnly),
         ("helm install r chart -n ns", Mutating),
         ("helm upgrade --install r chart", Mutating),
+        ("oc adm upgrade --to-latest", Mutating),
+        ("oc adm upgrade --to 4.16.4", Mutating),
         ("helm uninstall r", Mutating),
         ("helm rollback r 3", Mutating),
         ("helm repo add x https://x", Mutating),

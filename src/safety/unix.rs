@@ -13,11 +13,7 @@ const READ_ONLY: &[&str] = &[
     "zgrep",
     "jq",
     "gojq",
-    "awk",
-    "gawk",
-    "mawk",
     "head",
-    "uniq",
     "wc",
     "tr",
     "cut",
@@ -25,7 +21,6 @@ const READ_ONLY: &[&str] = &[
     "printf",
     "cat",
     "zcat",
-    "date",
     "sleep",
     "base64",
     "column",
@@ -46,7 +41,6 @@ const READ_ONLY: &[&str] = &[
     "printenv",
     "whoami",
     "id",
-    "hostname",
     "uname",
     "dig",
     "nslookup",
@@ -60,7 +54,6 @@ const READ_ONLY: &[&str] = &[
     "fold",
     "nl",
     "od",
-    "xxd",
     "hexdump",
     "strings",
     "file",
@@ -95,17 +88,12 @@ const READ_ONLY: &[&str] = &[
     "break",
     "continue",
     "wait",
-    "trap",
-    "alias",
-    "hash",
     "ulimit",
     "umask",
     "shopt",
-    "let",
     "getopts",
     ":",
     "uuidgen",
-    "shuf",
     "bc",
     "envsubst",
     "jless",
@@ -114,8 +102,6 @@ const READ_ONLY: &[&str] = &[
     "lsof",
     "netstat",
     "ss",
-    "ip",
-    "ifconfig",
     "traceroute",
     "tracepath",
     "mtr",
@@ -170,10 +156,6 @@ pub(super) fn utility(name: &str, args: &[String]) -> Option<Class> {
         .filter(|a| !is_flag(a))
         .collect();
     Some(match name {
-        "sed" if any(&|a| short_has(a, 'i') || a.starts_with("--in-place")) => {
-            mutating("`sed -i` edits files in place")
-        }
-        "sed" => read_only("`sed` without -i only prints"),
         "tail"
             if any(&|a| {
                 short_has(a, 'f')
@@ -206,30 +188,6 @@ pub(super) fn utility(name: &str, args: &[String]) -> Option<Class> {
             mutating("`yq -i` edits files in place")
         }
         "yq" => read_only("`yq` without -i only prints"),
-        "find" if any(&|a| a == "-delete") => mutating("`find -delete` deletes files"),
-        "find"
-            if any(&|a| {
-                matches!(
-                    a,
-                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-fprint" | "-fprintf" | "-fls"
-                )
-            }) =>
-        {
-            mutating("`find -exec` runs a command on every file found")
-        }
-        "find" => read_only("`find` only lists files"),
-        "tar" => {
-            let mode = args
-                .first()
-                .map(|a| a.trim_start_matches('-'))
-                .unwrap_or("");
-            if mode.contains('t') && !mode.contains(['x', 'c', 'r', 'u']) || any(&|a| a == "--list")
-            {
-                read_only("`tar -t` only lists the archive")
-            } else {
-                mutating("`tar` writes files or archives")
-            }
-        }
         "gzip" | "gunzip" | "bzip2" | "xz"
             if any(&|a| {
                 short_has(a, 'c') || short_has(a, 't') || short_has(a, 'l') || a == "--stdout"
@@ -244,9 +202,6 @@ pub(super) fn utility(name: &str, args: &[String]) -> Option<Class> {
             long_running("`ping` without -c keeps going until it is stopped")
         }
         "ping" => read_only("`ping -c` sends a few probes and stops"),
-        "awk" | "gawk" if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace") => {
-            mutating("`awk -i inplace` edits files in place")
-        }
         _ if READ_ONLY.contains(&name) => read_only(format!("`{name}` only reads and prints")),
         _ if INTERACTIVE.contains(&name) => {
             interactive(format!("`{name}` waits for a person at the terminal"))

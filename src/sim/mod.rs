@@ -68,11 +68,13 @@ impl Sim {
             clusters,
             default,
             maestro: Mutex::new(maestro::Maestro::new(&scenario.maestro)),
+            writes: Default::default(),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(SimError::Bind)?;
         let addr = listener.local_addr().map_err(SimError::Bind)?;
+        let state_for_handle = state.clone();
         let app = axum::Router::new()
             .merge(portforward::routes(state.clone(), addr))
             .fallback(server::handle)
@@ -90,6 +92,7 @@ impl Sim {
                 .await;
         });
         Ok(SimHandle {
+            state: state_for_handle,
             url: format!("http://{addr}"),
             clusters: scenario.clusters.clone(),
             stop: Some(tx),
@@ -104,11 +107,18 @@ pub struct SimHandle {
     pub url: String,
     /// The simulated cluster (and kubeconfig context) names, current context first.
     pub clusters: Vec<String>,
+    state: Arc<server::SimState>,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
 }
 
 impl SimHandle {
+    /// How many requests that could change something (any method but GET, HEAD and
+    /// OPTIONS) the server has received, dry runs included.
+    pub fn writes(&self) -> u64 {
+        self.state.writes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// The API server URL of one cluster.
     pub fn cluster_url(&self, name: &str) -> String {
         format!("{}/clusters/{name}", self.url)

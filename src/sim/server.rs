@@ -25,6 +25,9 @@ pub struct SimState {
     /// The cluster served without a `/clusters/<name>` prefix.
     pub default: String,
     pub maestro: Mutex<Maestro>,
+    /// Requests that could change something (any method but GET, HEAD and OPTIONS), counted
+    /// so tests can prove that none arrived.
+    pub writes: std::sync::atomic::AtomicU64,
 }
 
 impl SimState {
@@ -58,6 +61,9 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        st.writes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
     let path = uri.path();
     if path.starts_with("/api/maestro/") {
         return super::maestro::handle(&st, &method, path, &q);

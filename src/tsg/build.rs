@@ -2,7 +2,7 @@
 //! Tables, escalations and edges are added by `tables` and `edges`. Pure; must not import IO.
 
 use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role};
-use super::raw::{RawDoc, RawQuote, RawSection};
+use super::raw::{RawCode, RawDoc, RawQuote, RawSection};
 use super::roles::Synonyms;
 use super::slug::Slugger;
 use super::text::{field_key, LineIndex};
@@ -150,7 +150,46 @@ fn fill(node: &mut Node, s: &RawSection) {
             });
         }
     }
-    node.probes = s.codes.iter().filter_map(super::probe::probe).collect();
+    node.probes = super::shells::section_probes(&with_inline_commands(s));
+}
+
+/// Command-line tools whose inline code in a bullet (`` `kubectl -n x get pods` ``) is a probe.
+const INLINE_CLIS: &[&str] = &[
+    "kubectl",
+    "oc",
+    "az",
+    "helm",
+    "curl",
+    "journalctl",
+    "systemctl",
+    "etcdctl",
+    "crictl",
+    "podman",
+    "hcpctl",
+    "promtool",
+];
+
+/// The section's blocks plus one per bullet's inline command, in line order.
+fn with_inline_commands(s: &RawSection) -> Vec<RawCode> {
+    let mut codes = s.codes.clone();
+    for item in &s.items {
+        for c in &item.para.codes {
+            let mut words = c.split_whitespace();
+            let cli = words.next().unwrap_or("");
+            if INLINE_CLIS.contains(&cli) && words.next().is_some() {
+                codes.push(RawCode {
+                    info: "sh".into(),
+                    code: c.trim().to_string(),
+                    line: item.para.line,
+                    fenced: true,
+                });
+            }
+        }
+    }
+    if codes.len() != s.codes.len() {
+        codes.sort_by_key(|c| c.line);
+    }
+    codes
 }
 
 /// Parses the YAML front matter; an error names the line and the problem.

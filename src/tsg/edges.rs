@@ -102,7 +102,12 @@ pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
             .rev()
             .collect();
         let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
-        if !qualifies && boundary && (bare || TRIGGERS.iter().any(|t| window.contains(t))) {
+        // "(Strategy 2)": a parenthesised mention is a pointer too.
+        let parenthesised = before.ends_with('(');
+        if !qualifies
+            && boundary
+            && (bare || parenthesised || TRIGGERS.iter().any(|t| window.contains(t)))
+        {
             out.push((kind.to_string(), num));
         }
     }
@@ -197,6 +202,7 @@ pub fn link(path: &str, sections: &[&RawSection], nodes: &mut [Node]) -> Vec<Rou
                 routes.push(Route {
                     alert,
                     to: to.clone(),
+                    by: super::model::RouteBy::TriageTable,
                     line: t.line,
                 });
                 pending.push((to, EdgeKind::Route, t.label.clone(), t.line));

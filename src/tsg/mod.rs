@@ -12,10 +12,13 @@ mod outcome;
 mod probe;
 mod raw;
 pub mod roles;
+pub mod routing;
 pub mod shell;
+mod shells;
 pub mod slug;
 mod tables;
 pub mod text;
+pub mod transcript;
 pub mod vars;
 mod walk;
 
@@ -53,11 +56,13 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
                 guide.routes.push(Route {
                     alert: alert.clone(),
                     to,
+                    by: RouteBy::FrontMatter,
                     line: 1,
                 });
             }
         }
     }
+    routing::named_routes(&mut guide);
     for s in &sections {
         guide.escalations.extend(tables::escalations(s));
     }

@@ -208,7 +208,18 @@ pub struct Probe {
     /// Fence attributes (`name`, `timeout`, …) from `{…}` in the info string.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub attrs: std::collections::BTreeMap<String, String>,
+    /// What would run: prompts stripped and output lines removed for a console transcript,
+    /// the commands typed inside a shell for a probe that `runs_in` one.
     pub code: String,
+    /// The block as written.
+    pub source: String,
+    /// The output lines of a console transcript (a sample: never run, never a variable).
+    pub expected_output: String,
+    /// Where the commands run when not on the operator's machine (inside a pod or node shell).
+    pub runs_in: Option<RunsIn>,
+    /// Problems found reading the block (1-based line, message), for `lint`.
+    #[serde(skip)]
+    pub problems: Vec<(usize, String)>,
     /// 1-based line of the first line of code (the line after the opening fence).
     pub line: usize,
     /// Variables the probe reads (placeholders included), in first-use order.
@@ -220,6 +231,58 @@ pub struct Probe {
     /// `safety`) has filled it in — `tsgnav tree --json` does before printing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub safety: Option<SafetyClass>,
+}
+
+/// The kind of shell a guide enters before typing commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShellKind {
+    /// A container's shell (`oc rsh`, `kubectl exec -it … -- bash`).
+    Pod,
+    /// A cluster node (`oc debug node/X`, `chroot /host`).
+    Node,
+    /// Another machine or a privileged shell (`ssh HOST`, `sudo -i`, `toolbox`).
+    Host,
+}
+
+impl ShellKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShellKind::Pod => "pod",
+            ShellKind::Node => "node",
+            ShellKind::Host => "host",
+        }
+    }
+}
+
+/// Where a probe's commands run: entered by `via`, on `target` (a pod or node expression).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunsIn {
+    pub kind: ShellKind,
+    pub via: String,
+    pub target: String,
+}
+
+impl Probe {
+    /// A bare probe of `code` (no info string, no variables, line 1), e.g. to classify a
+    /// request's code again.
+    pub fn from_code(lang: Lang, code: &str) -> Self {
+        Probe {
+            lang,
+            info: String::new(),
+            attrs: Default::default(),
+            code: code.to_string(),
+            source: code.to_string(),
+            expected_output: String::new(),
+            runs_in: None,
+            problems: Vec::new(),
+            line: 1,
+            vars: Vec::new(),
+            assigns: Vec::new(),
+            hints: Default::default(),
+            safety: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -260,8 +323,43 @@ pub struct Edge {
 pub struct Route {
     pub alert: String,
     pub to: String,
+    /// How the route was found.
+    pub by: RouteBy,
     #[serde(skip)]
     pub line: usize,
+}
+
+/// How an alert was routed to a guide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteBy {
+    /// A row of an alert triage table.
+    #[default]
+    TriageTable,
+    /// The `alerts:` map of the front matter.
+    FrontMatter,
+    /// The alerting rule's `runbook_url` annotation points at the guide.
+    RunbookUrl,
+    /// The guide's file is named after the alert.
+    FileName,
+    /// The guide's H1 is the alert name.
+    Title,
+}
+
+impl RouteBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteBy::TriageTable => "triage-table",
+            RouteBy::FrontMatter => "front-matter",
+            RouteBy::RunbookUrl => "runbook-url",
+            RouteBy::FileName => "file-name",
+            RouteBy::Title => "title",
+        }
+    }
+    /// Whether the guide itself says so (a table or front matter), not inferred from names.
+    pub fn is_explicit(self) -> bool {
+        matches!(self, RouteBy::TriageTable | RouteBy::FrontMatter)
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -42,6 +42,11 @@ const SHELL_WORDS: &[&str] = &[
     "systemctl",
     "journalctl",
     "git",
+    "crictl",
+    "etcdctl",
+    "podman",
+    "chroot",
+    "oc-mirror",
 ];
 
 /// Splits an info string into the language word and `{k=v …}` attributes.
@@ -68,13 +73,71 @@ pub fn split_info(info: &str) -> (String, BTreeMap<String, String>) {
 fn lang_of(word: &str, code: &str) -> Option<Lang> {
     let base = word.rsplit('/').next().unwrap_or(word);
     match base {
-        "bash" | "sh" | "shell" | "zsh" | "console" | "shell-session" | "ksh" => Some(Lang::Shell),
+        "bash" | "sh" | "shell" | "zsh" | "ksh" => Some(Lang::Shell),
+        // A session fence with no prompt is output, unless it reads as commands.
+        "console" | "shell-session" | "terminal" if looks_like_shell(code) => Some(Lang::Shell),
         "promql" | "prometheus" => Some(Lang::Promql),
         "kql" | "kusto" => Some(Lang::Kql),
         "http" | "rest" => Some(Lang::Http),
         "" if looks_like_shell(code) => Some(Lang::Shell),
         _ => None,
     }
+}
+
+/// PromQL functions and aggregations a query starts with.
+const PROMQL_FUNCS: &[&str] = &[
+    "rate",
+    "irate",
+    "increase",
+    "sum",
+    "avg",
+    "max",
+    "min",
+    "count",
+    "topk",
+    "bottomk",
+    "histogram_quantile",
+    "absent",
+    "delta",
+    "deriv",
+    "predict_linear",
+    "quantile_over_time",
+    "avg_over_time",
+    "max_over_time",
+    "min_over_time",
+    "sum_over_time",
+    "count_over_time",
+    "label_replace",
+    "sort",
+    "sort_desc",
+    "clamp_min",
+    "clamp_max",
+    "stddev",
+    "changes",
+    "resets",
+    "time",
+    "vector",
+    "scalar",
+];
+
+/// Whether a block of a console or shell fence is a PromQL query by its content: it starts
+/// with a function call (`rate(`, `sum by (…) (`), or a metric with a selector (`up{…}`).
+pub fn looks_like_promql(code: &str) -> bool {
+    let t = code.trim_start();
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    if word.is_empty() || SHELL_WORDS.contains(&word.as_str()) {
+        return false;
+    }
+    let after = &t[word.len()..];
+    let func = PROMQL_FUNCS.contains(&word.as_str());
+    let agg = func
+        && ["by (", "by(", "without (", "without("]
+            .iter()
+            .any(|k| after.trim_start().starts_with(k));
+    (func && after.starts_with('(')) || agg || after.starts_with('{') && t.contains('}')
 }
 
 fn looks_like_shell(code: &str) -> bool {
@@ -161,50 +224,113 @@ fn kube_hints(code: &str, hints: &mut BackendHints) {
     }
 }
 
+/// Fence words whose blocks may be console transcripts.
+fn shellish(word: &str) -> bool {
+    matches!(
+        word.rsplit('/').next().unwrap_or(word),
+        "bash" | "sh" | "shell" | "zsh" | "ksh" | "console" | "shell-session" | "terminal" | ""
+    )
+}
+
 /// A probe from a fenced block, or `None` for blocks that are shown but never run.
+#[cfg(test)]
 pub fn probe(raw: &RawCode) -> Option<Probe> {
-    if !raw.fenced {
+    probe_with_commands(raw).map(|p| p.0)
+}
+
+/// The command lines of a transcript: (0-based line, text, prompt).
+pub type Commands = Vec<(usize, String, String)>;
+
+/// `probe`, with the command lines of a console transcript (0-based line, text).
+pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
+    // An indented block is code too, when it reads as commands.
+    if !raw.fenced && !looks_like_shell(&raw.code) {
         return None;
     }
     let (word, attrs) = split_info(&raw.info);
-    let lang = lang_of(&word, &raw.code)?;
+    let transcript = shellish(&word)
+        .then(|| super::transcript::split(&word, &raw.code))
+        .flatten();
+    let (code, expected_output, problems, commands) = match transcript {
+        Some(t) => {
+            let problems = t
+                .problems
+                .into_iter()
+                .map(|(i, m)| (raw.line + i, m))
+                .collect();
+            let commands = t
+                .commands
+                .into_iter()
+                .zip(t.prompts)
+                .map(|((i, c), p)| (i, c, p))
+                .collect();
+            (t.code, t.output, problems, Some(commands))
+        }
+        None => (raw.code.clone(), String::new(), Vec::new(), None),
+    };
+    let lang = if commands.is_some() {
+        Lang::Shell
+    } else if shellish(&word) && looks_like_promql(&code) {
+        Lang::Promql
+    } else {
+        lang_of(&word, &code)?
+    };
+    let mut p = Probe {
+        info: raw.info.clone(),
+        attrs,
+        source: raw.code.clone(),
+        expected_output,
+        problems,
+        line: raw.line,
+        ..Probe::from_code(lang, "")
+    };
+    analyse(&mut p, code);
+    Some((p, commands))
+}
+
+/// A copy of `p` whose code is `code`, its variables and hints worked out again.
+pub fn reanalyse(p: &Probe, code: &str) -> Probe {
+    let mut q = Probe {
+        problems: Vec::new(),
+        ..p.clone()
+    };
+    analyse(&mut q, code.to_string());
+    q
+}
+
+/// Sets `code` and what follows from it: variables read and assigned, backend hints.
+fn analyse(p: &mut Probe, code: String) {
     let mut hints = BackendHints::default();
-    let (mut vars_used, assigns) = match lang {
+    let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
-            kube_hints(&raw.code, &mut hints);
-            (vars::shell_uses(&raw.code), vars::shell_assigns(&raw.code))
+            kube_hints(&code, &mut hints);
+            (vars::shell_uses(&code), vars::shell_assigns(&code))
         }
         Lang::Kql => {
-            kusto_hints(&raw.code, &mut hints);
-            (vars::braced_uses(&raw.code), Vec::new())
+            kusto_hints(&code, &mut hints);
+            (vars::dollar_uses(&code), Vec::new())
         }
-        _ => (vars::braced_uses(&raw.code), Vec::new()),
+        Lang::Promql => (vars::dollar_uses(&code), Vec::new()),
+        _ => (vars::braced_uses(&code), Vec::new()),
     };
-    for name in vars::placeholders(&raw.code)
+    for name in vars::placeholders(&code)
         .into_iter()
-        .chain(vars::brace_placeholders_for(lang == Lang::Shell, &raw.code))
+        .chain(vars::brace_placeholders_for(p.lang == Lang::Shell, &code))
     {
         if !vars_used.contains(&name) {
             vars_used.push(name);
         }
     }
-    if let Some(ctx) = attrs.get("context") {
+    if let Some(ctx) = p.attrs.get("context") {
         hints.kube_context = Some(ctx.clone());
     }
-    if let Some(ns) = attrs.get("namespace") {
+    if let Some(ns) = p.attrs.get("namespace") {
         hints.namespace = Some(ns.clone());
     }
-    Some(Probe {
-        lang,
-        info: raw.info.clone(),
-        attrs,
-        code: raw.code.clone(),
-        line: raw.line,
-        vars: vars_used,
-        assigns,
-        hints,
-        safety: None,
-    })
+    p.code = code;
+    p.vars = vars_used;
+    p.assigns = assigns;
+    p.hints = hints;
 }
 
 #[cfg(test)]

@@ -24,6 +24,8 @@ pub struct RawPara {
     pub text: String,
     pub line: usize,
     pub links: Vec<usize>,
+    /// Inline code spans, in order.
+    pub codes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]

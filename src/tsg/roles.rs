@@ -1,8 +1,9 @@
-//! Role inference from heading text and ancestors. Pure; imports only `super::model`.
+//! Role inference from heading text, ancestors and (through a caller's classifier) what a
+//! step's commands do. Pure; imports only `super::model`.
 //!
 //! The synonym table is data (`Synonyms`), so callers can extend it from configuration.
 
-use super::model::Role;
+use super::model::{Guide, Probe, Role};
 
 /// Heading words that name each role, checked in order; the first match wins.
 #[derive(Debug, Clone)]
@@ -15,7 +16,13 @@ impl Default for Synonyms {
         let t: &[(Role, &[&str])] = &[
             (
                 Role::Triage,
-                &["alert triage", "triage", "alerts routing", "alert routing"],
+                &[
+                    "alert triage",
+                    "triage",
+                    "alerts routing",
+                    "alert routing",
+                    "meaning",
+                ],
             ),
             (
                 Role::BlastRadius,
@@ -153,19 +160,73 @@ impl Synonyms {
             })
     }
 
+    /// Whether the heading names diagnosis itself ("Diagnosis", "Investigate …"), not merely
+    /// a step.
+    pub fn strongly_diagnostic(&self, title: &str) -> bool {
+        let t = title.to_lowercase();
+        ["diagnos", "investigat", "troubleshoot"]
+            .iter()
+            .any(|w| t.contains(w))
+    }
+
+    /// Whether a heading names no role of its own ("Procedure", "Step 3", "Steps"), so what
+    /// its commands do may decide.
+    pub fn neutral(&self, title: &str) -> bool {
+        match self.own(title) {
+            None => true,
+            Some(Role::Diagnostic) => {
+                !self.strongly_diagnostic(title) && {
+                    let t = title.to_lowercase();
+                    ![
+                        "check", "identify", "inspect", "logs", "queries", "find the",
+                    ]
+                    .iter()
+                    .any(|w| t.contains(w))
+                }
+            }
+            Some(_) => false,
+        }
+    }
+
     /// The role of a heading given its parent's role: a step under a mitigation stays a
     /// mitigation step; otherwise the heading's own words win, then the parent's role.
     pub fn infer(&self, title: &str, parent: Option<Role>) -> Role {
         let own = self.own(title);
         match (own, parent) {
+            // "Step 3: Scale down" under a mitigation is a mitigation step; an explicit
+            // "Diagnosis" keeps its own role whatever its parent's title says.
             (
                 Some(Role::Diagnostic),
                 Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation)),
-            ) => p,
+            ) if !self.strongly_diagnostic(title) => p,
             (Some(Role::Symptoms), Some(Role::Diagnostic)) => Role::Symptoms,
+            // "Strategy 1: Roll back the image" is one of the mitigation's strategies.
+            (Some(Role::Rollback), Some(Role::Mitigation)) if numbered_option(title) => {
+                Role::Mitigation
+            }
             (Some(r), _) => r,
             (None, Some(p)) if p != Role::Triage && p != Role::WhenToUse => p,
             _ => Role::Other,
+        }
+    }
+}
+
+/// "Strategy 2: …", "Scenario 3 – …", "Option A: …".
+fn numbered_option(title: &str) -> bool {
+    let t = title.trim_start().to_lowercase();
+    ["strategy ", "scenario ", "option "]
+        .iter()
+        .any(|k| t.starts_with(k))
+}
+
+/// Steps under a neutral heading ("Procedure", "Step 3") whose commands change a system are
+/// mitigation steps. `mutates` says whether a probe changes a system (from `crate::safety`,
+/// which `tsg` may not import).
+pub fn refine(guide: &mut Guide, synonyms: &Synonyms, mutates: &dyn Fn(&Probe) -> bool) {
+    for n in &mut guide.nodes {
+        let open = matches!(n.role, Role::Diagnostic | Role::Other);
+        if open && synonyms.neutral(&n.title) && n.probes.iter().any(mutates) {
+            n.role = Role::Mitigation;
         }
     }
 }
@@ -218,6 +279,14 @@ mod tests {
             Role::Rollback
         );
         assert_eq!(s.infer("Random heading", None), Role::Other);
+        assert_eq!(s.infer("Meaning", Some(Role::Mitigation)), Role::Triage);
+        assert_eq!(s.infer("Impact", None), Role::Severity);
+        assert_eq!(
+            s.infer("Diagnosis", Some(Role::Mitigation)),
+            Role::Diagnostic
+        );
+        assert_eq!(s.infer("Diagnosis", Some(Role::Rollback)), Role::Diagnostic);
+        assert!(s.neutral("Step 3") && s.neutral("Procedure") && !s.neutral("Diagnosis"));
         assert_eq!(
             s.infer("Step 5: Classify the scenario", Some(Role::Diagnostic)),
             Role::Diagnostic

@@ -78,6 +78,7 @@ impl Buf {
             text: super::text::squash(&self.text),
             line: self.line,
             links: self.links,
+            codes: self.codes,
         }
     }
 }

@@ -48,6 +48,8 @@ pub enum Action {
     Vars,
     Cancel,
     WriteMode,
+    /// `S` on a firing alert: propose a silence.
+    Silence,
     // Worker results.
     ProbeFinished {
         node: String,
@@ -76,6 +78,8 @@ pub enum Action {
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
+    /// A background refresh of the firing alerts.
+    Firing(Box<crate::tui::firing::FiringUpdate>),
 }
 
 impl Action {
@@ -112,6 +116,7 @@ impl Action {
             ("vars", None) => Action::Vars,
             ("cancel", None) => Action::Cancel,
             ("write_mode", None) => Action::WriteMode,
+            ("silence", None) => Action::Silence,
             _ => return None,
         })
     }

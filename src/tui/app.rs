@@ -153,6 +153,10 @@ pub struct App {
     pub tasks: Vec<(u64, String)>,
     /// Read-only probes running: (node, probe).
     pub running: Vec<(String, usize)>,
+    /// Guides still being read in the background: (files read, files found).
+    pub loading: Option<(usize, usize)>,
+    /// The library screen's "Firing" section (live alerts from Alertmanager).
+    pub firing: super::firing::Firing,
 }
 
 impl App {
@@ -197,6 +201,8 @@ impl App {
             export_armed: false,
             tasks: Vec::new(),
             running: Vec::new(),
+            loading: None,
+            firing: Default::default(),
         }
     }
 

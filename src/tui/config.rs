@@ -20,6 +20,48 @@ pub struct Config {
     /// Extra secret patterns (regular expressions) redacted from the evidence journal, on top
     /// of the built-in ones (tokens, JWTs, SAS signatures, keys, passwords in URLs …).
     pub redact: Vec<String>,
+    /// The kernel sandbox of read-only shell probes.
+    pub sandbox: SandboxConfig,
+    /// `[[alertmanager]]`: where the library screen's "Firing" section and `tsgnav alerts
+    /// firing` read what is firing (one entry per Alertmanager, e.g. one per region).
+    pub alertmanager: Vec<AlertmanagerConfig>,
+}
+
+/// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP
+/// connects only to the kube API servers, the session's port-forwards and these ports).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// `false` turns the sandbox off (every probe record then says so).
+    pub enabled: bool,
+    /// Ports every read-only probe may connect to, on any host (Landlock filters by port
+    /// only). Default `[443]`, so read-only cloud CLI calls work; `[]` is the strictest.
+    pub allow_connect_ports: Vec<u16>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            enabled: true,
+            allow_connect_ports: vec![443],
+        }
+    }
+}
+
+/// One `[[alertmanager]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertmanagerConfig {
+    /// Shown beside its alerts (`eastus`); the URL when empty.
+    pub name: String,
+    /// Base URL (`https://alertmanager.example:9093`); the API v2 paths are added to it.
+    pub url: String,
+    /// A command printing a bearer token (re-run when it expires or on a 401).
+    pub token_cmd: Option<String>,
+    /// `"read-only"`: landing on a step from one of its alerts starts the step's read-only
+    /// probes at once; `"off"` (the default) waits for a key. Mutating probes never start
+    /// themselves.
+    pub auto_run: Option<String>,
 }
 
 /// `[query]`: the backends live probes use (the same settings as `tsgnav run`'s flags).
@@ -53,4 +95,94 @@ pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
         file: file.to_string(),
         detail: e.to_string().trim_end().to_string(),
     })
+}
+
+/// One problem found by [`check`]: the 1-based line it is on and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub line: usize,
+    pub detail: String,
+}
+
+type Key<'i> = toml::Spanned<toml::de::DeString<'i>>;
+type Val<'i> = toml::Spanned<toml::de::DeValue<'i>>;
+
+/// Every problem in a config file, not just the first: each TOML syntax error, then each key
+/// that is unknown or holds a value of the wrong type, with the line it is on. Also returns
+/// the config made of the keys that are fine, so checks of their values can go on.
+pub fn check(text: &str) -> (Config, Vec<Problem>) {
+    use toml::de::{DeTable, DeValue};
+    let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    let (doc, errors) = DeTable::parse_recoverable(text);
+    let mut problems: Vec<Problem> = errors
+        .iter()
+        .map(|e| Problem {
+            line: e.span().map(|s| line_of(s.start)).unwrap_or(1),
+            detail: e.message().trim_end().to_string(),
+        })
+        .collect();
+    problems.sort_by_key(|p| p.line);
+    problems.dedup();
+    if !problems.is_empty() {
+        // After a syntax error the recovered document is partial: its keys prove nothing.
+        return (Config::default(), problems);
+    }
+    let mut found = Vec::new();
+    let mut kept = DeTable::new();
+    for (k, v) in doc.get_ref().iter() {
+        if let Some(v) = walk(&mut vec![k.clone()], v, &mut found) {
+            kept.insert(k.clone(), v);
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    problems.extend(found.into_iter().map(|(at, detail)| Problem {
+        line: line_of(at),
+        detail,
+    }));
+    let root = toml::Spanned::new(doc.span(), DeValue::Table(kept));
+    let config = Config::deserialize(toml::de::ValueDeserializer::from(root)).unwrap_or_default();
+    (config, problems)
+}
+
+/// Tries the config made of `path` (outer keys) holding `value` alone, so one bad key never
+/// hides another; a table that is fine by itself is opened and its keys tried one by one.
+/// Returns the value with every bad key left out, or `None` when the value itself is bad.
+fn walk<'i>(
+    path: &mut Vec<Key<'i>>,
+    value: &Val<'i>,
+    out: &mut Vec<(usize, String)>,
+) -> Option<Val<'i>> {
+    use toml::de::{DeTable, DeValue};
+    let nest = |path: &[Key<'i>], inner: DeValue<'i>| {
+        let mut v = toml::Spanned::new(value.span(), inner);
+        for k in path.iter().rev() {
+            let mut t = DeTable::new();
+            t.insert(k.clone(), v);
+            v = toml::Spanned::new(k.span(), DeValue::Table(t));
+        }
+        v
+    };
+    let fails = |v: Val<'i>| Config::deserialize(toml::de::ValueDeserializer::from(v)).err();
+    let key_start = path.last().map(|k| k.span().start).unwrap_or(0);
+    let inner = match value.get_ref() {
+        DeValue::Table(_) => DeValue::Table(DeTable::new()),
+        other => other.clone(),
+    };
+    if let Some(e) = fails(nest(path, inner)) {
+        let at = e.span().map(|s| s.start).unwrap_or(key_start);
+        out.push((at, e.message().trim_end().to_string()));
+        return None;
+    }
+    let DeValue::Table(t) = value.get_ref() else {
+        return Some(value.clone());
+    };
+    let mut kept = DeTable::new();
+    for (k, v) in t.iter() {
+        path.push(k.clone());
+        if let Some(v) = walk(path, v, out) {
+            kept.insert(k.clone(), v);
+        }
+        path.pop();
+    }
+    Some(toml::Spanned::new(value.span(), DeValue::Table(kept)))
 }

@@ -138,6 +138,7 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
                     name: name.to_string(),
                     labels,
                     target: None,
+                    runbook_url: None,
                 }),
             )
         }

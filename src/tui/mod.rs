@@ -5,15 +5,18 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `mitigation`, `worker`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! `widgets`, `flow`, `firing`, `firing_keys`, `mitigation`, `worker`, `loading`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
 pub mod app;
 pub mod config;
+pub mod firing;
+pub mod firing_keys;
 pub mod flow;
 pub mod input;
 pub mod keymap;
+pub mod loading;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;

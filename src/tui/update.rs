@@ -19,6 +19,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
+            if app.firing.confirm.is_some() {
+                return super::firing_keys::confirm_key(app, ev);
+            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
@@ -67,6 +70,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::DryRunFinished(..)
         | Action::OpenMitigations(_)
         | Action::Tasks(_)) => super::worker::worker(app, a),
+        Action::Firing(u) => {
+            super::firing::apply(&app.lib, &mut app.firing, *u);
+            Vec::new()
+        }
         Action::WriteMode => super::flow::toggle_write(app),
         a if app.help => help(app, a),
         a if app.screen == Screen::Library => library(app, a),
@@ -105,6 +112,9 @@ fn help(app: &mut App, a: Action) -> Vec<Effect> {
 }
 
 fn library(app: &mut App, a: Action) -> Vec<Effect> {
+    if let Some(effects) = super::firing_keys::key(app, &a) {
+        return effects;
+    }
     let n = app.hits.len();
     match a {
         Action::NextItem | Action::ScrollDown => {

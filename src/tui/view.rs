@@ -23,6 +23,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app);
     }
+    widgets::firing::draw_confirm(f, body, app);
     status_line(f, status, app);
 }
 
@@ -55,6 +56,9 @@ fn mode_spans(app: &App) -> Vec<Span<'static>> {
             },
             t.get("ui.live_off"),
         ));
+    }
+    if app.firing.enabled {
+        out.push(widgets::firing::status(app));
     }
     out.push(Span::raw(" "));
     out

@@ -33,6 +33,7 @@ fn start() -> SessionStart {
         operator: "bench".into(),
         host: "bench".into(),
         alert: Some("SwiftPendingProgramming".into()),
+        ..SessionStart::default()
     }
 }
 

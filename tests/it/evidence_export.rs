@@ -55,8 +55,8 @@ fn the_bundle_has_a_manifest_of_every_artifact_and_a_tarball_of_it_all() {
     let artifacts = manifest["artifacts"].as_array().expect("artifacts");
     assert_eq!(
         artifacts.len(),
-        5,
-        "summary.md, summary.json, journal.jsonl, two blobs"
+        8,
+        "summary.md, summary.json, journal.jsonl, journal.sig, journal.jsonl.minisig, operator.pub, two blobs"
     );
     for a in artifacts {
         let bytes = std::fs::read(out.join(a["path"].as_str().expect("path"))).expect("artifact");

@@ -9,7 +9,7 @@ use tsgnav::evidence::{self, Note, ProbeRun, Record, Session, SessionLog};
 
 use crate::evidence_script::start;
 
-fn probe(s: &Session, cmd: &str, output: &[u8]) -> Record {
+pub fn probe(s: &Session, cmd: &str, output: &[u8]) -> Record {
     let mut p = ProbeRun {
         probe: "guide.md#step-1-check-mtpnc/8".into(),
         command: cmd.into(),

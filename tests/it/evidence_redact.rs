@@ -45,7 +45,7 @@ fn all_text() -> String {
 }
 
 /// Every file under `dir`, tar.gz archives unpacked, as (name, bytes).
-fn files(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+pub fn files(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
     for e in std::fs::read_dir(dir).expect("read dir").flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -19,7 +19,15 @@ pub fn start() -> SessionStart {
         operator: "alice".into(),
         host: "jump-1".into(),
         alert: Some("SwiftPendingProgramming".into()),
+        ..SessionStart::default()
     }
+}
+
+/// The fixture operator key (made with `minisign -G -W`; not secret), so the golden files do
+/// not depend on this machine's key.
+pub fn test_key() -> Arc<evidence::OperatorKey> {
+    let path = crate::common::root().join("tests/fixtures/evidence/keys/operator.key");
+    Arc::new(evidence::OperatorKey::load(&path).expect("fixture key"))
 }
 
 pub const GUIDE: &str = "tests/fixtures/evidence/guide.md";
@@ -56,6 +64,7 @@ fn run(
 pub fn scripted(state: &Path, t0: i64) -> PathBuf {
     let opts = Options {
         clock: Arc::new(StepClock::new(t0, 7)),
+        key: Ok(test_key()),
         ..Options::default()
     };
     let guide = std::fs::read(crate::common::root().join(GUIDE)).expect("guide");

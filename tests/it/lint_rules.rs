@@ -78,6 +78,7 @@ rule_tests! {
     undefined_variable => "undefined-variable",
     escalation_missing_evidence => "escalation-missing-evidence",
     mixed_cli => "mixed-cli",
+    transcript => "transcript",
     front_matter => "front-matter",
 }
 

@@ -156,8 +156,16 @@ fn no_mutating_or_unknown_probe_reaches_an_executor_without_its_confirmation() {
         );
         let mut right = req.clone();
         right.confirmation = Some(confirm(&req, "mc-1"));
-        rt.block_on(run.run(right, Cancel::new()));
-        if class != SafetyClass::Interactive {
+        let escapes = tsgnav::query::runner::target_escape(&right, class).is_some();
+        let r = rt.block_on(run.run(right, Cancel::new()));
+        if escapes {
+            // A change that skips the context pinning (`xargs kubectl …`) stays refused.
+            prop_assert!(
+                matches!(r.status, Status::Failed(ProbeError::Refused { .. })),
+                "{code:?} escapes the target but ran"
+            );
+            prop_assert_eq!(exec.0.load(Ordering::SeqCst), 0);
+        } else if class != SafetyClass::Interactive {
             prop_assert_eq!(
                 exec.0.load(Ordering::SeqCst),
                 1,
@@ -226,4 +234,83 @@ fn no_unconfirmed_probe_reaches_the_terminal_handover() {
         gated.load(Ordering::SeqCst) > 50,
         "enough gated cases were generated"
     );
+}
+
+/// Forms that hide a change from a casual reading: a flag that shifts the verb, `--dry-run`
+/// turned off by a later flag or a false boolean, builtins that change later commands,
+/// arithmetic that evaluates a variable, writers hiding in readers, curl config files and
+/// method overrides, and setters.
+const HIDDEN: &[&str] = &[
+    "kubectl delete pod x --dry-run=server --dry-run=none",
+    "kubectl delete pod x --dry-run=0",
+    "kubectl delete pod x --dry-run=False",
+    "kubectl --cache-dir get delete pod x",
+    "kubectl --tls-server-name get delete pod x",
+    "kubectl --brand-new-flag get delete pod x",
+    "helm --kube-token get uninstall foo",
+    "trap 'kubectl delete pod x' EXIT",
+    "alias ls='kubectl delete pod x'; ls",
+    "hash -p /usr/bin/kubectl ls; ls delete pod x",
+    "echo ZGVsZXRlIHBvZCB4 | base64 -d | xargs kubectl",
+    "env -S 'kubectl delete pod x'",
+    "true; ((kubectl delete pod x) )",
+    "v='a[$(touch f)]'; echo $((v))",
+    "curl -K cfg http://127.0.0.1:1/x",
+    "curl -H 'X-HTTP-Method-Override: DELETE' http://127.0.0.1:1/x",
+    "KUBECTL_EXTERNAL_DIFF=./evil kubectl diff -f x.yaml",
+    "kubectl cluster-info dump --output-directory=d",
+    "awk 'BEGIN{system(\"touch f\")}'",
+    "awk '{print > \"f\"}' in",
+    "sed '1e touch f' in",
+    "sed -n 'w f' in",
+    "tar --checkpoint=1 --checkpoint-action=exec=touch\\ f -tf a.tar",
+    "find . -fprint0 f",
+    "xxd - f",
+    "uniq in out",
+    "shuf -o f in",
+    "echo x | tee f",
+    "ip link set lo down",
+    "date -s 2020-01-01",
+    "hostname evil",
+    "ifconfig lo down",
+];
+/// Decorations that do not make a command any safer.
+const PREFIXES: &[&str] = &["", "command ", "sudo ", "$ ", "nice -n 5 ", "timeout 5 "];
+const SUFFIXES: &[&str] = &[
+    "",
+    " | jq .",
+    " 2>/dev/null",
+    " && echo done",
+    "; kubectl get pods",
+    " || true",
+];
+
+#[test]
+fn hidden_mutations_always_need_confirmation() {
+    let strategy = (
+        prop::sample::select(HIDDEN),
+        prop::sample::select(PREFIXES),
+        prop::sample::select(SUFFIXES),
+        prop::bool::ANY,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 512,
+        ..Config::default()
+    });
+    let result = runner.run(&strategy, |(form, prefix, suffix, wrap)| {
+        let code = format!("{prefix}{form}{suffix}");
+        let code = if wrap {
+            format!("bash -c {}", tsgnav::query::shell::sh_quote(&code))
+        } else {
+            code
+        };
+        let req = request(&code, "V", "x", "mc-1", None);
+        let class = effective_class(&req).0;
+        prop_assert!(
+            class.needs_confirmation(),
+            "{code:?} is classed {class:?}, so it would run unconfirmed"
+        );
+        Ok(())
+    });
+    result.expect("every hidden form needs confirmation");
 }

@@ -21,15 +21,8 @@ pub fn request(
     kubeconfig: Option<&Path>,
 ) -> ProbeRequest {
     let probe = Probe {
-        lang: Lang::Shell,
         info: "bash".into(),
-        attrs: Default::default(),
-        code: code.to_string(),
-        line: 1,
-        vars: Vec::new(),
-        assigns: Vec::new(),
-        hints: Default::default(),
-        safety: None,
+        ..Probe::from_code(Lang::Shell, code)
     };
     let mut bindings = Bindings::new();
     bindings.insert(var.to_string(), value.to_string());

@@ -83,6 +83,7 @@ fn alert_with_labels_lands_and_fills_variables_from_labels() {
             name: a.name,
             labels: a.labels,
             target: None,
+            runbook_url: None,
         }),
     );
     assert_eq!(

@@ -179,19 +179,14 @@ async fn a_cluster_name_with_a_placeholder_maps_to_its_url() {
     };
     let code = "cluster('hcp-prod-{region}').database('AKSccplogs').ControlPlaneEvents\n| where namespace == 'ccp-0a1b2c'\n| count";
     let probe = tsgnav::tsg::Probe {
-        lang: tsgnav::tsg::Lang::Kql,
         info: "kql".into(),
-        attrs: Default::default(),
-        code: code.into(),
-        line: 1,
         vars: vec!["region".into()],
-        assigns: vec![],
         hints: tsgnav::tsg::BackendHints {
             kusto_cluster: Some("hcp-prod-{region}".into()),
             kusto_database: Some("AKSccplogs".into()),
             ..Default::default()
         },
-        safety: None,
+        ..tsgnav::tsg::Probe::from_code(tsgnav::tsg::Lang::Kql, code)
     };
     let bindings = [("region".to_string(), "eastus".to_string())]
         .into_iter()

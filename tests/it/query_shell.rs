@@ -27,9 +27,15 @@ pub fn shell_req(id: &str, code: &str) -> ProbeRequest {
     }
 }
 
+/// These tests watch the probe's processes through files they write in a test folder, so
+/// the kernel sandbox (tested in `query_sandbox`) is off here.
 pub fn fast_shell() -> ShellExecutor {
     ShellExecutor {
         grace: Duration::from_millis(500),
+        sandbox: tsgnav::query::sandbox::SandboxPolicy {
+            enabled: false,
+            ..Default::default()
+        },
         ..ShellExecutor::default()
     }
 }

@@ -139,6 +139,11 @@ async fn run_refuses_mutations_and_runs_maestro_calls_natively() {
     )
     .await;
     let v = json(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a long-running probe not run here is no refusal: {v}"
+    );
     let results = v["results"].as_array().unwrap();
     let pf = &results[0];
     assert_eq!(
@@ -192,7 +197,20 @@ async fn run_refuses_mutations_and_runs_maestro_calls_natively() {
         String::from_utf8_lossy(&verify.stdout)
     );
 
-    let out = tsgnav(&["run", "tsg/maestro-stuck-deletion.md#strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back"]).await;
+    let node = "tsg/maestro-stuck-deletion.md#strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";
+    let out = tsgnav(&["run", node, "--json"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a refusal exits 3 in --json mode"
+    );
+    assert!(json(&out)["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["status"] == "refused"));
+    let out = tsgnav(&["run", node]).await;
+    assert_eq!(out.status.code(), Some(3), "a refusal exits 3");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("refused: this probe is mutating"), "{text}");
     assert!(

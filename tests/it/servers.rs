@@ -87,6 +87,25 @@ fn wait_ready(child: &mut Child, port: u16, path: &str, what: &str) {
 
 /// Prometheus on 127.0.0.1 serving a TSDB backfilled from `openmetrics` (ends with `# EOF`).
 pub fn prometheus(openmetrics: &str, test: &str) -> Option<Server> {
+    prometheus_with(openmetrics, None, test)
+}
+
+/// Prometheus as above that also evaluates `rules` (a rule file) every second and, with
+/// `alertmanager` (its base URL), delivers the alerts that fire to it.
+pub fn prometheus_with_rules(
+    openmetrics: &str,
+    rules: &str,
+    alertmanager: Option<&str>,
+    test: &str,
+) -> Option<Server> {
+    prometheus_with(openmetrics, Some((rules, alertmanager)), test)
+}
+
+fn prometheus_with(
+    openmetrics: &str,
+    rules: Option<(&str, Option<&str>)>,
+    test: &str,
+) -> Option<Server> {
     let prom = find_or_skip("prometheus", &[], test)?;
     let promtool = find_or_skip("promtool", &[], test)?;
     let dir = tempfile::tempdir().unwrap();
@@ -105,17 +124,31 @@ pub fn prometheus(openmetrics: &str, test: &str) -> Option<Server> {
         String::from_utf8_lossy(&out.stderr)
     );
     let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        "global:\n  scrape_interval: 1m\nscrape_configs: []\n",
-    )
-    .unwrap();
+    let mut yml = String::from("global:\n  scrape_interval: 1m\nscrape_configs: []\n");
+    if let Some((rules, am)) = rules {
+        let file = dir.path().join("rules.yml");
+        std::fs::write(&file, rules).unwrap();
+        yml = format!(
+            "global:\n  scrape_interval: 1m\n  evaluation_interval: 1s\nscrape_configs: []\nrule_files: ['{}']\n",
+            file.display()
+        );
+        if let Some(am) = am {
+            yml.push_str(&format!(
+                "alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['{}']\n",
+                am.trim_start_matches("http://")
+            ));
+        }
+    }
+    std::fs::write(&config, yml).unwrap();
     let port = free_port();
     let mut child = Command::new(prom)
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .arg(format!("--storage.tsdb.path={}", data.display()))
         .arg("--storage.tsdb.retention.time=100y")
+        // The notifier learns its Alertmanagers a few seconds after start; without this the
+        // alerts that fired before would wait a minute to be sent again.
+        .args(rules.map(|_| "--rules.alert.resend-delay=1s"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -187,6 +220,8 @@ pub enum Fault {
     Status401,
     /// Promises 5000 bytes, sends 1229 and closes.
     DropMidBody,
+    /// 200 with a body that is not the JSON asked for.
+    MalformedJson,
 }
 
 /// A raw TCP server with one fault, on 127.0.0.1; its base URL.
@@ -210,6 +245,7 @@ pub async fn faulty(fault: Fault) -> String {
                         r.extend(std::iter::repeat_n(b' ', 1229));
                         r
                     }
+                    Fault::MalformedJson => b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 19\r\nConnection: close\r\n\r\n[{\"labels\": {\"alert".to_vec(),
                 };
                 let _ = sock.write_all(&reply).await;
                 let _ = sock.flush().await;
@@ -226,4 +262,106 @@ pub fn refusing() -> String {
 
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
+}
+
+/// Debian's Alertmanager (`prometheus-alertmanager`) on 127.0.0.1: clustering off, a scratch
+/// storage folder, a route to a receiver that sends nothing.
+pub fn alertmanager(test: &str) -> Option<Server> {
+    let bin = find_or_skip(
+        "prometheus-alertmanager",
+        &[PathBuf::from("/usr/bin/prometheus-alertmanager")],
+        test,
+    )?;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("alertmanager.yml");
+    std::fs::write(
+        &config,
+        "route:\n  receiver: nowhere\n  group_wait: 1h\nreceivers:\n  - name: nowhere\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let mut child = Command::new(bin)
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.path={}",
+            dir.path().join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--cluster.listen-address=")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_ready(&mut child, port, "/-/ready", "alertmanager");
+    Some(Server {
+        url: format!("http://127.0.0.1:{port}"),
+        child,
+        _dir: dir,
+    })
+}
+
+/// Sends `body` (JSON) with `method` to `url` + `path` over a raw HTTP/1.1 connection; the
+/// status and the body of the answer.
+pub fn http_json(method: &str, url: &str, path: &str, body: &str) -> (u16, String) {
+    let addr = url.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Posts alerts to an Alertmanager (API v2); each is (labels as JSON object, minutes ago).
+pub fn post_alerts(am: &str, alerts: &[(serde_json::Value, i64)]) {
+    let now = chrono::Utc::now();
+    let list: Vec<serde_json::Value> = alerts
+        .iter()
+        .map(|(labels, ago)| {
+            serde_json::json!({
+                "labels": labels,
+                "annotations": {"summary": "posted by a test"},
+                "startsAt": (now - chrono::Duration::minutes(*ago)).to_rfc3339(),
+                "endsAt": (now + chrono::Duration::hours(2)).to_rfc3339(),
+            })
+        })
+        .collect();
+    let (status, body) = http_json(
+        "POST",
+        am,
+        "/api/v2/alerts",
+        &serde_json::Value::from(list).to_string(),
+    );
+    assert_eq!(status, 200, "posting alerts: {body}");
+}
+
+/// Creates a silence matching `name=value` exactly; its id.
+pub fn post_silence(am: &str, name: &str, value: &str) -> String {
+    let now = chrono::Utc::now();
+    let body = serde_json::json!({
+        "matchers": [{"name": name, "value": value, "isRegex": false, "isEqual": true}],
+        "startsAt": now.to_rfc3339(),
+        "endsAt": (now + chrono::Duration::hours(1)).to_rfc3339(),
+        "createdBy": "tsgnav tests",
+        "comment": "silenced by a test",
+    });
+    let (status, text) = http_json("POST", am, "/api/v2/silences", &body.to_string());
+    assert_eq!(status, 200, "posting a silence: {text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["silenceID"].as_str().unwrap().to_string()
 }

@@ -160,7 +160,7 @@ impl Tmux {
             dir: cfg.clone(),
         };
         t.send_line(&format!(
-            "export TSGNAV_CONFIG='{dir}/config.toml' TSGNAV_STATE_DIR='{dir}/state' PS1='READY$ '; clear",
+            "export TSGNAV_CONFIG='{dir}/config.toml' TSGNAV_STATE_DIR='{dir}/state' TSGNAV_CACHE_DIR='{dir}/cache' PS1='READY$ '; clear",
             dir = cfg.display()
         ));
         t.wait_for("READY$", |s| s.trim_start().starts_with("READY$"));

@@ -21,6 +21,7 @@ impl Recorder {
         guide: &Path,
         node: &str,
         flags: &[(String, String)],
+        secrets: &[String],
     ) -> anyhow::Result<Self> {
         let bytes = std::fs::read(guide)
             .with_context(|| format!("{}: cannot read the guide", guide.display()))?;
@@ -28,6 +29,9 @@ impl Recorder {
         let mut session = Session::create(state_dir, start).with_context(|| {
             format!("{}: cannot start an evidence session", state_dir.display())
         })?;
+        for s in secrets {
+            session.redactor().add_secret(s);
+        }
         session.append(Record::NodeEntered {
             node: node.to_string(),
         })?;

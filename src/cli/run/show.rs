@@ -22,7 +22,7 @@ pub fn to_json(r: &ProbeResult) -> Value {
         "ran": r.ran,
         "status": status, "error": error, "exit": exit,
         "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
-        "output": r.output.text(), "table": r.table,
+        "output": r.output.text(), "table": r.table, "sandbox": r.sandbox,
     })
 }
 

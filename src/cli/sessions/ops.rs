@@ -38,14 +38,64 @@ pub(super) fn list(state: &Path, json: bool, out: &mut impl std::io::Write) -> a
     Ok(())
 }
 
+/// `sessions verify [--head H]`: the chain, the signatures (naming the key) and the blobs.
+pub(super) fn verify(
+    dir: &Path,
+    head: Option<&str>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<std::process::ExitCode> {
+    let log = SessionLog::read(dir)?;
+    let r = evidence::verify_log(&log)?;
+    for name in &r.stray {
+        writeln!(out, "note: blobs/{name} is a temporary file of a writer that was stopped; resuming the session removes it")?;
+    }
+    if let Some(p) = r.problem {
+        writeln!(out, "FAILED: {p}")?;
+        writeln!(out, "  ({} records before it check out)", r.records)?;
+        return Ok(std::process::ExitCode::from(1));
+    }
+    if let Some(h) = head {
+        let h = h.trim().to_ascii_lowercase();
+        match log.entries.iter().find(|e| e.hash == h) {
+            Some(e) => writeln!(out, "head {h} is record #{} of {}", e.seq, r.records)?,
+            None => {
+                writeln!(out, "FAILED: no record of this journal has hash {h}: it ends at record #{} (chain head {}); records after the head you shared were removed, or the head belongs to another session", r.records, r.head)?;
+                return Ok(std::process::ExitCode::from(1));
+            }
+        }
+    }
+    let signed = match (&r.unsigned, r.signers.as_slice()) {
+        (Some(why), _) => format!("UNSIGNED ({why})"),
+        (None, signers) => {
+            let who: Vec<String> = signers
+                .iter()
+                .map(|s| {
+                    format!(
+                        "key {} ({}, from record #{})",
+                        s.key_id, s.operator, s.from_seq
+                    )
+                })
+                .collect();
+            format!("signed by {}", who.join(", then "))
+        }
+    };
+    writeln!(
+        out,
+        "ok: {} records, {} blobs, chain head {}, {signed}",
+        r.records, r.blobs, r.head
+    )?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 pub(super) fn export(
     dir: &Path,
     a: ExportArgs,
     opts: &Options,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
+    let out_dir = a.out.clone().unwrap_or_else(|| dir.join("export"));
     if a.handoff {
-        let path = evidence::export_handoff(dir, &a.out)?;
+        let path = evidence::export_handoff(dir, &out_dir)?;
         writeln!(
             out,
             "hand-off archive: {}\nimport it with: tsgnav sessions import {}",
@@ -64,27 +114,10 @@ pub(super) fn export(
             Some(evidence::find_team(&guide.escalations, name, &guide.path)?.clone())
         }
     };
-    let slug: String = team
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = if slug.is_empty() {
-        format!("tsgnav-{}", log.id)
-    } else {
-        format!("tsgnav-{}-{}", log.id, slug.trim_matches('-'))
-    };
     let req = ExportRequest {
         escalation,
         format: a.format,
-        out: a.out.join(name),
+        out: out_dir.join(evidence::export_name(&log.id, team.as_deref())),
     };
     let done = evidence::export(dir, &req, &opts.redactor)?;
     for f in &done.files {
@@ -105,17 +138,29 @@ pub(super) fn export(
     Ok(())
 }
 
-/// The guide a session started from (`--guide` overrides); warns when it changed since.
+/// The guide a session started from, found from any folder: `--guide` when given, else the
+/// bundled guide, else the absolute path recorded, else the name as recorded. Warns when it
+/// changed since the session started.
 pub(super) fn session_guide(
     start: &evidence::SessionStart,
     over: Option<&Path>,
 ) -> anyhow::Result<Guide> {
-    let name = over.map_or(start.guide.clone(), |p| p.display().to_string());
+    let recorded = if start.bundled {
+        let file = start.guide.rsplit('/').next().unwrap_or(&start.guide);
+        format!("bundled:{}", file.trim_start_matches("bundled:"))
+    } else {
+        start
+            .guide_path
+            .clone()
+            .filter(|p| Path::new(p).is_file())
+            .unwrap_or_else(|| start.guide.clone())
+    };
+    let name = over.map_or(recorded, |p| p.display().to_string());
     let (_, bytes) = guide_source(&name).with_context(|| {
         format!("the session's guide {name} cannot be read; pass it with --guide PATH")
     })?;
     if evidence::sha256_hex(&bytes) != start.guide_sha256 {
-        eprintln!("warning: {name} changed since the session started (sha256 differs); its current escalation list is used");
+        eprintln!("warning: the guide {name} changed since the session started (its sha256 was {}, is {} now); its current escalation list is used", start.guide_sha256, evidence::sha256_hex(&bytes));
     }
     let text = String::from_utf8_lossy(&bytes);
     let file = name.rsplit('/').next().unwrap_or(&name).to_owned();

@@ -115,6 +115,11 @@ pub const RULES: &[(&str, Severity, &str)] = &[
         Severity::Error,
         "The YAML front matter does not parse",
     ),
+    (
+        "transcript",
+        Severity::Warning,
+        "A console block has a prompt with no command, an open heredoc or a shell never left",
+    ),
 ];
 
 fn uses_template(g: &Guide, template: &Guide) -> bool {
@@ -143,6 +148,7 @@ pub fn lint(lib: &Library, cfg: &LintConfig) -> Vec<Finding> {
         rules::undefined_vars(g, &mut out);
         rules::escalation_evidence(g, &mut out);
         shell_rules::check(g, &mut out);
+        rules::transcript(g, &mut out);
     }
     out.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
     out

@@ -32,6 +32,21 @@ pub fn front_matter(g: &Guide, out: &mut Vec<Finding>) {
     }
 }
 
+/// `transcript`: what reading a console block found odd (the block is still kept whole).
+pub fn transcript(g: &Guide, out: &mut Vec<Finding>) {
+    for p in g.nodes.iter().flat_map(|n| &n.probes) {
+        for (line, msg) in &p.problems {
+            out.push(finding(
+                "transcript",
+                Severity::Warning,
+                g,
+                *line,
+                msg.clone(),
+            ));
+        }
+    }
+}
+
 /// `missing-section`: every H1 section of the template must have a counterpart.
 pub fn missing_section(g: &Guide, template: &Guide, out: &mut Vec<Finding>) {
     for t in template.nodes.iter().filter(|n| n.level == 1) {

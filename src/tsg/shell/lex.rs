@@ -105,9 +105,14 @@ impl<'a> Lexer<'a> {
                     _ => self.op(";"),
                 },
                 b'(' if self.peek(1) == Some(b'(') => {
-                    // Arithmetic command `(( … ))`: nothing runs.
-                    let end = find_close(self.s, self.pos).unwrap_or(self.s.len() - 1);
-                    self.skip_to(end + 1);
+                    // `(( … ))` is an arithmetic command when its two parentheses close
+                    // together; otherwise bash reads two nested subshells (`((cmd) )`).
+                    let outer = find_close(self.s, self.pos);
+                    let inner = find_close(self.s, self.pos + 1);
+                    match (outer, inner) {
+                        (Some(o), Some(i)) if i + 1 == o => self.arithmetic(o),
+                        _ => self.op("("),
+                    }
                 }
                 b'(' => self.op("("),
                 b')' => self.op(")"),
@@ -124,6 +129,24 @@ impl<'a> Lexer<'a> {
             }
         }
         self
+    }
+
+    /// The arithmetic command `(( EXPR ))` ending at `close`: emitted as the words `((` and
+    /// `EXPR`, so a classifier can judge the expression (bash evaluates variables in it).
+    fn arithmetic(&mut self, close: usize) {
+        let line = self.line;
+        let expr = String::from_utf8_lossy(&self.s[self.pos + 2..close - 1]).into_owned();
+        for text in ["((".to_string(), expr] {
+            let bare = text.len();
+            self.toks.push(Tok::Word(Word {
+                text,
+                quoted: false,
+                bare,
+                line,
+            }));
+        }
+        self.skip_to(close + 1);
+        self.toks.push(Tok::Op(";", self.line));
     }
 
     fn redirect_in(&mut self) {

@@ -10,6 +10,8 @@ use crate::tui::app::App;
 pub(super) struct Fx {
     pub(super) live: Option<probes::Probes>,
     pub(super) recorder: Option<record::Recorder>,
+    /// The firing-alerts refresher, when an Alertmanager is configured.
+    pub(super) firing: Option<super::firing::Handle>,
 }
 
 impl Fx {
@@ -93,6 +95,25 @@ impl Fx {
             Effect::StopTask(id) => match self.live.as_ref() {
                 Some(p) => p.stop_task(id),
                 None => Vec::new(),
+            },
+            Effect::Silence {
+                source,
+                alert,
+                labels,
+                hours,
+                typed,
+            } => match self.firing.as_ref() {
+                Some(f) => f.silence(super::firing::SilenceRequest {
+                    source,
+                    alert,
+                    labels,
+                    hours,
+                    typed,
+                    session: self.recorder.as_ref().and_then(|r| r.session_id()),
+                }),
+                None => vec![Action::Notice(
+                    "No Alertmanager is configured; nothing was silenced.".into(),
+                )],
             },
             Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
         }

@@ -6,9 +6,11 @@
 //! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
 
 pub mod convert;
+pub mod firing;
 pub mod flow;
 mod fx;
 mod ledger;
+pub mod library;
 pub mod probes;
 pub mod record;
 pub mod replay;
@@ -67,6 +69,10 @@ pub struct Options {
     pub recorder: Option<record::Recorder>,
     /// Effects produced while the app was set up (the alert, `--var`, `--node`).
     pub startup: Vec<Effect>,
+    /// Guides to read after the first frame is drawn.
+    pub loader: Option<library::Loader>,
+    /// Where the library screen's "Firing" section reads alerts from, if anywhere.
+    pub firing: Option<firing::FiringSettings>,
 }
 
 /// What reaches the main loop: an action for `update()`, or a probe result to record first.
@@ -83,6 +89,8 @@ pub enum Msg {
     Captured(Box<crate::query::ProbeResult>),
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
+    /// Guides read in the background.
+    Guides(Box<library::Batch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
         node: String,
@@ -119,10 +127,22 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
+        firing: None,
     };
     if app.write {
         if let Some(l) = fx.live.as_mut() {
             l.set_write(true);
+        }
+    }
+    if let Some(settings) = opts.firing {
+        app.firing = super::firing::Firing::enabled();
+        match firing::start(settings, tx.clone()) {
+            Ok(h) => fx.firing = Some(h),
+            Err(e) => {
+                app.firing.loading = false;
+                app.firing.errors =
+                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+            }
         }
     }
     let keys = tx.clone();
@@ -155,6 +175,13 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         term.draw(|f| view::draw(f, &mut app))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
+    let mut pending = match opts.loader {
+        Some(l) => {
+            app.loading = Some((0, 0));
+            library::start(l, tx.clone())
+        }
+        None => Vec::new(),
+    };
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -201,6 +228,21 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 let o = probes::convert(&result);
                 let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
+            }
+            Ok(Msg::Guides(b)) => {
+                let library::Batch {
+                    guides,
+                    loaded,
+                    total,
+                    done,
+                } = *b;
+                super::loading::absorb(&mut app, guides, loaded, total);
+                if let Some(failed) = done {
+                    super::loading::finish(&mut app, failed);
+                    for effect in library::apply_pending(&mut app, std::mem::take(&mut pending)) {
+                        queue.extend(fx.execute(&app, effect));
+                    }
+                }
             }
             Ok(Msg::Handover { node, probe, req }) => {
                 let result = handover(&mut term, &req, &paused)?;

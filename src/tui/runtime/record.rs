@@ -51,6 +51,11 @@ impl Recorder {
     }
 
     /// Appends a record (a confirmation, a prior state); returns what to tell the operator.
+    /// The id of the session being recorded, once one is open.
+    pub fn session_id(&self) -> Option<String> {
+        self.session.as_ref().map(|s| s.id().to_string())
+    }
+
     pub fn record(&mut self, app: &App, rec: Record) -> Vec<Action> {
         self.append(app, rec)
     }
@@ -145,15 +150,25 @@ impl Recorder {
         let req = ExportRequest {
             escalation,
             format: ExportFormat::TarGz,
-            out: s.dir().join("export").join(format!("tsgnav-{}", s.id())),
+            out: s
+                .dir()
+                .join("export")
+                .join(evidence::export_name(s.id(), app.export_team.as_deref())),
         };
         let redactor = Redactor::with_patterns(&self.redact).unwrap_or_default();
         let done = evidence::export(s.dir(), &req, &redactor)
             .map_err(|e| e.to_string())
             .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
-        out.push(Action::Exported(
-            done.map(|d| d.tarball.unwrap_or(d.dir).display().to_string()),
-        ));
+        let (head, records) = (s.head().to_owned(), s.records());
+        let key = s
+            .key_id()
+            .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
+        out.push(Action::Exported(done.map(|d| {
+            format!(
+                "{} · chain head {head} (record #{records}), {key}: paste both into the incident",
+                d.tarball.unwrap_or(d.dir).display()
+            )
+        })));
         out
     }
 
@@ -203,7 +218,15 @@ impl Recorder {
                 redactor: std::sync::Arc::new(redactor?),
                 ..evidence::Options::default()
             };
-            let start = evidence::session_start(&g.file, &b, alert);
+            let mut start = evidence::session_start(&g.file, &b, alert);
+            if bundled.is_some() {
+                start.bundled = true;
+                start.guide_path = None;
+            }
+            start.simulated = app
+                .data_label
+                .as_deref()
+                .is_some_and(|l| l.contains("DEMO"));
             Session::create_with(&self.state_dir, start, opts).map_err(|e| e.to_string())
         });
         match made {

@@ -21,6 +21,16 @@ pub fn badge(class: SafetyClass) -> &'static str {
     }
 }
 
+/// Where a probe's commands run: `in pod etcd-0`, `on node <node-name>`, `on host bastion`.
+pub fn runs_in_badge(r: &crate::tsg::RunsIn) -> String {
+    let target = if r.target.is_empty() { "?" } else { &r.target };
+    match r.kind {
+        crate::tsg::ShellKind::Pod => format!("in pod {target}"),
+        crate::tsg::ShellKind::Node => format!("on node {target}"),
+        crate::tsg::ShellKind::Host => format!("on host {target}"),
+    }
+}
+
 pub fn badge_style(theme: &Theme, class: SafetyClass) -> Style {
     theme.get(&format!("badge.{}", class.as_str()))
 }
@@ -55,6 +65,9 @@ pub fn render(
         ));
         if p.probe.lang != Lang::Text {
             head.push(Span::styled(badge(p.class), badge_style(t, p.class)));
+        }
+        if let Some(r) = p.probe.runs_in.as_ref() {
+            head.push(Span::styled(format!(" {} ", runs_in_badge(r)), frame));
         }
         result = p.result;
     } else if !lang.is_empty() {

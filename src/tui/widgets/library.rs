@@ -20,11 +20,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     ])
     .areas(area);
     let alerts: usize = app.lib.guides.iter().map(|g| g.routes.len()).sum();
-    let title = format!(
+    let mut title = format!(
         "tsgnav · {} guides · {} alerts routed",
         app.lib.guides.len(),
         alerts
     );
+    if let Some((loaded, total)) = app.loading {
+        title.push_str(&format!(" · loading {loaded}/{total}…"));
+    }
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
     let query = if app.query.is_empty() && !typing {
@@ -45,6 +48,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         ])),
         search,
     );
+    let list = if app.firing.enabled {
+        let fh = super::firing::height(app, list.height);
+        let [firing, rest] =
+            Layout::vertical([Constraint::Length(fh), Constraint::Min(0)]).areas(list);
+        super::firing::draw(f, firing, app);
+        rest
+    } else {
+        list
+    };
     let h = usize::from(list.height);
     let top = if h == 0 {
         0
@@ -60,7 +72,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         .take(h)
         .map(|(i, hit)| {
             let l = row(app, *hit, w);
-            if i == app.hit_sel {
+            if i == app.hit_sel && app.firing.sel.is_none() {
                 l.style(t.get("ui.selected"))
             } else {
                 l

@@ -1,4 +1,4 @@
-//! Unit tests of kubectl JSONPath: parsing, evaluation and printing against kubectl's rules.
+//! Tests of the kubectl JSONPath templates: each form against the answer kubectl prints.
 
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 
 use super::check;
 use crate::tsg::lint::{Finding, Severity};
-use crate::tsg::model::{BackendHints, Guide, Lang, Node, Probe};
+use crate::tsg::model::{Guide, Lang, Node, Probe};
 
 /// A guide with one node per `(first code line, lang, code)`.
 fn guide(probes: &[(usize, Lang, &str)]) -> Guide {
@@ -10,15 +10,8 @@ fn guide(probes: &[(usize, Lang, &str)]) -> Guide {
         .iter()
         .map(|(line, lang, code)| Node {
             probes: vec![Probe {
-                lang: *lang,
-                info: String::new(),
-                attrs: Default::default(),
-                code: code.to_string(),
                 line: *line,
-                vars: Vec::new(),
-                assigns: Vec::new(),
-                hints: BackendHints::default(),
-                safety: None,
+                ..Probe::from_code(*lang, code)
             }],
             ..Node::default()
         })

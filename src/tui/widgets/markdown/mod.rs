@@ -182,7 +182,7 @@ impl R<'_, '_> {
             .probes
             .iter()
             .enumerate()
-            .position(|(i, p)| !self.used[i] && p.probe.code.trim() == code.trim());
+            .position(|(i, p)| !self.used[i] && p.probe.source.trim() == code.trim());
         if let Some(i) = idx {
             self.used[i] = true;
         }

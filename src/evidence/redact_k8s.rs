@@ -1,0 +1,175 @@
+//! Kubernetes Secret values: every value under `data:` / `stringData:` of a document that is
+//! a `kind: Secret` (YAML, and JSON as kubectl prints it, pretty or compact) becomes
+//! `[REDACTED:k8s-secret]`; keys stay, so the output still shows which keys exist. Pure;
+//! must not import `cli`, `tui` or `query`.
+
+use regex::bytes::Regex;
+use std::sync::OnceLock;
+
+const MARK: &[u8] = b"[REDACTED:k8s-secret]";
+
+fn res() -> &'static [Regex; 5] {
+    static R: OnceLock<[Regex; 5]> = OnceLock::new();
+    R.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).unwrap_or_else(|_| Regex::new("$^").expect("empty regex"));
+        [
+            // kind: Secret (YAML or JSON)
+            re(r#"(?m)^\s*(?:-\s+)?"?kind"?\s*:\s*"?Secret"?\s*,?\s*$|"kind"\s*:\s*"Secret""#),
+            // a YAML data:/stringData: key with nothing after it
+            re(r"^(\s*(?:-\s+)?)(?:data|stringData):\s*$"),
+            // a YAML `key: value` line
+            re(r"^(\s*[^\s:#][^:]*:\s+)(\S.*?)\s*$"),
+            // compact JSON "data":{…}
+            re(r#""(?:data|stringData)"\s*:\s*\{[^{}]*\}"#),
+            // a JSON "key": "value" member
+            re(r#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*""#),
+        ]
+    })
+}
+
+/// Redacts Secret values in `input`; `force` treats every document as a Secret (used when a
+/// streamed document is too long to wait for its `kind`). Returns `None` when nothing changed.
+pub fn redact(input: &[u8], force: bool) -> Option<(Vec<u8>, u64)> {
+    let [kind, data_key, kv, json_data, json_member] = res();
+    if !force && !kind.is_match(input) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(input.len());
+    let mut n = 0u64;
+    for doc in split_docs(input) {
+        if !force && !kind.is_match(doc) {
+            out.extend_from_slice(doc);
+            continue;
+        }
+        // Compact JSON first (one line), then line by line for YAML and pretty JSON.
+        let doc = json_data.replace_all(doc, |c: &regex::bytes::Captures| {
+            let inner = json_member.replace_all(&c[0][..], |m: &regex::bytes::Captures| {
+                let v = &m[0][m[1].len()..];
+                if m[1].starts_with(b"\"data\"")
+                    || m[1].starts_with(b"\"stringData\"")
+                    || v.starts_with(b"\"[REDACTED")
+                {
+                    return m[0].to_vec();
+                }
+                n += 1;
+                [&m[1][..], b"\"", MARK, b"\""].concat()
+            });
+            inner.into_owned()
+        });
+        let mut block: Option<usize> = None;
+        let mut json_block = false;
+        for line in doc.split_inclusive(|&b| b == b'\n') {
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            let indent = body.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let trimmed = &body[indent..];
+            if json_block {
+                if trimmed.starts_with(b"}") {
+                    json_block = false;
+                } else if let Some(c) = json_member.captures(body) {
+                    if !body[c[1].len()..].starts_with(b"\"[REDACTED")
+                        && c.get(0).is_some_and(|m| m.start() == indent)
+                    {
+                        out.extend_from_slice(&body[..indent + c[1].len()]);
+                        out.extend_from_slice(b"\"");
+                        out.extend_from_slice(MARK);
+                        out.extend_from_slice(b"\"");
+                        out.extend_from_slice(&body[c.get(0).map_or(body.len(), |m| m.end())..]);
+                        out.extend_from_slice(&line[body.len()..]);
+                        n += 1;
+                        continue;
+                    }
+                }
+            }
+            if trimmed.starts_with(b"\"data\"") || trimmed.starts_with(b"\"stringData\"") {
+                json_block = trimmed.ends_with(b"{");
+            }
+            if let Some(base) = block {
+                if indent > base && !trimmed.is_empty() {
+                    match kv.captures(body) {
+                        Some(c)
+                            if !c[2].starts_with(b"[REDACTED")
+                                && &c[2] != b"|"
+                                && &c[2] != b">" =>
+                        {
+                            out.extend_from_slice(&c[1]);
+                            out.extend_from_slice(MARK);
+                        }
+                        Some(_) => out.extend_from_slice(body),
+                        None => {
+                            out.extend_from_slice(&body[..indent]);
+                            out.extend_from_slice(MARK);
+                        }
+                    }
+                    out.extend_from_slice(&line[body.len()..]);
+                    n += 1;
+                    continue;
+                }
+                if !trimmed.is_empty() {
+                    block = None;
+                }
+            }
+            if let Some(c) = data_key.captures(body) {
+                block = Some(c[1].len());
+            }
+            out.extend_from_slice(line);
+        }
+    }
+    (n > 0).then_some((out, n))
+}
+
+/// YAML documents (split after each `---` line); JSON text is one document.
+fn split_docs(input: &[u8]) -> Vec<&[u8]> {
+    let mut docs = Vec::new();
+    let mut start = 0;
+    let mut pos = 0;
+    for line in input.split_inclusive(|&b| b == b'\n') {
+        pos += line.len();
+        if line.strip_suffix(b"\n").unwrap_or(line).trim_ascii_end() == b"---" {
+            docs.push(&input[start..pos]);
+            start = pos;
+        }
+    }
+    docs.push(&input[start..]);
+    docs
+}
+
+/// Where a stream may be cut without splitting something only whole text can redact: the
+/// start of an unterminated PEM private key block, or of the current document when it opens a
+/// `data:`/`stringData:` block. `None`: anywhere.
+pub fn hold_from(text: &[u8]) -> Option<usize> {
+    let pem = last(text, b"PRIVATE KEY-----").and_then(|i| {
+        let begin = last(&text[..i], b"-----BEGIN")?;
+        let ended = last(&text[i..], b"-----END").is_some();
+        (!ended).then(|| line_start(text, begin))
+    });
+    let doc = {
+        let start = text
+            .windows(5)
+            .rposition(|w| w == b"\n---\n")
+            .map_or(0, |i| i + 5);
+        data_block().is_match(&text[start..]).then_some(start)
+    };
+    match (pem, doc) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn data_block() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r#"(?m)^\s*(?:-\s+)?(?:data|stringData):\s*$|"(?:data|stringData)"\s*:\s*\{"#)
+            .unwrap_or_else(|_| Regex::new("$^").expect("empty regex"))
+    })
+}
+
+fn last(h: &[u8], n: &[u8]) -> Option<usize> {
+    h.windows(n.len()).rposition(|w| w == n)
+}
+
+fn line_start(text: &[u8], i: usize) -> usize {
+    text[..i]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1)
+}

@@ -1,0 +1,118 @@
+//! Probes that run inside another shell (`runs_in`): a pod command is run through the
+//! Kubernetes exec API of its pod (`kubectl exec POD -- sh -c '…'`, classified by the inner
+//! command); a node or host command is never run on the operator's machine and is refused
+//! with how to reach it. Pure request building; imports `tsg` only.
+
+use super::ProbeError;
+use crate::tsg::{Probe, RunsIn, SafetyClass, ShellKind};
+
+/// Quotes `s` as one single-quoted shell word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The namespace and container flags of an entering `oc rsh` / `kubectl exec` command.
+fn pod_flags(via: &str) -> Vec<String> {
+    let words: Vec<&str> = via.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if w == "--" {
+            break;
+        }
+        for flag in ["-n", "--namespace", "-c", "--container", "--context"] {
+            if w == flag {
+                if let Some(v) = words.get(i + 1) {
+                    out.push(w.to_string());
+                    out.push(v.to_string());
+                }
+            } else if let Some(v) = w.strip_prefix(&format!("{flag}=")) {
+                out.push(flag.to_string());
+                out.push(v.to_string());
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The code to run for `probe`: itself when it runs locally, the exec call of its pod when
+/// it runs in one, or a refusal for a node or host shell.
+pub fn local_code(probe: &Probe, bindings: &super::Bindings) -> Result<String, ProbeError> {
+    let Some(r) = probe.runs_in.as_ref() else {
+        return Ok(probe.code.clone());
+    };
+    // Name the pod or node by its value when the operator gave one.
+    let mut r = r.clone();
+    for (k, v) in bindings {
+        for form in [format!("${{{k}}}"), format!("${k}"), format!("<{k}>")] {
+            r.target = r.target.replace(&form, v);
+            r.via = r.via.replace(&form, v);
+        }
+    }
+    let r = &r;
+    match r.kind {
+        ShellKind::Pod => Ok(pod_exec(r, &probe.code)),
+        ShellKind::Node | ShellKind::Host => Err(refusal(r)),
+    }
+}
+
+/// `kubectl exec [-n NS] [-c C] POD -- sh -c '<code>'`.
+pub fn pod_exec(r: &RunsIn, code: &str) -> String {
+    let mut parts = vec!["kubectl".to_string(), "exec".to_string()];
+    parts.extend(pod_flags(&r.via));
+    parts.push(r.target.clone());
+    parts.extend(["--".into(), "sh".into(), "-c".into(), quote(code.trim())]);
+    parts.join(" ")
+}
+
+fn refusal(r: &RunsIn) -> ProbeError {
+    let (place, class) = match r.kind {
+        ShellKind::Node => (format!("on node {}", r.target), SafetyClass::Interactive),
+        _ => (format!("on host {}", r.target), SafetyClass::Interactive),
+    };
+    ProbeError::Refused {
+        class,
+        reason: format!(
+            "the guide types it {place}, in the shell entered by `{}`, and tsgnav never runs such a command on your machine",
+            r.via
+        ),
+        what: format!(
+            "open that shell yourself (`{}`) and type it there; tsgnav has no way into node or host shells, so it never runs them",
+            r.via
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tsg::Lang;
+
+    #[test]
+    fn pod_commands_go_through_exec_and_node_commands_are_refused() {
+        let mut p = Probe::from_code(Lang::Shell, "etcdctl member list -w table");
+        p.runs_in = Some(RunsIn {
+            kind: ShellKind::Pod,
+            via: "oc rsh -n openshift-etcd etcd-0".into(),
+            target: "etcd-0".into(),
+        });
+        assert_eq!(
+            local_code(&p, &Default::default()).expect("pod"),
+            "kubectl exec -n openshift-etcd etcd-0 -- sh -c 'etcdctl member list -w table'"
+        );
+        p.runs_in = Some(RunsIn {
+            kind: ShellKind::Node,
+            via: "oc debug node/w-1".into(),
+            target: "w-1".into(),
+        });
+        let e = local_code(&p, &Default::default())
+            .expect_err("node")
+            .to_string();
+        assert!(
+            e.contains("on node w-1") && e.contains("`oc debug node/w-1`"),
+            "{e}"
+        );
+    }
+}

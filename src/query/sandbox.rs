@@ -1,0 +1,256 @@
+//! The kernel sandbox for read-only shell probes (Landlock, where the kernel has it): the
+//! probe may read and run anything, but write only inside its own scratch folder (plus
+//! `/dev/null`, the tty and the kubectl discovery cache), and open TCP connections only to
+//! the allowed ports (the kube API servers of the kubeconfig, the session's port-forwards,
+//! `[sandbox] allow_connect_ports`). Landlock filters TCP by port, not by host: an allowed
+//! port is open to every host.
+//!
+//! Which sandbox is active is always said, never assumed: [`Sandbox::describe`] is what the
+//! status line and every probe record show ("landlock v7 fs+net", "none: kernel has no
+//! Landlock", "none: turned off in the config").
+//!
+//! IO edge (syscalls, folders). Must not import `cli`, `tui`, `nav` or `evidence`.
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    RulesetError, ABI,
+};
+
+/// What the config asks for (`[sandbox]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// `[sandbox] enabled` (default true).
+    pub enabled: bool,
+    /// `[sandbox] allow_connect_ports` (default `[443]`; `[]` is the strictest).
+    pub allow_connect_ports: Vec<u16>,
+    /// More ports a probe may connect to: the session's port-forwards.
+    pub forwarded_ports: Vec<u16>,
+    /// Act as if the kernel had this Landlock ABI (`TSGNAV_SANDBOX_ABI=0` checks the
+    /// no-Landlock path; it is reported like a real one, never silently).
+    pub abi_override: Option<i32>,
+}
+
+impl SandboxPolicy {
+    /// The policy of `[sandbox]` (`enabled`, `allow_connect_ports`) and the
+    /// `TSGNAV_SANDBOX_ABI` override from the environment.
+    pub fn from_config(enabled: bool, allow_connect_ports: &[u16]) -> Self {
+        SandboxPolicy {
+            enabled,
+            allow_connect_ports: allow_connect_ports.to_vec(),
+            forwarded_ports: Vec::new(),
+            abi_override: std::env::var("TSGNAV_SANDBOX_ABI")
+                .ok()
+                .and_then(|v| v.trim().parse().ok()),
+        }
+    }
+}
+
+impl Default for SandboxPolicy {
+    fn default() -> Self {
+        SandboxPolicy {
+            enabled: true,
+            allow_connect_ports: vec![443],
+            forwarded_ports: Vec::new(),
+            abi_override: None,
+        }
+    }
+}
+
+/// The sandbox this machine gives read-only probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Landlock with this ABI; `net` when TCP rules are enforced (ABI 4 and later).
+    Landlock { abi: i32, net: bool },
+    /// No Landlock in the kernel (ABI 0).
+    NoKernelSupport,
+    /// Turned off by `[sandbox] enabled = false`.
+    Off,
+}
+
+impl Sandbox {
+    /// What the status line and each probe record say.
+    pub fn describe(&self) -> String {
+        match self {
+            Sandbox::Landlock { abi, net: true } => format!("landlock v{abi} fs+net"),
+            Sandbox::Landlock { abi, net: false } => {
+                format!("landlock v{abi} fs (no TCP rules: the kernel needs Landlock ABI 4)")
+            }
+            Sandbox::NoKernelSupport => "none: kernel has no Landlock".into(),
+            Sandbox::Off => "none: turned off in the config ([sandbox] enabled = false)".into(),
+        }
+    }
+}
+
+/// The kernel's Landlock ABI (0 when it has none).
+pub fn kernel_abi() -> i32 {
+    // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only returns
+    // the ABI version (or -1 with ENOSYS/EOPNOTSUPP); it touches no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            1u32,
+        )
+    };
+    i32::try_from(v).unwrap_or(0).max(0)
+}
+
+/// The sandbox `policy` gets on this kernel.
+pub fn detect(policy: &SandboxPolicy) -> Sandbox {
+    if !policy.enabled {
+        return Sandbox::Off;
+    }
+    match policy.abi_override.unwrap_or_else(kernel_abi).max(0) {
+        0 => Sandbox::NoKernelSupport,
+        abi => Sandbox::Landlock { abi, net: abi >= 4 },
+    }
+}
+
+/// Why a sandbox could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("cannot create the probe's scratch folder {path}: {source}")]
+    Scratch {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot build the Landlock rules: {0}")]
+    Rules(#[from] RulesetError),
+}
+
+/// The rules for one probe, built in the parent; [`restrict`] applies them in the child.
+pub struct Prepared {
+    pub ruleset: Option<RulesetCreated>,
+    pub sandbox: Sandbox,
+}
+
+/// Builds the rules: read and execute everywhere; write beneath `writable` (the scratch
+/// folder, the kube cache) and to `/dev/null` and `/dev/tty`; TCP connect to `ports`.
+pub fn prepare(
+    sandbox: Sandbox,
+    writable: &[&Path],
+    ports: &[u16],
+) -> Result<Prepared, SandboxError> {
+    let Sandbox::Landlock { abi, net } = sandbox else {
+        return Ok(Prepared {
+            ruleset: None,
+            sandbox,
+        });
+    };
+    let abi = ABI::from(abi.min(7));
+    let mut rs = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
+    if net {
+        rs = rs.handle_access(AccessNet::ConnectTcp)?;
+    }
+    let mut created = rs.create()?;
+    created = created.add_rules(landlock::path_beneath_rules(
+        ["/"],
+        AccessFs::from_read(abi),
+    ))?;
+    let mut rw: Vec<&Path> = writable.to_vec();
+    for dev in ["/dev/null", "/dev/tty"] {
+        if Path::new(dev).exists() {
+            rw.push(Path::new(dev));
+        }
+    }
+    created = created.add_rules(landlock::path_beneath_rules(rw, AccessFs::from_all(abi)))?;
+    if net {
+        let mut ports = ports.to_vec();
+        ports.sort_unstable();
+        ports.dedup();
+        for p in ports {
+            created = created.add_rule(NetPort::new(p, AccessNet::ConnectTcp))?;
+        }
+    }
+    Ok(Prepared {
+        ruleset: Some(created),
+        sandbox,
+    })
+}
+
+/// Applies the rules to the calling process (the probe's child, between fork and exec).
+/// Returns the OS error when the kernel refused.
+pub fn restrict(ruleset: RulesetCreated) -> std::io::Result<()> {
+    ruleset
+        .restrict_self()
+        .map(|_| ())
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// The TCP ports of every `server:` URL in the kubeconfig files (`KUBECONFIG` may list
+/// several), so kubectl reaches the API servers it is configured for.
+pub fn kubeconfig_ports(files: &[PathBuf]) -> Vec<u16> {
+    let mut out = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some(url) = line.trim().strip_prefix("server:") else {
+                continue;
+            };
+            let url = url.trim().trim_matches(['"', '\'']);
+            let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+            let host = rest.split('/').next().unwrap_or("");
+            let port = host
+                .rsplit_once(':')
+                .and_then(|(_, p)| p.parse().ok())
+                .unwrap_or(if scheme == "http" { 80 } else { 443 });
+            out.push(port);
+        }
+    }
+    out
+}
+
+/// Sets `cmd` up to run confined by `policy` (read-only probes): the rules are built here and
+/// applied in the child before `exec`. Returns the sandbox to record.
+pub fn confine(
+    cmd: &mut tokio::process::Command,
+    policy: &SandboxPolicy,
+    scratch: &Path,
+    req: &super::ProbeRequest,
+) -> Result<Sandbox, SandboxError> {
+    let sandbox = detect(policy);
+    if !matches!(sandbox, Sandbox::Landlock { .. }) {
+        return Ok(sandbox);
+    }
+    let env_of = |name: &str| {
+        cmd.as_std()
+            .get_envs()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.map(PathBuf::from))
+            .or_else(|| std::env::var_os(name).map(PathBuf::from))
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    // kubectl keeps its discovery cache there; a probe may refresh it.
+    let cache = env_of("KUBECACHEDIR").or_else(|| home.as_ref().map(|h| h.join(".kube/cache")));
+    let mut writable = vec![scratch.to_path_buf()];
+    if let Some(c) = cache {
+        if std::fs::create_dir_all(&c).is_ok() {
+            writable.push(c);
+        }
+    }
+    let kubeconfigs: Vec<PathBuf> = match (&req.target.kubeconfig, env_of("KUBECONFIG")) {
+        (Some(k), _) => vec![k.clone()],
+        (None, Some(list)) => std::env::split_paths(&list).collect(),
+        (None, None) => home.iter().map(|h| h.join(".kube/config")).collect(),
+    };
+    let mut ports = policy.allow_connect_ports.clone();
+    ports.extend(&policy.forwarded_ports);
+    ports.extend(kubeconfig_ports(&kubeconfigs));
+    let refs: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
+    let prepared = prepare(sandbox, &refs, &ports)?;
+    let mut slot = prepared.ruleset;
+    // SAFETY: the closure runs in the child between fork and exec; it only makes the
+    // prctl and landlock syscalls on descriptors opened before the fork.
+    unsafe {
+        cmd.pre_exec(move || match slot.take() {
+            Some(r) => restrict(r),
+            None => Ok(()),
+        });
+    }
+    Ok(prepared.sandbox)
+}

@@ -1,0 +1,339 @@
+//! Where commands run (`runs_in`): a command typed after an entering command (`oc rsh POD`,
+//! `kubectl exec -it POD -- bash`, `oc debug node/X`, `chroot /host`, `ssh HOST`, `sudo -i`,
+//! `toolbox`) runs inside that shell, in the same block and the following blocks of the
+//! section, until an `exit` leaves it. A block that mixes shells is split into one probe per
+//! shell, so nothing meant for a node ever runs on the operator's machine.
+//!
+//! Pure; imports only sibling `tsg` modules (must not import IO or `safety`).
+
+use super::model::{Lang, Probe, RunsIn, ShellKind};
+use super::raw::RawCode;
+use super::shell;
+
+/// What one command line does to the shell stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Enter(RunsIn),
+    Exit,
+    Plain,
+}
+
+const SHELLS: &[&str] = &["sh", "bash", "ash", "zsh", "dash", "ksh"];
+
+/// A run of commands in one place (`None`: the operator's machine), each with its line.
+type Segment = (Option<RunsIn>, Vec<(usize, String)>);
+
+fn is_shell(word: &str) -> bool {
+    SHELLS.contains(&shell::basename(word))
+}
+
+/// The words after `from` that are not flags (a flag in `valued` eats the next word).
+fn operands<'a>(words: &'a [String], valued: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if w == "--" {
+            out.extend(words[i..].iter().map(String::as_str));
+            break;
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            if valued.contains(&w) {
+                i += 1;
+            }
+        } else {
+            out.push(w);
+        }
+        i += 1;
+    }
+    out
+}
+
+const KUBE_VALUED: &[&str] = &[
+    "-n",
+    "--namespace",
+    "-c",
+    "--container",
+    "--context",
+    "--kubeconfig",
+    "--shell",
+    "-f",
+    "--image",
+    "--to-namespace",
+];
+const SSH_VALUED: &[&str] = &[
+    "-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-m", "-O", "-S",
+    "-W", "-w",
+];
+
+fn runs(kind: ShellKind, via: &str, target: &str) -> Step {
+    Step::Enter(RunsIn {
+        kind,
+        via: via.to_string(),
+        target: target.to_string(),
+    })
+}
+
+/// Whether `text` (one logical command line) enters a shell, leaves one, or neither.
+pub fn step(text: &str, inside: Option<&RunsIn>) -> Step {
+    let cmds = shell::commands(text);
+    let Some(c) = cmds.first().filter(|c| c.nested_in.is_none()) else {
+        return Step::Plain;
+    };
+    let via = text.trim();
+    let words = &c.words;
+    let tty = |w: &&String| {
+        matches!(w.as_str(), "-it" | "-ti" | "-t" | "--tty" | "--tty=true")
+            || w.starts_with("-it")
+            || w.starts_with("-ti")
+    };
+    match c.name() {
+        Some("exit" | "logout") if inside.is_some() => Step::Exit,
+        Some("oc" | "kubectl") => {
+            let ops = operands(&words[1..], KUBE_VALUED);
+            match ops.as_slice() {
+                ["rsh", target] => runs(ShellKind::Pod, via, target),
+                ["exec", target, "--", sh] if is_shell(sh) && words.iter().any(|w| tty(&w)) => {
+                    runs(ShellKind::Pod, via, target)
+                }
+                ["debug", target] => match target.strip_prefix("node/") {
+                    Some(node) => runs(ShellKind::Node, via, node),
+                    None => runs(ShellKind::Pod, via, target),
+                },
+                _ => Step::Plain,
+            }
+        }
+        Some("ssh") => match operands(&words[1..], SSH_VALUED).as_slice() {
+            [host] => {
+                let host = host.rsplit('@').next().unwrap_or(host);
+                runs(ShellKind::Host, via, host)
+            }
+            _ => Step::Plain,
+        },
+        Some("sudo" | "su") => {
+            let rest: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            let root_shell = matches!(
+                rest.as_slice(),
+                ["-i"] | ["-s"] | ["-"] | [] | ["su"] | ["su", "-"] | ["-i", "-u", _]
+            ) || rest.len() == 1 && is_shell(rest[0]);
+            if !root_shell || c.name() == Some("sudo") && rest.is_empty() {
+                return Step::Plain;
+            }
+            nested(inside, via, ShellKind::Host, "root shell")
+        }
+        Some("toolbox") if words.len() == 1 => nested(inside, via, ShellKind::Host, "toolbox"),
+        Some("chroot") if inside.is_some() && words.len() == 2 => {
+            nested(inside, via, ShellKind::Host, "chroot")
+        }
+        Some(sh) if is_shell(sh) && words.len() == 1 && inside.is_some() => {
+            nested(inside, via, ShellKind::Host, sh)
+        }
+        _ => Step::Plain,
+    }
+}
+
+/// A shell entered from inside another: same place, the way in extended.
+fn nested(inside: Option<&RunsIn>, via: &str, kind: ShellKind, target: &str) -> Step {
+    match inside {
+        Some(r) => runs(r.kind, &format!("{} && {via}", r.via), &r.target),
+        None => runs(kind, via, target),
+    }
+}
+
+/// Command names that run on the operator's machine, not inside a pod or node shell.
+const OPERATOR_CLIS: &[&str] = &["kubectl", "oc", "az", "helm", "hcpctl", "kubelogin"];
+
+/// The shell a bare foreign prompt stands for: `[root@worker-3 ~]#` → host `worker-3`.
+fn prompt_shell(prompt: &str) -> RunsIn {
+    let host = prompt
+        .trim_start_matches('[')
+        .split(['@'])
+        .nth(1)
+        .and_then(|h| h.split([' ', ':', ']']).next())
+        .unwrap_or("");
+    RunsIn {
+        kind: ShellKind::Host,
+        via: format!("a shell with the prompt `{prompt}`"),
+        target: host.to_string(),
+    }
+}
+
+/// The variables of the entering command (`oc rsh $POD`) are the probe's too.
+fn with_entry_vars(p: &mut Probe) {
+    let Some(via) = p.runs_in.as_ref().map(|r| r.via.clone()) else {
+        return;
+    };
+    for v in super::vars::shell_uses(&via)
+        .into_iter()
+        .chain(super::vars::placeholders(&via))
+    {
+        if !p.vars.contains(&v) {
+            p.vars.push(v);
+        }
+    }
+}
+
+/// Quick test before splitting a script into lines: can it enter or leave a shell at all?
+fn may_enter(code: &str) -> bool {
+    [
+        "rsh", "exec", "debug", "ssh", "sudo", "su", "toolbox", "chroot", "exit", "logout",
+    ]
+    .iter()
+    .any(|w| code.contains(w))
+}
+
+/// The probes of one section's blocks, in order, with `runs_in` set and blocks split where
+/// they cross a shell boundary.
+pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
+    let mut stack: Vec<RunsIn> = Vec::new();
+    let mut out: Vec<Probe> = Vec::new();
+    let mut entered: Option<(usize, usize, String)> = None;
+    for raw in codes {
+        let Some((p, commands)) = super::probe::probe_with_commands(raw) else {
+            continue;
+        };
+        let foreign = commands
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|c| super::transcript::foreign_prompt(&c.2)));
+        if p.lang != Lang::Shell || stack.is_empty() && !foreign && !may_enter(&p.code) {
+            out.push(p);
+            continue;
+        }
+        let commands = commands.unwrap_or_else(|| {
+            super::transcript::script_lines(&p.code)
+                .into_iter()
+                .map(|(i, c)| (i, c, String::new()))
+                .collect()
+        });
+        // A later block that starts with an operator-side CLI has left the shell.
+        if let Some((_, first, _)) = commands.first() {
+            let name = first.split_whitespace().next().unwrap_or("");
+            if !stack.is_empty() && OPERATOR_CLIS.contains(&name) {
+                stack.clear();
+                entered = None;
+            }
+        }
+        let mut segs: Vec<Segment> = Vec::new();
+        let mut changed = false;
+        for (i, text, prompt) in commands {
+            let step = step(&text, stack.last());
+            if stack.is_empty() && step == Step::Plain && super::transcript::foreign_prompt(&prompt)
+            {
+                // Typed at a root or container prompt the section never entered.
+                let ctx = Some(prompt_shell(&prompt));
+                match segs.last_mut() {
+                    Some((c, lines)) if *c == ctx => lines.push((i, text)),
+                    _ => segs.push((ctx, vec![(i, text)])),
+                }
+                changed = true;
+                continue;
+            }
+            match step {
+                Step::Exit => {
+                    stack.pop();
+                    changed = true;
+                }
+                Step::Enter(r) => {
+                    if stack.is_empty() {
+                        entered = Some((out.len(), raw.line + i, r.via.clone()));
+                    }
+                    stack.push(r);
+                    changed = true;
+                }
+                Step::Plain => {
+                    let ctx = stack.last().cloned();
+                    match segs.last_mut() {
+                        Some((c, lines)) if *c == ctx => lines.push((i, text)),
+                        _ => segs.push((ctx, vec![(i, text)])),
+                    }
+                }
+            }
+            if stack.is_empty() {
+                entered = None;
+            }
+        }
+        if segs.is_empty() || !changed && segs.len() == 1 && segs[0].0.is_none() {
+            out.push(p);
+            continue;
+        }
+        if !changed {
+            let runs_in = segs.pop().and_then(|s| s.0);
+            let mut q = Probe { runs_in, ..p };
+            with_entry_vars(&mut q);
+            out.push(q);
+            continue;
+        }
+        for (runs_in, lines) in segs {
+            let code: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+            let mut q = super::probe::reanalyse(&p, &code.join("\n"));
+            q.line = raw.line + lines.first().map_or(0, |l| l.0);
+            q.runs_in = runs_in;
+            with_entry_vars(&mut q);
+            out.push(q);
+        }
+    }
+    if let Some((idx, line, via)) = entered {
+        let idx = idx.min(out.len().saturating_sub(1));
+        if let Some(p) = out.get_mut(idx) {
+            p.problems.push((
+                line,
+                format!("`{via}` enters a shell that this section never leaves (no `exit`); the commands after it are read as typed inside it"),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Option<(ShellKind, String)> {
+        match step(text, None) {
+            Step::Enter(r) => Some((r.kind, r.target)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn entering_commands() {
+        let pod = |t: &str| Some((ShellKind::Pod, t.to_string()));
+        assert_eq!(kind("oc rsh -n openshift-etcd etcd-0"), pod("etcd-0"));
+        assert_eq!(kind("oc rsh etcd-0 etcdctl member list"), None);
+        assert_eq!(
+            kind("kubectl exec -it -n x api-0 -c c -- bash"),
+            pod("api-0")
+        );
+        assert_eq!(kind("kubectl exec -n x api-0 -- ls /"), None);
+        assert_eq!(kind("kubectl exec -it api-0 -- ls /"), None);
+        assert_eq!(
+            kind("oc debug node/$NODE"),
+            Some((ShellKind::Node, "$NODE".into()))
+        );
+        assert_eq!(kind("oc debug node/w-1 -- chroot /host df -h"), None);
+        assert_eq!(
+            kind("ssh -i key core@10.0.0.4"),
+            Some((ShellKind::Host, "10.0.0.4".into()))
+        );
+        assert_eq!(kind("ssh core@10.0.0.4 uptime"), None);
+        assert_eq!(kind("sudo systemctl restart kubelet"), None);
+        assert!(kind("sudo -i").is_some());
+        assert_eq!(kind("chroot /host"), None, "only inside a shell");
+    }
+
+    #[test]
+    fn nested_shells_keep_the_place() {
+        let node = RunsIn {
+            kind: ShellKind::Node,
+            via: "oc debug node/w-1".into(),
+            target: "w-1".into(),
+        };
+        let Step::Enter(r) = step("chroot /host", Some(&node)) else {
+            panic!("chroot enters");
+        };
+        assert_eq!((r.kind, r.target.as_str()), (ShellKind::Node, "w-1"));
+        assert_eq!(r.via, "oc debug node/w-1 && chroot /host");
+        assert_eq!(step("exit", Some(&node)), Step::Exit);
+        assert_eq!(step("exit", None), Step::Plain);
+    }
+}

@@ -1,0 +1,516 @@
+//! Console transcripts: a fenced block where commands are typed after a prompt (`$ `, a root
+//! `# `, `sh-5.1# `, `[root@host ~]# `, `bash-4.4$ `, `PS C:\> `) and the lines after each
+//! command are what it printed. Splits such a block into the commands that would run (prompts
+//! stripped, `\`/`> ` continuations and heredoc bodies kept) and the expected output.
+//!
+//! Pure; imports nothing of the crate outside `tsg` (must not import IO or `safety`).
+
+/// A block read as a transcript.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Transcript {
+    /// The commands, prompts stripped, one per line (continuations kept).
+    pub code: String,
+    /// The output lines, in order.
+    pub output: String,
+    /// Problems found (0-based line within the block, message).
+    pub problems: Vec<(usize, String)>,
+    /// Each command: the 0-based line it starts on and its text (continuations included).
+    pub commands: Vec<(usize, String)>,
+    /// Parallel to `commands`: the prompt it was typed at (`$`, `sh-5.1#` …), empty for none.
+    pub prompts: Vec<String>,
+}
+
+/// Whether a prompt belongs to a shell other than the operator's own: a root prompt, a
+/// container or node shell (`sh-5.1#`, `bash-4.4$`, `[core@node ~]$`, `/ #`).
+pub fn foreign_prompt(prompt: &str) -> bool {
+    let p = prompt.trim();
+    !(p.is_empty()
+        || p == "$"
+        || p.starts_with("PS ")
+        || p.ends_with('$') && p.contains(':') && !p.starts_with('['))
+}
+
+/// Words that start a command typed at a root prompt (`# systemctl restart kubelet`); a `#`
+/// line starting with anything else is a comment.
+const ROOT_COMMANDS: &[&str] = &[
+    "kubectl",
+    "oc",
+    "az",
+    "curl",
+    "export",
+    "jq",
+    "helm",
+    "grep",
+    "cat",
+    "echo",
+    "ssh",
+    "sudo",
+    "cd",
+    "ls",
+    "systemctl",
+    "journalctl",
+    "crictl",
+    "podman",
+    "docker",
+    "chroot",
+    "ip",
+    "ss",
+    "netstat",
+    "ps",
+    "top",
+    "df",
+    "du",
+    "free",
+    "mount",
+    "umount",
+    "etcdctl",
+    "dig",
+    "nslookup",
+    "ping",
+    "tail",
+    "head",
+    "less",
+    "find",
+    "rm",
+    "mv",
+    "cp",
+    "vi",
+    "vim",
+    "uptime",
+    "dmesg",
+    "iptables",
+    "nft",
+    "ovs-vsctl",
+    "ovs-appctl",
+    "tcpdump",
+    "rpm-ostree",
+    "rpm",
+    "dnf",
+    "yum",
+    "lsblk",
+    "crio",
+    "runc",
+    "openssl",
+    "exit",
+    "sestatus",
+    "getenforce",
+    "hostname",
+    "date",
+    "env",
+    "kill",
+    "pkill",
+    "watch",
+    "awk",
+    "sed",
+    "wc",
+    "sort",
+    "uniq",
+    "xargs",
+    "nc",
+    "telnet",
+    "update-ca-trust",
+    "reboot",
+    "shutdown",
+    "touch",
+    "mkdir",
+    "chmod",
+    "chown",
+    "ln",
+    "stat",
+    "file",
+    "lsof",
+    "toolbox",
+    "nmcli",
+    "ethtool",
+    "resolvectl",
+];
+
+fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `text` (after a `#`) reads as a command rather than a comment.
+pub fn command_like(text: &str) -> bool {
+    let t = text.trim();
+    let Some(first) = t.split_whitespace().next() else {
+        return false;
+    };
+    if t.ends_with(':') || t.ends_with('.') && !t.ends_with("..") {
+        return false;
+    }
+    let assignment = first.split_once('=').is_some_and(|(n, _)| is_name(n));
+    ROOT_COMMANDS.contains(&first)
+        || first.starts_with('/')
+        || first.starts_with("./")
+        || assignment
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prompt {
+    /// An unambiguous prompt (`$ `, `sh-5.1# `, `[root@x ~]# ` …) of this many bytes.
+    Plain(usize),
+    /// `# ` followed by something that reads as a command.
+    Root(usize),
+    /// A prompt with nothing after it.
+    Empty,
+}
+
+fn shell_prompt_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let end_at = |i: usize| -> Option<usize> {
+        // `i` is the index of the `$`/`#`/`>` ending the prompt.
+        match b.get(i + 1) {
+            Some(b' ') => Some(i + 2),
+            None => Some(i + 1),
+            _ => None,
+        }
+    };
+    // sh-5.1# / bash-4.4$ / zsh$ / sh#
+    for shell in ["bash", "sh", "zsh", "ksh"] {
+        if let Some(rest) = line.strip_prefix(shell) {
+            let ver = rest
+                .strip_prefix('-')
+                .map(|r| {
+                    r.bytes()
+                        .take_while(|c| c.is_ascii_digit() || *c == b'.')
+                        .count()
+                        + 1
+                })
+                .unwrap_or(0);
+            let i = shell.len() + ver;
+            if matches!(b.get(i), Some(b'$' | b'#')) {
+                return end_at(i);
+            }
+        }
+    }
+    // [user@host dir]# or [user@host dir]$
+    if b.first() == Some(&b'[') {
+        if let Some(close) = line.find(']') {
+            if line[..close].contains('@') && matches!(b.get(close + 1), Some(b'$' | b'#')) {
+                return end_at(close + 1);
+            }
+        }
+    }
+    // PS C:\path>
+    if let Some(rest) = line.strip_prefix("PS ") {
+        let rb = rest.as_bytes();
+        if rb.len() > 2 && rb[0].is_ascii_alphabetic() && rb[1] == b':' {
+            if let Some(gt) = rest.find('>') {
+                return end_at(3 + gt);
+            }
+        }
+    }
+    // `~ $ ` / `/ # ` (busybox and container shells)
+    if let Some(first) = line.split(' ').next() {
+        if (first.starts_with('~') || first.starts_with('/'))
+            && first.len() <= 40
+            && matches!(b.get(first.len() + 1), Some(b'$' | b'#'))
+            && b.get(first.len()) == Some(&b' ')
+        {
+            return end_at(first.len() + 1);
+        }
+    }
+    // user@host:~$ / root@node:/#
+    let head_len = line
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'@'))
+        .count();
+    if head_len > 2 && line[..head_len].contains('@') {
+        let mut i = head_len;
+        if b.get(i) == Some(&b':') {
+            i += 1 + line[i + 1..]
+                .bytes()
+                .take_while(|c| !matches!(c, b' ' | b'$' | b'#'))
+                .count();
+        }
+        if matches!(b.get(i), Some(b'$' | b'#')) {
+            return end_at(i);
+        }
+    }
+    None
+}
+
+fn prompt(line: &str, root_ok: bool) -> Option<Prompt> {
+    let t = line.trim_start_matches(' ');
+    let lead = line.len() - t.len();
+    if lead > 3 {
+        return None;
+    }
+    if t == "$" || t == "#" && root_ok {
+        return Some(Prompt::Empty);
+    }
+    if let Some(rest) = t.strip_prefix("$ ") {
+        return Some(if rest.trim().is_empty() {
+            Prompt::Empty
+        } else {
+            Prompt::Plain(lead + 2)
+        });
+    }
+    if let Some(rest) = t.strip_prefix("# ") {
+        return (root_ok && command_like(rest)).then_some(Prompt::Root(lead + 2));
+    }
+    let n = shell_prompt_len(t)?;
+    Some(if t[n..].trim().is_empty() {
+        Prompt::Empty
+    } else {
+        Prompt::Plain(lead + n)
+    })
+}
+
+/// What a command line leaves open: a `\` continuation, a quote, a pipe, or heredocs.
+#[derive(Debug, Default)]
+struct Open {
+    quote: Option<u8>,
+    heredocs: Vec<(String, bool)>,
+    more: bool,
+}
+
+fn scan(line: &str, open: &mut Open) {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match (open.quote, c) {
+            (Some(q), _) if c == q => open.quote = None,
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(_), _) => {}
+            (None, b'\\') => i += 1,
+            (None, b'\'' | b'"') => open.quote = Some(c),
+            (None, b'#') if i == 0 || b[i - 1] == b' ' => break,
+            (None, b'<') if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
+                let mut j = i + 2;
+                let strip = b.get(j) == Some(&b'-');
+                if strip {
+                    j += 1;
+                }
+                while b.get(j) == Some(&b' ') {
+                    j += 1;
+                }
+                let rest = &line[j..];
+                let word: String = rest
+                    .trim_start_matches(['\'', '"'])
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                    .collect();
+                if !word.is_empty() {
+                    open.heredocs.push((word, strip));
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let t = line.trim_end();
+    open.more = open.quote.is_none()
+        && (t.ends_with('\\') && !t.ends_with("\\\\")
+            || t.ends_with('|')
+            || t.ends_with("&&")
+            || t.ends_with("||"));
+}
+
+/// Whether the block has a line that only a transcript would have, given the fence word.
+fn is_transcript(lines: &[&str], word: &str) -> (bool, bool) {
+    let plain_cmd = |l: &&str| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && prompt(l, false).is_none()
+    };
+    let session = matches!(word, "console" | "shell-session" | "terminal" | "");
+    // `# cmd` is a root prompt in a console fence, or in a shell fence that holds no plain
+    // command line (then it is not a script with comments).
+    let root_ok = session || !lines.iter().any(plain_cmd);
+    let found = lines.iter().any(|l| match prompt(l, root_ok) {
+        Some(Prompt::Plain(_) | Prompt::Root(_)) => true,
+        Some(Prompt::Empty) => l.trim() != "#",
+        None => false,
+    });
+    (found, root_ok)
+}
+
+/// Splits `code` as a transcript when it has prompts; `None` when it is a plain script.
+pub fn split(word: &str, code: &str) -> Option<Transcript> {
+    let lines: Vec<&str> = code.lines().collect();
+    let (found, root_ok) = is_transcript(&lines, word);
+    if !found {
+        return None;
+    }
+    let mut t = read(&lines, Some(root_ok));
+    t.code = t
+        .commands
+        .iter()
+        .map(|c| c.1.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(t)
+}
+
+/// The logical command lines of a plain script: 0-based first line and text, `\`
+/// continuations, open quotes and heredoc bodies joined to the line that opened them.
+pub fn script_lines(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    read(&lines, None).commands
+}
+
+/// Reads lines as commands: with `prompts` (whether `# ` may be a root prompt) only prompted
+/// lines start a command and other lines are output; without, every line does.
+fn read(lines: &[&str], prompts: Option<bool>) -> Transcript {
+    let mut t = Transcript::default();
+    let mut out: Vec<&str> = Vec::new();
+    let mut open = Open::default();
+    let mut heredoc: Option<(String, bool, usize)> = None;
+    let mut seen_command = false;
+    let add = |t: &mut Transcript, body: &str| match t.commands.last_mut() {
+        Some(last) => {
+            last.1.push('\n');
+            last.1.push_str(body);
+        }
+        None => {
+            t.commands.push((0, body.to_string()));
+            t.prompts.push(String::new());
+        }
+    };
+    for (i, line) in lines.iter().enumerate() {
+        if let Some((delim, strip, _)) = heredoc.as_ref() {
+            let body = line.strip_prefix("> ").unwrap_or(line);
+            let end = if *strip { body.trim_start() } else { body };
+            let done = end.trim_end() == delim;
+            add(&mut t, body);
+            if done {
+                heredoc = None;
+                take_heredoc(&mut open, &mut heredoc, i);
+            }
+            continue;
+        }
+        if open.more || open.quote.is_some() {
+            let body = line
+                .strip_prefix("> ")
+                .or_else(|| (line.trim() == ">").then_some(""))
+                .unwrap_or(line);
+            add(&mut t, body);
+            scan(body, &mut open);
+            take_heredoc(&mut open, &mut heredoc, i);
+            continue;
+        }
+        let start = match prompts {
+            None if line.trim().is_empty() => continue,
+            None => Some(0),
+            Some(root_ok) => match prompt(line, root_ok) {
+                Some(Prompt::Plain(n) | Prompt::Root(n)) => Some(n),
+                Some(Prompt::Empty) => {
+                    t.problems.push((
+                        i,
+                        format!(
+                            "`{}` is a prompt with no command after it; write the command after the prompt or remove the line",
+                            line.trim()
+                        ),
+                    ));
+                    continue;
+                }
+                None if !seen_command && line.trim_start().starts_with('#') => Some(0),
+                None if line.trim().is_empty() && out.is_empty() => continue,
+                None => {
+                    out.push(line);
+                    continue;
+                }
+            },
+        };
+        if let Some(n) = start {
+            let body = &line[n..];
+            t.commands.push((i, body.to_string()));
+            t.prompts.push(line[..n].trim().to_string());
+            seen_command |= n > 0;
+            open = Open::default();
+            scan(body, &mut open);
+            take_heredoc(&mut open, &mut heredoc, i);
+        }
+    }
+    if let Some((delim, _, at)) = heredoc {
+        t.problems.push((
+            at,
+            format!("the heredoc opened here is never closed by a `{delim}` line; the rest of the block was read as its body"),
+        ));
+    }
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    t.output = out.join("\n");
+    t
+}
+
+fn take_heredoc(open: &mut Open, heredoc: &mut Option<(String, bool, usize)>, at: usize) {
+    if heredoc.is_none() && !open.more && open.quote.is_none() && !open.heredocs.is_empty() {
+        let (d, s) = open.heredocs.remove(0);
+        *heredoc = Some((d, s, at));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollar_prompt_and_output() {
+        let t = split("console", "$ oc get pods -n x\nNAME  READY\nfoo   1/1\n").expect("t");
+        assert_eq!(t.code, "oc get pods -n x");
+        assert_eq!(t.output, "NAME  READY\nfoo   1/1");
+    }
+
+    #[test]
+    fn prompt_forms() {
+        for (line, cmd) in [
+            ("sh-5.1# chroot /host", "chroot /host"),
+            (
+                "[root@node-0 ~]# systemctl status kubelet",
+                "systemctl status kubelet",
+            ),
+            ("bash-4.4$ ls /var", "ls /var"),
+            ("PS C:\\> Get-Service", "Get-Service"),
+            ("core@node-1:~$ uptime", "uptime"),
+            ("# journalctl -u crio", "journalctl -u crio"),
+        ] {
+            let t = split("console", line).unwrap_or_default();
+            assert_eq!(t.code, cmd, "{line}");
+        }
+    }
+
+    #[test]
+    fn comments_in_scripts_are_not_prompts() {
+        assert!(split("bash", "# list pods\nkubectl get pods").is_none());
+        assert!(split("bash", "# kubectl get pods\nkubectl get nodes").is_none());
+        let t = split("sh", "# systemctl restart kubelet").expect("root prompt");
+        assert_eq!(t.code, "systemctl restart kubelet");
+        assert!(split("console", "# Check the pods:").is_none());
+    }
+
+    #[test]
+    fn continuations_and_heredocs() {
+        let t = split(
+            "console",
+            "$ kubectl get pods \\\n    -A\n$ cat <<'EOF' > f\n> $NOT_VAR\n> EOF\nout\n",
+        )
+        .expect("t");
+        assert_eq!(
+            t.code,
+            "kubectl get pods \\\n    -A\ncat <<'EOF' > f\n$NOT_VAR\nEOF"
+        );
+        assert_eq!(t.output, "out");
+        let t = split("console", "$ echo 'a\n> b'\na\nb").expect("t");
+        assert_eq!(t.code, "echo 'a\nb'");
+        assert_eq!(t.output, "a\nb");
+    }
+
+    #[test]
+    fn bad_input_is_reported_and_kept() {
+        let t = split("console", "$ \n$ cat <<EOF\nline").expect("t");
+        assert_eq!(t.problems.len(), 2, "{:?}", t.problems);
+        assert_eq!(t.code, "cat <<EOF\nline");
+        let big: String = (0..10_000).map(|i| format!("$ echo {i}\n{i}\n")).collect();
+        let t = split("console", &big).expect("t");
+        assert_eq!(t.code.lines().count(), 10_000);
+        assert_eq!(t.output.lines().count(), 10_000);
+    }
+}

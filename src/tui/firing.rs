@@ -1,0 +1,235 @@
+//! The library screen's "Firing" section as plain state: the alerts the Alertmanagers (or
+//! Prometheus) report, routed to the loaded guides, grouped by alert name then cluster/region
+//! and sorted by severity and age; which sources could not be read. `apply` folds a refresh
+//! in; `firing_keys` moves the selection and opens an alert. Pure: must not import IO nor
+//! `crate::query` / `crate::evidence` (the runtime converts the client's answers).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::tsg::Library;
+
+/// Where an alert routes in the loaded guides, and how that route was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteHit {
+    pub path: String,
+    /// The node id (`path#slug`).
+    pub to: String,
+    /// `triage-table` or `front-matter`.
+    pub by: &'static str,
+}
+
+/// One firing (or silenced) alert.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Alert {
+    /// The Alertmanager's name (or `prometheus`).
+    pub source: String,
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    /// As the server sent it (RFC 3339).
+    pub starts_at: String,
+    /// Unix seconds of `starts_at`, 0 when unknown.
+    pub since: i64,
+    /// `active` or `suppressed`.
+    pub state: String,
+    pub silenced_by: Vec<String>,
+    pub inhibited_by: Vec<String>,
+    pub route: Option<RouteHit>,
+    /// Landing from it starts the step's read-only probes (`auto_run = "read-only"`).
+    pub auto_run: bool,
+}
+
+impl Alert {
+    pub fn severity(&self) -> &str {
+        self.labels
+            .get("severity")
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+    /// `cluster/region` (whichever labels it has), for grouping.
+    pub fn place(&self) -> String {
+        let get = |k: &str| self.labels.get(k).map(String::as_str).unwrap_or("");
+        let parts: Vec<&str> = [get("cluster"), get("region")]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect();
+        parts.join("/")
+    }
+}
+
+/// What one background refresh produced (built by the runtime).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FiringUpdate {
+    pub alerts: Vec<Alert>,
+    /// Sources that could not be read: (name, what went wrong, with the fix).
+    pub errors: Vec<(String, String)>,
+    /// Unix seconds when the refresh finished.
+    pub at: i64,
+}
+
+/// A line of the section: a group header (alert name) or one alert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    Group { first: usize, count: usize },
+    Alert(usize),
+}
+
+/// The section's state (one field of `App`).
+#[derive(Debug, Clone, Default)]
+pub struct Firing {
+    /// An Alertmanager is configured or `--alertmanager-url` was given.
+    pub enabled: bool,
+    /// No answer yet.
+    pub loading: bool,
+    /// Sorted: grouped by alert name, groups by severity then age.
+    pub alerts: Vec<Alert>,
+    pub rows: Vec<Row>,
+    pub errors: Vec<(String, String)>,
+    /// The selected alert, when the selection is in this section (else in the guides list).
+    pub sel: Option<usize>,
+    /// Unix seconds of the last refresh.
+    pub at: i64,
+    /// The silence being confirmed (`S`), if any.
+    pub confirm: Option<SilenceDraft>,
+}
+
+/// A proposed silence waiting for its Alertmanager's name to be typed back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SilenceDraft {
+    pub source: String,
+    pub alert: String,
+    /// Every label of the alert, each an exact matcher.
+    pub labels: BTreeMap<String, String>,
+    pub hours: u32,
+    /// What has been typed so far.
+    pub buf: String,
+}
+
+impl Firing {
+    pub fn enabled() -> Firing {
+        Firing {
+            enabled: true,
+            loading: true,
+            ..Firing::default()
+        }
+    }
+    pub fn active(&self) -> usize {
+        self.alerts.iter().filter(|a| a.state == "active").count()
+    }
+}
+
+/// Severity order: critical first.
+pub fn severity_rank(s: &str) -> u8 {
+    match s.to_ascii_lowercase().as_str() {
+        "critical" | "page" | "sev1" | "sev0" => 0,
+        "error" | "high" | "major" | "sev2" => 1,
+        "warning" | "warn" | "medium" | "sev3" => 2,
+        "info" | "low" | "minor" | "sev4" => 3,
+        _ => 4,
+    }
+}
+
+/// The route of `alert` in the loaded guides (the first guide that routes it).
+pub fn route_of(lib: &Library, alert: &str) -> Option<RouteHit> {
+    routes(lib).remove(alert)
+}
+
+/// Every routed alert name → its route (template guides do not route).
+pub fn routes(lib: &Library) -> HashMap<String, RouteHit> {
+    let mut out = HashMap::new();
+    for g in lib.guides.iter().filter(|g| !g.is_template()) {
+        for r in &g.routes {
+            let by = match &g.front_matter {
+                Some(fm)
+                    if fm.alerts.get(&r.alert).is_some_and(|slug| {
+                        r.to.ends_with(&format!("#{}", slug.trim_start_matches('#')))
+                    }) =>
+                {
+                    "front-matter"
+                }
+                _ => "triage-table",
+            };
+            out.entry(r.alert.clone()).or_insert_with(|| RouteHit {
+                path: g.path.clone(),
+                to: r.to.clone(),
+                by,
+            });
+        }
+    }
+    out
+}
+
+/// Routes and sorts `alerts`: grouped by name (the group of the most severe, then oldest,
+/// alert first), inside a group by cluster/region then age.
+pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
+    let routes = routes(lib);
+    for a in &mut alerts {
+        a.route = routes.get(&a.name).cloned();
+    }
+    let mut group_key: HashMap<String, (u8, i64)> = HashMap::new();
+    for a in &alerts {
+        let k = (severity_rank(a.severity()), a.since);
+        let e = group_key.entry(a.name.clone()).or_insert(k);
+        *e = (*e).min(k);
+    }
+    alerts.sort_by_cached_key(|a| {
+        let g = group_key.get(&a.name).copied().unwrap_or((4, 0));
+        (g, a.name.clone(), a.place(), a.since, a.source.clone())
+    });
+    alerts
+}
+
+/// The section's rows for sorted alerts.
+pub fn rows(alerts: &[Alert]) -> Vec<Row> {
+    let mut out = Vec::with_capacity(alerts.len() + 16);
+    let mut i = 0;
+    while i < alerts.len() {
+        let name = &alerts[i].name;
+        let count = alerts[i..].iter().take_while(|a| &a.name == name).count();
+        out.push(Row::Group { first: i, count });
+        out.extend((i..i + count).map(Row::Alert));
+        i += count;
+    }
+    out
+}
+
+fn key(a: &Alert) -> (&str, &BTreeMap<String, String>) {
+    (&a.source, &a.labels)
+}
+
+/// Folds a refresh into the section, keeping the selected alert selected.
+pub fn apply(lib: &Library, f: &mut Firing, u: FiringUpdate) {
+    let first = f.loading;
+    let selected = f.sel.and_then(|i| f.alerts.get(i)).map(|a| {
+        let (s, l) = key(a);
+        (s.to_string(), l.clone())
+    });
+    f.alerts = arrange(lib, u.alerts);
+    f.rows = rows(&f.alerts);
+    f.errors = u.errors;
+    f.at = u.at;
+    f.loading = false;
+    f.sel = match selected {
+        Some((s, l)) => f
+            .alerts
+            .iter()
+            .position(|a| key(a) == (s.as_str(), &l))
+            .or(Some(0)),
+        None if first => Some(0),
+        None => None,
+    }
+    .filter(|_| !f.alerts.is_empty());
+}
+
+/// "12m", "3h", "2d" since `since` at `now`.
+pub fn age(since: i64, now: i64) -> String {
+    if since <= 0 {
+        return "?".into();
+    }
+    let s = (now - since).max(0);
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}

@@ -1,0 +1,195 @@
+//! Keys of the library screen's "Firing" section: the selection moves from the alerts into
+//! the guides list and back; Enter on an alert lands on its routed step with its labels as
+//! variables (and, with `auto_run`, starts the step's read-only probes through the normal
+//! gate), or opens the library search prefilled with its name when nothing routes it.
+//! Pure: must not import IO nor `crate::query` / `crate::evidence`.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+use super::app::App;
+use super::firing::SilenceDraft;
+use super::navigate::{nav_cmd, run};
+use super::search;
+use crate::nav::{AlertContext, Cmd, Effect};
+use crate::tsg::SafetyClass;
+
+/// Handles `a` when it concerns the Firing section; `None` leaves it to the guides list.
+pub fn key(app: &mut App, a: &Action) -> Option<Vec<Effect>> {
+    let f = &mut app.firing;
+    if !f.enabled {
+        return None;
+    }
+    let n = f.alerts.len();
+    match (a, f.sel) {
+        (Action::NextItem | Action::ScrollDown, Some(i)) => {
+            if i + 1 < n {
+                f.sel = Some(i + 1);
+            } else {
+                f.sel = None;
+                app.hit_sel = 0;
+            }
+        }
+        (Action::PrevItem | Action::ScrollUp, Some(i)) => f.sel = Some(i.saturating_sub(1)),
+        (Action::PrevItem | Action::ScrollUp, None) if app.hit_sel == 0 && n > 0 => {
+            f.sel = Some(n - 1)
+        }
+        (Action::Top, _) if n > 0 => f.sel = Some(0),
+        (Action::Bottom | Action::Search | Action::Cancel, Some(_)) => {
+            f.sel = None;
+            return None;
+        }
+        (Action::PageDown, Some(i)) => f.sel = Some((i + 10).min(n.saturating_sub(1))),
+        (Action::PageUp, Some(i)) => f.sel = Some(i.saturating_sub(10)),
+        (Action::Activate, Some(i)) => return Some(open(app, i)),
+        (Action::Silence, _) => return Some(propose_silence(app)),
+        _ => return None,
+    }
+    Some(Vec::new())
+}
+
+/// Enter on alert `i`.
+pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
+    let Some(alert) = app.firing.alerts.get(i).cloned() else {
+        return Vec::new();
+    };
+    if alert.route.is_none() {
+        app.query = alert.name.clone();
+        app.hits = search::library_hits(&app.lib, &app.query, usize::MAX);
+        app.hit_sel = 0;
+        app.firing.sel = None;
+        app.set_message(
+            format!(
+                "No loaded guide routes `{}`: the search below shows what matches its name; add a row for it to a guide's Alert Triage table.",
+                alert.name
+            ),
+            true,
+        );
+        return Vec::new();
+    }
+    let ctx = AlertContext {
+        name: alert.name.clone(),
+        labels: alert.labels.clone(),
+        target: None,
+        runbook_url: None,
+    };
+    let mut fx = nav_cmd(app, Cmd::Alert(ctx));
+    let filled = app
+        .nav
+        .vars
+        .values()
+        .filter(|v| matches!(v.source, crate::nav::VarSource::AlertLabel(_)))
+        .count();
+    let mut started = 0;
+    if alert.auto_run {
+        let read_only: Vec<usize> = app
+            .classes()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c == SafetyClass::ReadOnly)
+            .map(|(p, _)| p)
+            .collect();
+        let runnable: Vec<usize> = app
+            .current_node()
+            .map(|n| {
+                read_only
+                    .into_iter()
+                    .filter(|p| {
+                        n.probes
+                            .get(*p)
+                            .is_some_and(|pr| pr.lang != crate::tsg::Lang::Text)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        for p in runnable {
+            fx.extend(run(app, p));
+            started += 1;
+        }
+    }
+    let auto = if started > 0 {
+        format!("; started its {started} read-only probes (auto_run)")
+    } else {
+        String::new()
+    };
+    app.set_message(
+        format!(
+            "Alert `{}` from {}: {filled} variables filled from its labels (v shows them){auto}.",
+            alert.name, alert.source
+        ),
+        false,
+    );
+    fx
+}
+
+/// `S`: proposes a silence for the selected alert (every label an exact matcher, 2 hours).
+pub fn propose_silence(app: &mut App) -> Vec<Effect> {
+    let Some(a) = app.firing.sel.and_then(|i| app.firing.alerts.get(i)) else {
+        app.set_message(
+            "Select a firing alert first (j/k in the Firing section).",
+            true,
+        );
+        return Vec::new();
+    };
+    if !a.silenced_by.is_empty() {
+        let ids = a.silenced_by.join(", ");
+        app.set_message(format!("`{}` is already silenced ({ids}).", a.name), false);
+        return Vec::new();
+    }
+    app.firing.confirm = Some(SilenceDraft {
+        source: a.source.clone(),
+        alert: a.name.clone(),
+        labels: a.labels.clone(),
+        hours: 2,
+        buf: String::new(),
+    });
+    Vec::new()
+}
+
+/// Keys while a silence is being confirmed: type the Alertmanager's name, Enter, or Esc.
+pub fn confirm_key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+    let Some(mut d) = app.firing.confirm.take() else {
+        return Vec::new();
+    };
+    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    match ev.code {
+        KeyCode::Esc => {
+            app.set_message("Nothing was silenced.", false);
+            return Vec::new();
+        }
+        KeyCode::Char('c') if ctrl => {
+            app.quit = true;
+            return Vec::new();
+        }
+        KeyCode::Char('u') if ctrl => d.buf.clear(),
+        KeyCode::Char('+') if d.buf.is_empty() => d.hours = (d.hours * 2).min(48),
+        KeyCode::Char('-') if d.buf.is_empty() => d.hours = (d.hours / 2).max(1),
+        KeyCode::Char(c) if !ctrl => d.buf.push(c),
+        KeyCode::Backspace => {
+            d.buf.pop();
+        }
+        KeyCode::Enter if d.buf == d.source => {
+            app.set_message(format!("Silencing `{}` on {}…", d.alert, d.source), false);
+            return vec![Effect::Silence {
+                source: d.source,
+                alert: d.alert,
+                labels: d.labels,
+                hours: d.hours,
+                typed: d.buf,
+            }];
+        }
+        KeyCode::Enter => {
+            app.set_message(
+                format!(
+                    "`{}` is not `{}`: nothing was silenced; type the Alertmanager's name exactly, or Esc.",
+                    d.buf, d.source
+                ),
+                true,
+            );
+            d.buf.clear();
+        }
+        _ => {}
+    }
+    app.firing.confirm = Some(d);
+    Vec::new()
+}

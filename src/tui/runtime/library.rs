@@ -1,0 +1,130 @@
+//! Reading the library in the background, so the first frame is drawn before parsing is
+//! done: a thread finds the files, parses them on every core (through the parse cache) and
+//! sends the guides to the main loop in file order, in batches, with the count read so far.
+//! What the start-up asked for (an alert to land on, variables) waits until every guide is in,
+//! so an alert lands where the whole library routes it. Part of the runtime (may do IO).
+
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::Msg;
+use crate::load::{self, Cache};
+use crate::nav::{Cmd, Effect, VarSource};
+use crate::tsg::Guide;
+use crate::tui::app::App;
+
+/// How often a batch of parsed guides is handed to the screen.
+const BATCH_EVERY: Duration = Duration::from_millis(40);
+
+/// A load problem, kept for the CLI to print after the terminal is restored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub warning: bool,
+    pub message: String,
+}
+
+/// The guides to read after the first frame, and what waits for them.
+pub struct Loader {
+    pub roots: Vec<PathBuf>,
+    pub cache: Option<Cache>,
+    /// Start-up commands applied, in order, once every guide is in. A variable from the config
+    /// file (`VarSource::Config`) only fills a name nothing else has set.
+    pub pending: Vec<Cmd>,
+    /// Filled with the problems met (shared with the caller, which prints them on exit).
+    pub problems: Arc<Mutex<Vec<Problem>>>,
+}
+
+/// What reaches the main loop from the loading thread.
+pub struct Batch {
+    pub guides: Vec<Guide>,
+    pub loaded: usize,
+    pub total: usize,
+    /// Every file has been read; `failed` says whether one could not be.
+    pub done: Option<bool>,
+}
+
+/// Starts the loading thread; returns the commands to apply when it is done.
+pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
+    let Loader {
+        roots,
+        cache,
+        pending,
+        problems,
+    } = loader;
+    std::thread::spawn(move || {
+        let (files, errors) = load::discover(&roots);
+        let total = files.len();
+        let mut failed = false;
+        let mut note = |e: load::LoadError| {
+            failed |= !e.is_warning();
+            if let Ok(mut p) = problems.lock() {
+                p.push(Problem {
+                    warning: e.is_warning(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        errors.into_iter().for_each(&mut note);
+        let send = |guides, loaded, done| {
+            tx.send(Msg::Guides(Box::new(Batch {
+                guides,
+                loaded,
+                total,
+                done,
+            })))
+            .is_ok()
+        };
+        if !send(Vec::new(), 0, None) {
+            return;
+        }
+        let mut batch = Vec::new();
+        let mut loaded = 0;
+        let mut shown = 0;
+        let mut last = Instant::now();
+        let mut open = true;
+        load::parse_steps(&files, cache.as_ref(), BATCH_EVERY, |step| {
+            if let load::Step::Ready(_, r) = step {
+                loaded += 1;
+                match r {
+                    Ok(mut g) => {
+                        crate::safety::refine_roles(&mut g);
+                        batch.push(g);
+                    }
+                    Err(e) => note(e),
+                }
+            }
+            // A batch every interval, and whatever is ready when a slow file holds up the rest.
+            // (an idle step means the interval passed with nothing new to read).
+            if open && loaded > shown && last.elapsed() >= BATCH_EVERY {
+                open = send(std::mem::take(&mut batch), loaded, None);
+                shown = loaded;
+                last = Instant::now();
+            }
+        });
+        if open {
+            send(batch, loaded, Some(failed));
+        }
+    });
+    pending
+}
+
+/// Applies the start-up commands that waited for the library; returns their effects.
+pub(super) fn apply_pending(app: &mut App, pending: Vec<Cmd>) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for cmd in pending {
+        if let Cmd::SetVar {
+            name,
+            source: VarSource::Config,
+            ..
+        } = &cmd
+        {
+            if app.nav.vars.contains_key(name) {
+                continue;
+            }
+        }
+        effects.extend(crate::tui::navigate::nav_cmd(app, cmd));
+    }
+    effects
+}

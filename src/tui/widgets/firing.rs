@@ -1,0 +1,205 @@
+//! The "Firing" section of the library screen: a title line with the count and the time of
+//! the last refresh, one clear line per Alertmanager that cannot be reached, then the alerts
+//! grouped by name (with the step each routes to) and by cluster/region. Pure; no IO.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::wrap::truncate;
+use crate::tui::app::App;
+use crate::tui::firing::{age, Row};
+
+/// How many lines the section takes out of `avail` (at most half, at least its title).
+pub fn height(app: &App, avail: u16) -> u16 {
+    let f = &app.firing;
+    let want = 1 + f.errors.len() + f.rows.len().max(1);
+    let cap = usize::from(avail / 2).max(4).min(usize::from(avail));
+    u16::try_from(want.min(cap)).unwrap_or(avail)
+}
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let fr = &app.firing;
+    let w = usize::from(area.width);
+    let mut lines = Vec::new();
+    let silenced = fr.alerts.len() - fr.active();
+    let title = if fr.loading {
+        "Firing · asking the Alertmanager…".to_string()
+    } else {
+        format!(
+            "Firing · {} alerts{} · Enter opens its step · refreshed every 30 s",
+            fr.active(),
+            if silenced > 0 {
+                format!(" (+{silenced} silenced or inhibited)")
+            } else {
+                String::new()
+            }
+        )
+    };
+    lines.push(Line::styled(truncate(&title, w), t.get("ui.alert")));
+    for (src, msg) in &fr.errors {
+        lines.push(Line::styled(
+            truncate(&format!("✗ {src}: {msg}"), w),
+            t.get("ui.error"),
+        ));
+    }
+    let room = usize::from(area.height).saturating_sub(lines.len());
+    if fr.rows.is_empty() && !fr.loading && room > 0 {
+        lines.push(Line::styled("  nothing is firing", t.get("ui.dim")));
+    }
+    let sel_row = fr
+        .sel
+        .and_then(|s| fr.rows.iter().position(|r| *r == Row::Alert(s)));
+    let top = match sel_row {
+        Some(r) if room > 0 => r.saturating_sub(room - 1),
+        _ => 0,
+    };
+    for (ri, row) in fr.rows.iter().enumerate().skip(top).take(room) {
+        let line = match *row {
+            Row::Group { first, count } => {
+                let Some(a) = fr.alerts.get(first) else {
+                    continue;
+                };
+                let to = match &a.route {
+                    Some(r) => {
+                        let title = app
+                            .nav
+                            .index
+                            .node(&app.lib, &r.to)
+                            .map(|n| n.title.clone())
+                            .unwrap_or_else(|| r.to.clone());
+                        format!(" → {title}")
+                    }
+                    None => " → no guide routes it (Enter searches the library)".into(),
+                };
+                let head = format!("⚑ {} ×{count}", a.name);
+                Line::from(vec![
+                    Span::styled(head.clone(), t.get("ui.alert")),
+                    Span::raw(truncate(&to, w.saturating_sub(head.chars().count()))),
+                ])
+            }
+            Row::Alert(i) => {
+                let Some(a) = fr.alerts.get(i) else {
+                    continue;
+                };
+                let place = a.place();
+                let state = if a.state == "active" {
+                    String::new()
+                } else if !a.silenced_by.is_empty() {
+                    " · silenced".into()
+                } else {
+                    format!(" · {}", a.state)
+                };
+                let text = format!(
+                    "    {} · {} · {} · {}{state}",
+                    if place.is_empty() { "-" } else { &place },
+                    if a.severity().is_empty() {
+                        "no severity"
+                    } else {
+                        a.severity()
+                    },
+                    age(a.since, fr.at),
+                    a.source
+                );
+                let style = if a.state == "active" {
+                    t.get("md.strong")
+                } else {
+                    t.get("ui.dim")
+                };
+                let l = Line::styled(truncate(&text, w), style);
+                if sel_row == Some(ri) {
+                    l.style(t.get("ui.selected"))
+                } else {
+                    l
+                }
+            }
+        };
+        lines.push(line);
+    }
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The status line's count: `3 FIRING`, or that an Alertmanager cannot be reached.
+pub fn status(app: &App) -> Span<'static> {
+    let fr = &app.firing;
+    let t = &app.theme;
+    if !fr.errors.is_empty() && fr.alerts.is_empty() {
+        return Span::styled(" ALERTMANAGER UNREACHABLE ", t.get("ui.error"));
+    }
+    let n = fr.active();
+    let text = match (fr.loading, fr.errors.len()) {
+        (true, _) => " FIRING … ".to_string(),
+        (false, 0) => format!(" {n} FIRING "),
+        (false, e) => format!(" {n} FIRING ({e} unreachable) "),
+    };
+    Span::styled(
+        text,
+        if n > 0 {
+            t.get("ui.alert")
+        } else {
+            t.get("ui.dim")
+        },
+    )
+}
+
+/// The silence confirmation: what would be silenced, for how long, and the name to type.
+pub fn draw_confirm(f: &mut Frame, area: Rect, app: &App) {
+    let Some(d) = &app.firing.confirm else {
+        return;
+    };
+    let t = &app.theme;
+    let w = area.width.saturating_sub(4).min(100);
+    let matchers: Vec<String> = d
+        .labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{v}\""))
+        .collect();
+    let inner = usize::from(w.saturating_sub(2));
+    let mut lines =
+        vec![
+        Line::from(vec![
+            Span::styled(format!("Silence `{}` on {}", d.alert, d.source), t.get("md.strong")),
+            Span::styled("  WRITES TO ALERTMANAGER", t.get("badge.mutating")),
+        ]),
+        Line::styled(
+            "Every label below must match exactly; the alert stops paging until the silence ends.",
+            t.get("ui.dim"),
+        ),
+    ];
+    lines.extend(
+        matchers
+            .iter()
+            .map(|m| Line::raw(truncate(&format!("    {m}"), inner))),
+    );
+    lines.push(Line::raw(format!(
+        "Duration: {} h (+ / - to change before typing)",
+        d.hours
+    )));
+    lines.push(Line::from(vec![
+        Span::styled(
+            format!("Type the Alertmanager's name `{}` to silence: ", d.source),
+            t.get("ui.key"),
+        ),
+        Span::styled(format!("{}▏", d.buf), t.get("ui.input")),
+    ]));
+    lines.push(Line::styled(
+        "Enter confirms · Esc cancels",
+        t.get("ui.dim"),
+    ));
+    let h = u16::try_from(lines.len() + 2)
+        .unwrap_or(area.height)
+        .min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width.saturating_sub(w)) / 2,
+        y: area.y + (area.height.saturating_sub(h)) / 2,
+        width: w,
+        height: h,
+    };
+    let block = ratatui::widgets::Block::bordered()
+        .title(" Silence: confirm before it is created ")
+        .border_style(t.get("ui.error"));
+    f.render_widget(ratatui::widgets::Clear, popup);
+    f.render_widget(Paragraph::new(lines).block(block), popup);
+}

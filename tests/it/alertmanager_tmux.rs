@@ -1,0 +1,262 @@
+//! End to end against a REAL Alertmanager (Debian's `prometheus-alertmanager`) in a real
+//! terminal (tmux): the first screen lists what is firing above the guides; Enter on an alert
+//! lands on its routed step with the labels filled in and the alert in the evidence journal;
+//! `--auto-run` lands with the step's read-only probes already answered and the mutating one
+//! not started. Also measures the first screen with 5,000 firing alerts against the first
+//! frame without Alertmanager, in the same run.
+
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::servers;
+use super::tui_common::Tmux;
+
+fn bin() -> String {
+    env!("CARGO_BIN_EXE_tsgnav").to_string()
+}
+
+fn guides() -> String {
+    super::common::root()
+        .join("tests/fixtures/alerts")
+        .display()
+        .to_string()
+}
+
+fn post_three(am: &str) {
+    servers::post_alerts(
+        am,
+        &[
+            (
+                json!({"alertname": "IngressGatewayLatencyHigh", "severity": "warning",
+                       "cluster": "mc-eastus-1", "namespace": "gw-east"}),
+                7,
+            ),
+            (
+                json!({"alertname": "DiskPressureOnEtcd", "severity": "critical", "cluster": "mc-eastus-1"}),
+                2,
+            ),
+            (
+                json!({"alertname": "SubscriptionCoreQuotaLow", "severity": "info", "region": "eastus2"}),
+                50,
+            ),
+        ],
+    );
+    servers::post_silence(am, "alertname", "SubscriptionCoreQuotaLow");
+}
+
+fn configure(t: &Tmux, am: &str, extra: &str) {
+    std::fs::write(
+        t.dir.join("config.toml"),
+        format!("[[alertmanager]]\nname = \"eastus\"\nurl = \"{am}\"\n{extra}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_first_screen_lists_what_is_firing_and_enter_lands_with_the_labels() {
+    let Some(am) = servers::alertmanager("alertmanager_tmux::first_screen") else {
+        return;
+    };
+    let Some(t) = Tmux::start("firing") else {
+        return;
+    };
+    post_three(&am.url);
+    configure(&t, &am.url, "");
+    t.send_line(&format!("{} {}", bin(), guides()));
+    t.wait_for("the firing alerts above the guides", |s| {
+        s.contains("Firing · 2 alerts (+1 silenced or inhibited)")
+            && s.contains("⚑ DiskPressureOnEtcd ×1")
+            && s.contains("⚑ IngressGatewayLatencyHigh ×1 → Step 1: Measure the latency")
+            && s.contains("eastus2 · info")
+            && s.contains("· silenced")
+            && s.contains("▤ Ingress gateway")
+            && s.contains("2 FIRING")
+    });
+    // The critical, unrouted alert is selected first; j moves to the routed one.
+    t.keys(&["j", "Enter"]);
+    t.wait_for("the routed step", |s| {
+        s.contains("Step 1: Measure the latency per gateway · diagnostic")
+            && s.contains("⚑ alert IngressGatewayLatencyHigh routes here")
+    });
+    t.keys(&["v"]);
+    t.wait_for("the labels as variables", |s| {
+        s.contains("NAMESPACE = gw-east  (alert label `namespace`)")
+            && s.contains("CLUSTER = mc-eastus-1  (alert label `cluster`)")
+    });
+    t.quit_unexported();
+    t.restored();
+    let journal = std::fs::read_to_string(t.only_session().join("journal.jsonl")).expect("journal");
+    assert!(
+        journal.contains("alert IngressGatewayLatencyHigh alertname=IngressGatewayLatencyHigh cluster=mc-eastus-1 namespace=gw-east"),
+        "{journal}"
+    );
+}
+
+#[test]
+fn auto_run_lands_with_the_read_only_probes_answered_and_no_mutation() {
+    let Some(am) = servers::alertmanager("alertmanager_tmux::auto_run") else {
+        return;
+    };
+    let Some(t) = Tmux::start("autorun") else {
+        return;
+    };
+    post_three(&am.url);
+    configure(&t, &am.url, "auto_run = \"read-only\"\n");
+    t.send_line(&format!("{} {}", bin(), guides()));
+    t.wait_for("the firing alerts", |s| s.contains("2 FIRING"));
+    t.keys(&["j", "Enter"]);
+    // The echo probe ran with the alert's labels, without a key.
+    let s = t.wait_for("the read-only probe's answer", |s| {
+        s.contains("gateways of gw-east on mc-eastus-1")
+    });
+    // The mutating probe shows its code and nothing under it: it did not start.
+    let after = s
+        .split("MUTATING")
+        .nth(1)
+        .expect("the mutating probe is on screen");
+    assert!(
+        after.contains("kubectl rollout restart") && !after.contains('⎿'),
+        "{s}"
+    );
+    t.quit_unexported();
+    t.restored();
+    let journal = std::fs::read_to_string(t.only_session().join("journal.jsonl")).expect("journal");
+    assert!(
+        journal.contains("gateways of gw-east on mc-eastus-1"),
+        "{journal}"
+    );
+    assert!(
+        !journal.contains("rollout restart deployment/ingress-gateway -n gw-east"),
+        "the mutating probe ran or was recorded as run:\n{journal}"
+    );
+}
+
+#[test]
+fn measure_the_first_screen_with_5000_firing_alerts() {
+    let Some(am) = servers::alertmanager("alertmanager_tmux::measure") else {
+        return;
+    };
+    let Some(t) = Tmux::start("measure") else {
+        return;
+    };
+    let many: Vec<(serde_json::Value, i64)> = (0..5000)
+        .map(|i| {
+            let severity = ["critical", "warning", "info"][i % 3];
+            (
+                json!({"alertname": format!("Synthetic{}", i % 50),
+                       "severity": severity,
+                       "cluster": format!("mc-{i}")}),
+                (i % 600) as i64,
+            )
+        })
+        .collect();
+    servers::post_alerts(&am.url, &many);
+    // Without Alertmanager: the first frame of the library.
+    let start = Instant::now();
+    t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("the library", |s| s.contains("tsgnav · 2 guides"));
+    let plain = start.elapsed();
+    t.keys(&["q"]);
+    t.wait_for("the prompt", |s| {
+        s.lines().filter(|l| l.starts_with("READY$")).count() >= 2
+    });
+    t.send_line("clear");
+    t.wait_for("a clear screen", |s| !s.contains("tsgnav"));
+    configure(&t, &am.url, "");
+    let start = Instant::now();
+    t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
+    t.wait_for("5,000 firing alerts listed", |s| {
+        s.contains("Firing · 5000 alerts") && s.contains("5000 FIRING")
+    });
+    let firing = start.elapsed();
+    eprintln!(
+        "MEASURED: first frame without Alertmanager {plain:?}; first screen listing 5,000 firing alerts {firing:?} (tmux polled every 50 ms)"
+    );
+    t.keys(&["q"]);
+    t.restored();
+}
+
+#[test]
+fn s_silences_the_alert_after_the_alertmanager_name_is_typed_back() {
+    let Some(am) = servers::alertmanager("alertmanager_tmux::silence") else {
+        return;
+    };
+    let Some(t) = Tmux::start("silence") else {
+        return;
+    };
+    post_three(&am.url);
+    configure(&t, &am.url, "");
+    t.send_line(&format!("{} {}", bin(), guides()));
+    t.wait_for("the firing alerts", |s| s.contains("2 FIRING"));
+    // Land on the routed alert's step (the evidence session opens), then back to the library.
+    t.keys(&["j", "Enter"]);
+    t.wait_for("the routed step", |s| {
+        s.contains("⚑ alert IngressGatewayLatencyHigh routes here")
+    });
+    t.keys(&["L"]);
+    t.wait_for("the library", |s| {
+        s.contains("2 FIRING") && s.contains("▤ Ingress")
+    });
+    t.keys(&["S"]);
+    t.wait_for("the silence confirmation", |s| {
+        s.contains("Silence: confirm before it is created")
+            && s.contains("Silence `IngressGatewayLatencyHigh` on eastus")
+            && s.contains("namespace=\"gw-east\"")
+    });
+    // A wrong name silences nothing.
+    t.keys(&["-l", "westus"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the refusal", |s| {
+        s.contains("`westus` is not `eastus`: nothing was silenced")
+    });
+    let (_, list) = servers::http_json("GET", &am.url, "/api/v2/silences", "");
+    let before: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(
+        before.as_array().unwrap().len(),
+        1,
+        "only the test's own silence: {list}"
+    );
+    t.keys(&["-l", "eastus"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the silence created and the alert shown silenced", |s| {
+        s.contains("1 FIRING")
+            && s.lines()
+                .any(|l| l.contains("mc-eastus-1 · warning") && l.contains("silenced"))
+    });
+    assert!(!s.contains("Silence: confirm before it is created"), "{s}");
+    // It exists in Alertmanager, matching the alert's labels, with the session in its comment.
+    let (_, list) = servers::http_json("GET", &am.url, "/api/v2/silences", "");
+    let silences: serde_json::Value = serde_json::from_str(&list).unwrap();
+    let ours = silences
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["comment"]
+                .as_str()
+                .unwrap_or("")
+                .contains("IngressGatewayLatencyHigh")
+        })
+        .unwrap_or_else(|| panic!("no silence from tsgnav: {list}"));
+    assert_eq!(ours["status"]["state"], "active");
+    let matchers = ours["matchers"].to_string();
+    assert!(
+        matchers.contains("\"gw-east\"") && matchers.contains("\"mc-eastus-1\""),
+        "{matchers}"
+    );
+    let id = ours["id"].as_str().unwrap().to_string();
+    t.quit_unexported();
+    t.restored();
+    let session = t.only_session();
+    let session_id = session.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        ours["comment"].as_str().unwrap().contains(&session_id),
+        "{ours} / {session_id}"
+    );
+    let journal = std::fs::read_to_string(session.join("journal.jsonl")).expect("journal");
+    assert!(
+        journal.contains(&format!("silence {id} created on Alertmanager eastus")),
+        "{journal}"
+    );
+}

@@ -1,0 +1,306 @@
+//! The library screen's "Firing" section, driven through the real keymap and `update()` and
+//! drawn on a TestBackend: grouping and order, the count in the status line, the line for an
+//! Alertmanager that cannot be reached, Enter landing on the routed step with the labels as
+//! variables, an unrouted alert opening the search, and `auto_run` starting only the step's
+//! read-only probes. The end-to-end test against a real Alertmanager is in `alertmanager_tmux`.
+
+use std::collections::BTreeMap;
+
+use tsgnav::nav::{Effect, Event, VarSource};
+use tsgnav::tui::app::{Live, Screen};
+use tsgnav::tui::firing::{Alert, Firing, FiringUpdate};
+use tsgnav::tui::keymap::Keymap;
+use tsgnav::tui::theme::Theme;
+use tsgnav::tui::{update, Action, App};
+
+use super::tui_common::{keys, render, screen};
+
+const NOW: i64 = 1_790_000_000;
+
+pub fn fixture_app() -> App {
+    let (lib, errors) =
+        tsgnav::load::load_library(&[super::common::root().join("tests/fixtures/alerts")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut app = App::new(lib, Keymap::bundled(), Theme::bundled(true));
+    app.firing = Firing::enabled();
+    app.recording = true;
+    app.live = Live::Available;
+    app
+}
+
+pub fn alert(name: &str, labels: &[(&str, &str)], minutes_ago: i64) -> Alert {
+    let mut l: BTreeMap<String, String> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    l.insert("alertname".into(), name.into());
+    Alert {
+        source: "eastus".into(),
+        name: name.into(),
+        labels: l,
+        since: NOW - minutes_ago * 60,
+        starts_at: "2026-09-21T10:00:00Z".into(),
+        state: "active".into(),
+        ..Alert::default()
+    }
+}
+
+fn refresh(app: &mut App, alerts: Vec<Alert>, errors: Vec<(String, String)>) {
+    update(
+        app,
+        Action::Firing(Box::new(FiringUpdate {
+            alerts,
+            errors,
+            at: NOW,
+        })),
+    );
+}
+
+fn three() -> Vec<Alert> {
+    vec![
+        alert(
+            "IngressGatewayLatencyHigh",
+            &[
+                ("severity", "warning"),
+                ("cluster", "mc-westeu-2"),
+                ("namespace", "gw-west"),
+            ],
+            30,
+        ),
+        alert(
+            "IngressGatewayLatencyHigh",
+            &[
+                ("severity", "warning"),
+                ("cluster", "mc-eastus-1"),
+                ("namespace", "gw-east"),
+            ],
+            5,
+        ),
+        alert("DiskPressureOnEtcd", &[("severity", "critical")], 2),
+    ]
+}
+
+#[test]
+fn grouped_by_name_sorted_by_severity_with_a_count_in_the_status_line() {
+    let mut app = fixture_app();
+    let s = screen(&render(&mut app, 100, 24));
+    assert!(s.contains("asking the Alertmanager"), "{s}");
+    refresh(&mut app, three(), vec![]);
+    let s = screen(&render(&mut app, 100, 24));
+    let lines: Vec<&str> = s.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("`{needle}` not on screen:\n{s}"))
+    };
+    // The critical alert's group first; inside a group, by cluster.
+    assert!(at("⚑ DiskPressureOnEtcd ×1") < at("⚑ IngressGatewayLatencyHigh ×2"));
+    assert!(at("mc-eastus-1 · warning · 5m") < at("mc-westeu-2 · warning · 30m"));
+    assert!(lines[at("⚑ DiskPressureOnEtcd")].contains("no guide routes it"));
+    assert!(lines[at("⚑ IngressGatewayLatencyHigh")]
+        .contains("→ Step 1: Measure the latency per gateway"));
+    // The guides are still listed below the section, and the status line counts.
+    assert!(at("mc-westeu-2") < at("▤ Ingress gateway"), "{s}");
+    assert!(lines[23].contains("3 FIRING"), "{s}");
+}
+
+#[test]
+fn enter_lands_on_the_routed_step_with_the_labels_as_variables() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    // The first alert (the critical one) is selected; j moves to the routed group.
+    let fx = keys(&mut app, "j <Enter>");
+    assert_eq!(app.screen, Screen::Guide);
+    assert_eq!(
+        app.nav.current.as_deref(),
+        Some("ingress-latency.md#step-1-measure-the-latency-per-gateway")
+    );
+    let ns = app.nav.vars.get("NAMESPACE").expect("NAMESPACE filled");
+    assert_eq!(ns.value, "gw-east");
+    assert_eq!(ns.source, VarSource::AlertLabel("namespace".into()));
+    assert_eq!(app.nav.vars["CLUSTER"].value, "mc-eastus-1");
+    // The alert goes into the evidence with its labels.
+    assert!(fx.iter().any(|e| matches!(e,
+        Effect::Record(Event::AlertReceived { name, labels })
+            if name == "IngressGatewayLatencyHigh" && labels["cluster"] == "mc-eastus-1")));
+    // Without auto_run nothing started.
+    assert!(!fx.iter().any(|e| matches!(e, Effect::RunProbe { .. })));
+    // The variables panel names the label each value came from.
+    keys(&mut app, "v");
+    let s = screen(&render(&mut app, 120, 40));
+    assert!(s.contains("alert label `namespace`"), "{s}");
+}
+
+#[test]
+fn an_unrouted_alert_opens_the_search_prefilled_and_says_so() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    let fx = keys(&mut app, "<Enter>");
+    assert!(fx.is_empty());
+    assert_eq!(app.screen, Screen::Library);
+    assert_eq!(app.query, "DiskPressureOnEtcd");
+    let (msg, _) = app.message.clone().expect("a message");
+    assert!(
+        msg.contains("No loaded guide routes `DiskPressureOnEtcd`"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
+    let mut app = fixture_app();
+    let alerts = three()
+        .into_iter()
+        .map(|a| Alert {
+            auto_run: true,
+            ..a
+        })
+        .collect();
+    refresh(&mut app, alerts, vec![]);
+    let fx = keys(&mut app, "j <Enter>");
+    let started: Vec<(usize, &BTreeMap<String, String>)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunProbe {
+                probe, bindings, ..
+            } => Some((*probe, bindings)),
+            _ => None,
+        })
+        .collect();
+    // Probes 0 and 1 read; probe 2 (`rollout restart`) writes and must not start.
+    assert_eq!(
+        started.iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![0, 1],
+        "{fx:?}"
+    );
+    assert_eq!(started[0].1["NAMESPACE"], "gw-east");
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, Effect::NeedsMitigationFlow { .. })));
+    let (msg, _) = app.message.clone().expect("a message");
+    assert!(msg.contains("started its 2 read-only probes"), "{msg}");
+}
+
+#[test]
+fn an_unreachable_alertmanager_is_a_line_and_the_rest_works() {
+    let mut app = fixture_app();
+    refresh(
+        &mut app,
+        vec![],
+        vec![(
+            "westus".into(),
+            "cannot read http://127.0.0.1:1: connection refused to 127.0.0.1:1; is it running?"
+                .into(),
+        )],
+    );
+    let s = screen(&render(&mut app, 100, 24));
+    assert!(
+        s.contains("✗ westus: cannot read http://127.0.0.1:1"),
+        "{s}"
+    );
+    assert!(s.contains("ALERTMANAGER UNREACHABLE"), "{s}");
+    // The guides still open.
+    keys(&mut app, "<Enter>");
+    assert_eq!(app.screen, Screen::Guide);
+}
+
+#[test]
+fn a_refresh_keeps_the_selected_alert_selected() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    keys(&mut app, "j j");
+    let chosen = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    let mut more = three();
+    more.push(alert("AnotherCriticalOne", &[("severity", "critical")], 1));
+    refresh(&mut app, more, vec![]);
+    let now = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    assert_eq!(now, chosen);
+    // Moving down past the last alert lands in the guides list, and up comes back.
+    keys(&mut app, "j");
+    assert_eq!(app.firing.sel, None);
+    keys(&mut app, "k");
+    assert_eq!(app.firing.sel, Some(3));
+}
+
+#[test]
+fn five_thousand_alerts_fold_in_and_draw() {
+    let mut app = fixture_app();
+    let many: Vec<Alert> = (0..5000)
+        .map(|i| {
+            alert(
+                &format!("Synthetic{}", i % 50),
+                &[
+                    ("severity", ["critical", "warning", "info"][i % 3]),
+                    ("cluster", &format!("mc-{i}")),
+                ],
+                (i % 600) as i64,
+            )
+        })
+        .collect();
+    let t = std::time::Instant::now();
+    refresh(&mut app, many, vec![]);
+    let folded = t.elapsed();
+    let s = screen(&render(&mut app, 120, 40));
+    eprintln!(
+        "MEASURED: folding 5,000 alerts into the Firing section {folded:?}, fold + first draw {:?}",
+        t.elapsed()
+    );
+    assert!(s.contains("Firing · 5000 alerts"), "{s}");
+    assert!(s.contains("5000 FIRING"), "{s}");
+    // The last alert can be reached.
+    keys(&mut app, "G");
+    keys(&mut app, "g");
+    assert_eq!(app.firing.sel, Some(0));
+}
+
+#[test]
+fn a_silence_needs_the_alertmanager_name_typed_back() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    keys(&mut app, "j S");
+    let draft = app.firing.confirm.clone().expect("the confirmation opens");
+    assert_eq!(draft.alert, "IngressGatewayLatencyHigh");
+    assert_eq!(draft.labels["namespace"], "gw-east");
+    let s = screen(&render(&mut app, 100, 30));
+    assert!(
+        s.contains("Type the Alertmanager's name `eastus` to silence"),
+        "{s}"
+    );
+    // A wrong name: nothing is sent, the confirmation stays open and says why.
+    let fx = super::tui_common::type_text(&mut app, "westus");
+    assert!(fx.is_empty());
+    let fx = keys(&mut app, "<Enter>");
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.firing.confirm.is_some());
+    assert!(app
+        .message
+        .clone()
+        .unwrap()
+        .0
+        .contains("nothing was silenced"));
+    // The right name: one silence effect with the alert's labels.
+    super::tui_common::type_text(&mut app, "eastus");
+    let fx = keys(&mut app, "<Enter>");
+    assert!(app.firing.confirm.is_none());
+    match fx.as_slice() {
+        [Effect::Silence {
+            source,
+            labels,
+            typed,
+            hours,
+            ..
+        }] => {
+            assert_eq!(
+                (source.as_str(), typed.as_str(), *hours),
+                ("eastus", "eastus", 2)
+            );
+            assert_eq!(labels["cluster"], "mc-eastus-1");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Esc cancels without an effect.
+    keys(&mut app, "S");
+    assert!(keys(&mut app, "<Esc>").is_empty());
+    assert!(app.firing.confirm.is_none());
+}

@@ -1,0 +1,104 @@
+//! The navigator draws before the library is read: guides arrive in the background with a
+//! "loading N/M" count, and a start-up alert waits for the guide that routes it.
+
+use crate::tui_common::{render, screen, Tmux};
+use tsgnav::tui::keymap::Keymap;
+use tsgnav::tui::theme::Theme;
+use tsgnav::tui::App;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tsgnav")
+}
+
+fn guide(i: usize) -> String {
+    format!(
+        "# Guide {i:03}: node pool {i}\n\n## Step 1: Look at pool {i}\n\n```bash\nkubectl get nodes -l pool=p{i}\n```\n\nIf it is empty, see [the other guide](guide-{next:03}.md).\n",
+        next = i + 1
+    )
+}
+
+#[test]
+fn the_library_screen_fills_in_as_batches_arrive() {
+    let mut app = App::new(Default::default(), Keymap::bundled(), Theme::bundled(true));
+    let parse = |i: usize| tsgnav::tsg::parse_guide(&format!("guide-{i:03}.md"), &guide(i));
+    tsgnav::tui::loading::absorb(&mut app, Vec::new(), 0, 5);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("0 guides") && s.contains("loading 0/5"), "{s}");
+
+    tsgnav::tui::loading::absorb(&mut app, vec![parse(0), parse(1)], 2, 5);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("2 guides") && s.contains("loading 2/5"), "{s}");
+    assert!(s.contains("Guide 000") && s.contains("Guide 001"), "{s}");
+    // guide-000 links to guide-001 without an anchor: resolved to its first step now.
+    let edge = &app.lib.guides[0].nodes[1].edges;
+    assert!(
+        edge.iter()
+            .any(|e| e.to == "guide-001.md#guide-001-node-pool-1"),
+        "{edge:?}"
+    );
+    // The link to guide-002 waits for it.
+    assert!(app.lib.guides[1].nodes[1]
+        .edges
+        .iter()
+        .any(|e| e.to == "guide-002.md"));
+
+    tsgnav::tui::loading::absorb(&mut app, vec![parse(2), parse(3), parse(4)], 5, 5);
+    tsgnav::tui::loading::finish(&mut app, false);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("5 guides") && !s.contains("loading"), "{s}");
+    assert!(app.lib.guides[1].nodes[1]
+        .edges
+        .iter()
+        .any(|e| e.to == "guide-002.md#guide-002-node-pool-2"));
+    assert!(app
+        .nav
+        .index
+        .node(&app.lib, "guide-004.md#step-1-look-at-pool-4")
+        .is_some());
+}
+
+#[test]
+fn first_frame_comes_before_the_last_guide_and_the_alert_waits_for_it() {
+    let Some(t) = Tmux::start("loading") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..40 {
+        std::fs::write(dir.path().join(format!("guide-{i:03}.md")), guide(i)).expect("write");
+    }
+    // The guide that routes the alert is a FIFO: reading it blocks until the test writes it,
+    // like a file on a slow network share. Sorted last, so 40 of 41 files are read before it.
+    let slow = dir.path().join("zz-routes.md");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&slow)
+        .status()
+        .expect("mkfifo");
+    assert!(ok.success());
+    t.send_line(&format!(
+        "{} '{}' --alert LateAlert --no-evidence",
+        bin(),
+        dir.path().display()
+    ));
+    let s = t.wait_for("the first frame, still loading", |s| {
+        s.contains("loading 40/41")
+    });
+    assert!(s.contains("40 guides"), "{s}");
+    assert!(!s.contains("Step 2: Late step"), "{s}");
+    std::fs::write(
+        &slow,
+        "# Routes\n\n| Alert | Step |\n|---|---|\n| LateAlert | [Step 2](#step-2-late-step) |\n\n## Step 1: Early step\n\nNothing.\n\n## Step 2: Late step\n\nThe alert lands here.\n",
+    )
+    .expect("write the FIFO");
+    let s = t.wait_for("the step the alert routes to", |s| {
+        s.contains("Step 2: Late step") && s.contains("The alert lands here.")
+    });
+    assert!(!s.contains("loading"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("the prompt or a question", |s| {
+        s.lines().filter(|l| l.starts_with("READY$")).count() >= 2 || s.contains("q again")
+    });
+    if !s.lines().any(|l| l.starts_with("READY$")) || s.contains("q again") {
+        t.keys(&["q"]);
+    }
+    t.restored();
+}
