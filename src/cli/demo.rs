@@ -99,8 +99,8 @@ impl DemoArgs {
             context: sim.clusters.first().cloned(),
             kubeconfig: Some(kubeconfig),
         });
-        built.app.live = Live::Available;
-        built.app.data_label = Some("DEMO DATA (simulated)".into());
+        built.app.session.live = Live::Available;
+        built.app.session.data_label = Some("DEMO DATA (simulated)".into());
         let recorder = (!self.no_evidence).then(|| {
             crate::tui::runtime::record::Recorder::new(
                 crate::evidence::state_dir(),

@@ -47,7 +47,7 @@ pub fn run(session: &str) -> anyhow::Result<ExitCode> {
         },
         ..LiveSettings::default()
     });
-    built.app.live = Live::Available;
-    built.app.data_label = Some(format!("REPLAY of {} (recorded)", log.id));
+    built.app.session.live = Live::Available;
+    built.app.session.data_label = Some(format!("REPLAY of {} (recorded)", log.id));
     super::tui::launch_with(built, None)
 }

@@ -89,7 +89,7 @@ impl TuiArgs {
             }
         }
         let mut app = App::new(lib, keymap, theme);
-        app.recording = !self.no_evidence;
+        app.session.recording = !self.no_evidence;
         let mut startup = Vec::new();
         let mut pending: Vec<Cmd> = Vec::new();
         // Applied now, or (when the library is read in the background) once it is all in.
@@ -201,14 +201,14 @@ impl TuiArgs {
         if self.write {
             match live.as_ref().and_then(|l| l.context.clone()) {
                 Some(ctx) => {
-                    app.write = true;
-                    app.write_target = Some(ctx);
+                    app.session.write = true;
+                    app.session.write_target = Some(ctx);
                 }
                 None => bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file"),
             }
         }
         if live.is_none() {
-            app.live =
+            app.session.live =
                 tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
         }
         let firing = super::alerts_firing::navigator_sources(

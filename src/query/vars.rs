@@ -118,7 +118,7 @@ pub fn needed(lang: Lang, code: &str) -> Vec<String> {
     };
     for n in tv::placeholders(code)
         .into_iter()
-        .chain(tv::brace_placeholders_for(lang == Lang::Shell, code))
+        .chain(tv::brace_placeholders_of(lang, code))
     {
         if !names.contains(&n) {
             names.push(n);
@@ -165,7 +165,7 @@ pub struct Substituted {
 /// Places `bindings` into `code` the safe way for `lang`.
 pub fn substitute(lang: Lang, code: &str, bindings: &Bindings) -> Result<Substituted, ProbeError> {
     let placeholders = tv::placeholders(code);
-    let braces = tv::brace_placeholders_for(lang == Lang::Shell, code);
+    let braces = tv::brace_placeholders_of(lang, code);
     let shell = lang == Lang::Shell;
     let mut env = Vec::new();
     if shell {

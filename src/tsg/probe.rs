@@ -315,7 +315,7 @@ fn analyse(p: &mut Probe, code: String) {
     };
     for name in vars::placeholders(&code)
         .into_iter()
-        .chain(vars::brace_placeholders_for(p.lang == Lang::Shell, &code))
+        .chain(vars::brace_placeholders_of(p.lang, &code))
     {
         if !vars_used.contains(&name) {
             vars_used.push(name);

@@ -223,9 +223,20 @@ fn numbered_option(title: &str) -> bool {
 /// mitigation steps. `mutates` says whether a probe changes a system (from `crate::safety`,
 /// which `tsg` may not import).
 pub fn refine(guide: &mut Guide, synonyms: &Synonyms, mutates: &dyn Fn(&Probe) -> bool) {
+    // A step under a heading that names its phase ("Diagnostics") keeps that phase's role.
+    let titles: std::collections::HashMap<String, String> = guide
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.title.clone()))
+        .collect();
     for n in &mut guide.nodes {
         let open = matches!(n.role, Role::Diagnostic | Role::Other);
-        if open && synonyms.neutral(&n.title) && n.probes.iter().any(mutates) {
+        let parent_neutral = n
+            .parent
+            .as_ref()
+            .and_then(|p| titles.get(p))
+            .is_none_or(|t| synonyms.neutral(t));
+        if open && parent_neutral && synonyms.neutral(&n.title) && n.probes.iter().any(mutates) {
             n.role = Role::Mitigation;
         }
     }

@@ -287,18 +287,28 @@ pub fn placeholders(text: &str) -> Vec<String> {
     out
 }
 
-/// `{region}` forms (not `${…}`, not shell/jq/jsonpath braces, which hold spaces, dots or commas).
+/// `{region}` forms in a shell probe (not `${…}`, not shell/jq/jsonpath braces, which hold
+/// spaces, dots or commas, nor anything inside a single-quoted word).
 pub fn brace_placeholders(text: &str) -> Vec<String> {
-    brace_placeholders_for(false, text)
+    braces(text, true)
 }
 
-/// [`brace_placeholders`] of a probe in `shell` or another language: in a shell probe a
-/// `{…}` inside a single-quoted word is literal text too.
-pub fn brace_placeholders_for(shell: bool, text: &str) -> Vec<String> {
+/// `{region}` forms in a query (KQL, PromQL …), where a single-quoted string is a literal the
+/// guide means to be filled (`where region == '{region}'`).
+pub fn query_brace_placeholders(text: &str) -> Vec<String> {
+    braces(text, false)
+}
+
+/// The placeholders of `lang`'s code: shell rules for shell, query rules otherwise.
+pub fn brace_placeholders_of(lang: crate::tsg::Lang, text: &str) -> Vec<String> {
+    braces(text, lang == crate::tsg::Lang::Shell)
+}
+
+fn braces(text: &str, shell: bool) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     for (i, _) in text.match_indices('{') {
-        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || template_syntax(shell, text, i) {
+        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, i)) {
             continue;
         }
         let rest = &text[i + 1..];
@@ -320,9 +330,9 @@ pub fn brace_placeholders_for(shell: bool, text: &str) -> Vec<String> {
 }
 
 /// Whether the `{` at `i` is template syntax, never a variable: inside a kubectl
-/// `jsonpath=`/`go-template=`/`custom-columns=`/`--sort-by=` word, or (in a shell probe)
-/// inside a single-quoted word.
-fn template_syntax(shell: bool, text: &str, i: usize) -> bool {
+/// `jsonpath=`/`go-template=`/`custom-columns=`/`--sort-by=` word, or inside a single-quoted
+/// shell word (one that opens after a space or `=`; KQL's `cluster('…{region}')` still counts).
+fn template_syntax(text: &str, i: usize) -> bool {
     let prefix = &text[text[..i].rfind('\n').map_or(0, |p| p + 1)..i];
     let (mut single, mut double, mut word) = (None, false, 0);
     for (k, c) in prefix.char_indices() {
@@ -334,7 +344,13 @@ fn template_syntax(shell: bool, text: &str, i: usize) -> bool {
         }
     }
     let marks = ["jsonpath", "template=", "custom-columns=", "sort-by="];
-    marks.iter().any(|m| prefix[word..].contains(m)) || (shell && single.is_some())
+    marks.iter().any(|m| prefix[word..].contains(m))
+        || single.is_some_and(|q| {
+            prefix[..q]
+                .chars()
+                .last()
+                .is_none_or(|c| c.is_whitespace() || c == '=')
+        })
 }
 
 #[cfg(test)]
@@ -385,15 +401,10 @@ mod tests {
             "kubectl get pods -o go-template='{{range .items}}{{.metadata.name}}{{end}}'",
             "kubectl get pods -o go-template={{end}}",
             "kubectl get pods --sort-by={name}",
+            "echo '{x}' | grep '{y}'",
         ] {
             assert_eq!(brace_placeholders(t), Vec::<String>::new(), "{t}");
         }
-        let quoted = "echo '{x}' | grep '{y}'";
-        assert_eq!(brace_placeholders_for(true, quoted), Vec::<String>::new());
-        assert_eq!(
-            brace_placeholders_for(false, "where r == '{region}'"),
-            vec!["region"]
-        );
         assert_eq!(brace_placeholders("echo \"{x}\" {y}"), vec!["x", "y"]);
     }
 }

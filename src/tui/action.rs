@@ -1,7 +1,9 @@
-//! Messages into the pure `update()`: a raw terminal event, an intent named by the keymap
-//! (`run = "scroll_down"`), or a worker result. Plain data; must not import IO.
+//! Messages into the pure `update()`: a raw terminal event, a [`Command`] (named by a keymap
+//! row or typed in the palette), what the view measured, or a worker result. Plain data; must not import IO.
 
 use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::command::Command;
 
 /// What a probe run produced (filled by the runtime from `crate::query`).
 #[derive(Debug, Clone, PartialEq)]
@@ -20,36 +22,10 @@ pub enum Action {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Resize(u16, u16),
-    // Intents named by keymap rows.
-    Quit,
-    ForceQuit,
-    ScrollDown,
-    ScrollUp,
-    PageDown,
-    PageUp,
-    Top,
-    Bottom,
-    NextItem,
-    PrevItem,
-    Activate,
-    Follow(usize),
-    NextStep,
-    Back,
-    Done,
-    Skip,
-    Run,
-    OutlineDown,
-    OutlineUp,
-    OutlineOpen,
-    Library,
-    Search,
-    Palette,
-    Help,
-    Vars,
-    Cancel,
-    WriteMode,
-    /// `S` on a firing alert: propose a silence.
-    Silence,
+    /// A frame was drawn; what the view measured (the runtime sends it after each draw).
+    Drawn(crate::tui::app::Viewport),
+    /// A command: from a keymap row, the palette or a mouse gesture.
+    Command(Command),
     // Worker results.
     ProbeFinished {
         node: String,
@@ -80,44 +56,4 @@ pub enum Action {
     Notice(String),
     /// A background refresh of the firing alerts.
     Firing(Box<crate::tui::firing::FiringUpdate>),
-}
-
-impl Action {
-    /// The intent a keymap row's `run` names, e.g. `"scroll_down"` or `"follow 3"`.
-    pub fn from_name(run: &str) -> Option<Action> {
-        let mut words = run.split_whitespace();
-        let name = words.next()?;
-        let arg = words.next();
-        Some(match (name, arg) {
-            ("quit", None) => Action::Quit,
-            ("force_quit", None) => Action::ForceQuit,
-            ("scroll_down", None) => Action::ScrollDown,
-            ("scroll_up", None) => Action::ScrollUp,
-            ("page_down", None) => Action::PageDown,
-            ("page_up", None) => Action::PageUp,
-            ("top", None) => Action::Top,
-            ("bottom", None) => Action::Bottom,
-            ("next_item", None) => Action::NextItem,
-            ("prev_item", None) => Action::PrevItem,
-            ("activate", None) => Action::Activate,
-            ("follow", Some(n)) => Action::Follow(n.parse::<usize>().ok()?.checked_sub(1)?),
-            ("next_step", None) => Action::NextStep,
-            ("back", None) => Action::Back,
-            ("done", None) => Action::Done,
-            ("skip", None) => Action::Skip,
-            ("run", None) => Action::Run,
-            ("outline_down", None) => Action::OutlineDown,
-            ("outline_up", None) => Action::OutlineUp,
-            ("outline_open", None) => Action::OutlineOpen,
-            ("library", None) => Action::Library,
-            ("search", None) => Action::Search,
-            ("palette", None) => Action::Palette,
-            ("help", None) => Action::Help,
-            ("vars", None) => Action::Vars,
-            ("cancel", None) => Action::Cancel,
-            ("write_mode", None) => Action::WriteMode,
-            ("silence", None) => Action::Silence,
-            _ => return None,
-        })
-    }
 }

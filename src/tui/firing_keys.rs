@@ -6,8 +6,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::action::Action;
 use super::app::App;
+use super::command::Command;
 use super::firing::SilenceDraft;
 use super::navigate::{nav_cmd, run};
 use super::search;
@@ -15,34 +15,34 @@ use crate::nav::{AlertContext, Cmd, Effect};
 use crate::tsg::SafetyClass;
 
 /// Handles `a` when it concerns the Firing section; `None` leaves it to the guides list.
-pub fn key(app: &mut App, a: &Action) -> Option<Vec<Effect>> {
+pub fn key(app: &mut App, a: &Command) -> Option<Vec<Effect>> {
     let f = &mut app.firing;
     if !f.enabled {
         return None;
     }
     let n = f.alerts.len();
     match (a, f.sel) {
-        (Action::NextItem | Action::ScrollDown, Some(i)) => {
+        (Command::NextItem | Command::ScrollDown, Some(i)) => {
             if i + 1 < n {
                 f.sel = Some(i + 1);
             } else {
                 f.sel = None;
-                app.hit_sel = 0;
+                app.search.sel = 0;
             }
         }
-        (Action::PrevItem | Action::ScrollUp, Some(i)) => f.sel = Some(i.saturating_sub(1)),
-        (Action::PrevItem | Action::ScrollUp, None) if app.hit_sel == 0 && n > 0 => {
+        (Command::PrevItem | Command::ScrollUp, Some(i)) => f.sel = Some(i.saturating_sub(1)),
+        (Command::PrevItem | Command::ScrollUp, None) if app.search.sel == 0 && n > 0 => {
             f.sel = Some(n - 1)
         }
-        (Action::Top, _) if n > 0 => f.sel = Some(0),
-        (Action::Bottom | Action::Search | Action::Cancel, Some(_)) => {
+        (Command::Top, _) if n > 0 => f.sel = Some(0),
+        (Command::Bottom | Command::Search | Command::Cancel, Some(_)) => {
             f.sel = None;
             return None;
         }
-        (Action::PageDown, Some(i)) => f.sel = Some((i + 10).min(n.saturating_sub(1))),
-        (Action::PageUp, Some(i)) => f.sel = Some(i.saturating_sub(10)),
-        (Action::Activate, Some(i)) => return Some(open(app, i)),
-        (Action::Silence, _) => return Some(propose_silence(app)),
+        (Command::PageDown, Some(i)) => f.sel = Some((i + 10).min(n.saturating_sub(1))),
+        (Command::PageUp, Some(i)) => f.sel = Some(i.saturating_sub(10)),
+        (Command::Activate, Some(i)) => return Some(open(app, i)),
+        (Command::Silence, _) => return Some(propose_silence(app)),
         _ => return None,
     }
     Some(Vec::new())
@@ -54,9 +54,9 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         return Vec::new();
     };
     if alert.route.is_none() {
-        app.query = alert.name.clone();
-        app.hits = search::library_hits(&app.lib, &app.query, usize::MAX);
-        app.hit_sel = 0;
+        app.search.query = alert.name.clone();
+        app.search.hits = search::library_hits(&app.lib, &app.search.query, usize::MAX);
+        app.search.sel = 0;
         app.firing.sel = None;
         app.set_message(
             format!(
@@ -158,7 +158,7 @@ pub fn confirm_key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             return Vec::new();
         }
         KeyCode::Char('c') if ctrl => {
-            app.quit = true;
+            app.session.quit = true;
             return Vec::new();
         }
         KeyCode::Char('u') if ctrl => d.buf.clear(),

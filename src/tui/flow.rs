@@ -13,12 +13,12 @@ use crate::tsg::SafetyClass;
 
 /// `W`: write mode off at once, or on after the context is typed.
 pub fn toggle_write(app: &mut App) -> Vec<Effect> {
-    if app.write {
-        app.write = false;
+    if app.session.write {
+        app.session.write = false;
         app.set_message("Write mode OFF: this session is read-only again.", false);
         return vec![Effect::WriteMode(false)];
     }
-    match &app.write_target {
+    match &app.session.write_target {
         Some(ctx) => {
             let msg = format!(
                 "Type the kube context `{ctx}` and Enter to turn write mode on (Esc keeps it read-only)."
@@ -37,9 +37,9 @@ pub fn toggle_write(app: &mut App) -> Vec<Effect> {
 
 /// The context typed at the write-mode prompt.
 pub fn write_typed(app: &mut App, typed: &str) -> Vec<Effect> {
-    match app.write_target.clone() {
+    match app.session.write_target.clone() {
         Some(ctx) if typed.trim() == ctx => {
-            app.write = true;
+            app.session.write = true;
             app.set_message(
                 format!("Write mode ON for {ctx}: a mutating probe opens its confirmation screen."),
                 false,
@@ -62,14 +62,14 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
     let Effect::NeedsMitigationFlow { probe, class, .. } = &effect else {
         return Vec::new();
     };
-    if let Live::Unavailable(why) = &app.live {
+    if let Live::Unavailable(why) = &app.session.live {
         app.set_message(
             format!("Live queries are unavailable: {why}. Nothing was run."),
             true,
         );
         return Vec::new();
     }
-    if *class == SafetyClass::LongRunning || app.write {
+    if *class == SafetyClass::LongRunning || app.session.write {
         return vec![effect];
     }
     app.set_message(
@@ -99,7 +99,7 @@ pub fn offer_after_check(app: &mut App, node: &str, probe: usize) {
     };
     let first = n.probes[next].code.lines().next().unwrap_or("").to_string();
     if let Some(i) = app.items().iter().position(|i| *i == Item::Probe(next)) {
-        app.item_sel = i;
+        app.screen.item_sel = i;
     }
     app.set_message(
         format!(
@@ -124,13 +124,13 @@ pub fn restore_offer(app: &App, node: &str, probe: usize, var: &str) -> Option<(
     crate::mitigate::restore_vars(&p.code, &known)
         .into_iter()
         .filter(|(_, name)| name == var)
-        .find_map(|(resource, _)| app.open.iter().find(|o| o.resource == resource))
+        .find_map(|(resource, _)| app.session.open.iter().find(|o| o.resource == resource))
         .map(|o| (o.was.clone(), o.to_string()))
 }
 
 /// "1 open mitigation: …" for the status line, quit and export.
 pub fn open_warning(app: &App) -> String {
-    match app.open.as_slice() {
+    match app.session.open.as_slice() {
         [] => String::new(),
         [one] => format!("1 open mitigation: {one}"),
         [first, rest @ ..] => format!(

@@ -9,7 +9,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
-use super::action::Action;
+use super::command::Command;
 
 /// The bundled keymap.
 pub const DEFAULT: &str = include_str!("../../assets/keymap.toml");
@@ -51,24 +51,14 @@ impl Key {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeymapError {
-    #[error("{file}: is not valid TOML: {detail}")]
-    Toml { file: String, detail: String },
-    #[error("{file}: [[{context}]] row {row}: key `{key}` is not a key tsgnav knows; write `j`, `<C-d>`, `<S-Tab>`, `<Enter>` …")]
-    BadKey {
+    /// The file is not valid TOML, names an unknown screen, key or command: `line` is where
+    /// (1-based; 0 when the parser could not say).
+    #[error("{file}:{line}: {message}")]
+    Invalid {
         file: String,
-        context: String,
-        row: usize,
-        key: String,
+        line: usize,
+        message: String,
     },
-    #[error("{file}: [[{context}]] row {row}: `run = \"{run}\"` is not a command; see assets/keymap.toml for the list")]
-    BadRun {
-        file: String,
-        context: String,
-        row: usize,
-        run: String,
-    },
-    #[error("{file}: [{context}] is not a screen; use one of global, library, guide, help")]
-    BadContext { file: String, context: String },
 }
 
 /// Parses one key in the notation above.
@@ -128,19 +118,61 @@ pub fn parse_keys(script: &str) -> Vec<KeyEvent> {
         .collect()
 }
 
-/// One row, as written.
+/// One key of a row's `on`, as written and parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyName {
+    pub text: String,
+    pub key: Key,
+}
+
+impl<'de> Deserialize<'de> for KeyName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KeyName, D::Error> {
+        let text = String::deserialize(d)?;
+        match parse_key(&text) {
+            Some(key) => Ok(KeyName { text, key }),
+            None => Err(serde::de::Error::custom(format!(
+                "key `{text}` is not a key tsgnav knows; write `j`, `<C-d>`, `<S-Tab>`, `<Enter>` …"
+            ))),
+        }
+    }
+}
+
+/// One row: the keys, the command they run and the help screen's words for it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Row {
-    pub on: Vec<String>,
-    pub run: String,
+    pub on: Vec<KeyName>,
+    #[serde(deserialize_with = "super::command::deserialize_run")]
+    pub run: Command,
     #[serde(default)]
     pub desc: String,
 }
 
+impl Row {
+    /// The keys as written, for the help screen.
+    pub fn keys(&self) -> Vec<&str> {
+        self.on.iter().map(|k| k.text.as_str()).collect()
+    }
+}
+
+/// A keymap file: rows per screen.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    global: Vec<Row>,
+    #[serde(default)]
+    library: Vec<Row>,
+    #[serde(default)]
+    guide: Vec<Row>,
+    #[serde(default)]
+    help: Vec<Row>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Keymap {
-    /// (context, row, parsed keys, action), user rows first.
-    rows: Vec<(String, Row, Vec<Key>, Action)>,
+    /// (screen, row), user rows first.
+    rows: Vec<(&'static str, Row)>,
 }
 
 impl Keymap {
@@ -150,83 +182,61 @@ impl Keymap {
         Keymap::parse("assets/keymap.toml", DEFAULT).unwrap_or_default()
     }
 
-    /// Parses a keymap file; `file` names it in messages.
+    /// Parses a keymap file; `file` names it in messages. Every key and command is checked
+    /// here, so a typo is reported with its line when the file is loaded.
     pub fn parse(file: &str, text: &str) -> Result<Keymap, KeymapError> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| KeymapError::Toml {
+        let f: File = toml::from_str(text).map_err(|e| KeymapError::Invalid {
             file: file.into(),
-            detail: e.to_string(),
+            line: e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                .unwrap_or(0),
+            message: e.message().trim().to_string(),
         })?;
-        let mut km = Keymap::default();
-        for (context, rows) in table {
-            if !CONTEXTS.contains(&context.as_str()) {
-                return Err(KeymapError::BadContext {
-                    file: file.into(),
-                    context,
-                });
-            }
-            let rows: Vec<Row> =
-                rows.try_into()
-                    .map_err(|e: toml::de::Error| KeymapError::Toml {
-                        file: file.into(),
-                        detail: format!("[[{context}]]: {e}"),
-                    })?;
-            for (i, row) in rows.into_iter().enumerate() {
-                let mut keys = Vec::new();
-                for k in &row.on {
-                    let key = parse_key(k).ok_or_else(|| KeymapError::BadKey {
-                        file: file.into(),
-                        context: context.clone(),
-                        row: i + 1,
-                        key: k.clone(),
-                    })?;
-                    keys.push(key);
-                }
-                let action = Action::from_name(&row.run).ok_or_else(|| KeymapError::BadRun {
-                    file: file.into(),
-                    context: context.clone(),
-                    row: i + 1,
-                    run: row.run.clone(),
-                })?;
-                km.rows.push((context.clone(), row, keys, action));
-            }
+        let mut rows = Vec::new();
+        for (screen, list) in [
+            ("global", f.global),
+            ("library", f.library),
+            ("guide", f.guide),
+            ("help", f.help),
+        ] {
+            rows.extend(list.into_iter().map(|r| (screen, r)));
         }
-        Ok(km)
+        Ok(Keymap { rows })
     }
 
     /// `user` rows replace `self`'s rows of the same screen and command, and win where
     /// both bind a key.
     pub fn with_overrides(self, user: Keymap) -> Keymap {
         let mut rows = user.rows;
-        let replaced: Vec<(String, String)> = rows
-            .iter()
-            .map(|(c, r, _, _)| (c.clone(), r.run.clone()))
-            .collect();
+        let replaced: Vec<(&str, Command)> =
+            rows.iter().map(|(c, r)| (*c, r.run.clone())).collect();
         rows.extend(
             self.rows
                 .into_iter()
-                .filter(|(c, r, _, _)| !replaced.contains(&(c.clone(), r.run.clone()))),
+                .filter(|(c, r)| !replaced.contains(&(*c, r.run.clone()))),
         );
         Keymap { rows }
     }
 
-    /// The action bound to `ev` on screen `context` (its own rows, then `global`).
-    pub fn lookup(&self, context: &str, ev: &KeyEvent) -> Option<Action> {
+    /// The command bound to `ev` on screen `context` (its own rows, then `global`).
+    pub fn lookup(&self, context: &str, ev: &KeyEvent) -> Option<Command> {
         let key = Key::from_event(ev);
         let find = |ctx: &str| {
             self.rows
                 .iter()
-                .find(|(c, _, keys, _)| c == ctx && keys.contains(&key))
-                .map(|(_, _, _, a)| a.clone())
+                .find(|(c, r)| *c == ctx && r.on.iter().any(|k| k.key == key))
+                .map(|(_, r)| r.run.clone())
         };
         find(context).or_else(|| find("global"))
     }
 
-    /// The rows of one screen, for the help screen (a key bound twice is shown once).
+    /// The rows of one screen, for the help screen (a command bound twice is shown once).
     pub fn rows(&self, context: &str) -> Vec<&Row> {
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: Vec<&Command> = Vec::new();
         let mut out = Vec::new();
-        for (c, row, _, _) in &self.rows {
-            if c == context && !seen.contains(&row.run.as_str()) {
+        for (c, row) in &self.rows {
+            if *c == context && !seen.contains(&&row.run) {
                 seen.push(&row.run);
                 out.push(row);
             }

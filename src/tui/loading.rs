@@ -8,7 +8,7 @@ use crate::tsg::{self, Guide};
 /// Adds `guides` (the next ones in file order) to the library; `loaded` of `total` files have
 /// been read so far.
 pub fn absorb(app: &mut App, guides: Vec<Guide>, loaded: usize, total: usize) {
-    app.loading = Some((loaded, total));
+    app.session.loading = Some((loaded, total));
     app.dirty = true;
     if guides.is_empty() {
         return;
@@ -17,15 +17,15 @@ pub fn absorb(app: &mut App, guides: Vec<Guide>, loaded: usize, total: usize) {
     // Idempotent: links that waited for a guide of this batch resolve now.
     tsg::link_library(&mut app.lib);
     app.nav.index = crate::nav::Index::new(&app.lib);
-    if app.screen == Screen::Library {
-        app.hits = super::search::library_hits(&app.lib, &app.query, usize::MAX);
-        app.hit_sel = app.hit_sel.min(app.hits.len().saturating_sub(1));
+    if app.screen.current == Screen::Library {
+        app.search.hits = super::search::library_hits(&app.lib, &app.search.query, usize::MAX);
+        app.search.sel = app.search.sel.min(app.search.hits.len().saturating_sub(1));
     }
 }
 
 /// Every file has been read; `failed` when some could not be loaded.
 pub fn finish(app: &mut App, failed: bool) {
-    app.loading = None;
+    app.session.loading = None;
     app.dirty = true;
     if failed {
         app.set_message(

@@ -1,27 +1,33 @@
 //! The interactive navigator (TUI). Elm-style: terminal events and worker results become
 //! [`action::Action`]s, the pure [`update::update`] folds them into [`app::App`] and returns
-//! [`crate::nav::Effect`]s, [`view::draw`] renders the state, and [`runtime`] — the only part
+//! [`crate::nav::Effect`]s, [`view::draw`] renders the state (writing only its own [`frame::FrameState`]), and [`runtime`] — the only part
 //! that does IO — owns the terminal, the event loop and the effects (live probes through
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `firing`, `firing_keys`, `mitigation`, `worker`, `loading`, `keymap`, `theme`, `search`, `config`) must not import IO (std::fs,
+//! `widgets`, `flow`, `firing`, `firing_keys`, `mitigation`, `worker`, `loading`, `keymap`, `theme`,
+//! `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must not import IO (std::fs,
 //! std::process, std::env, std::thread, tokio) nor `crate::query` / `crate::evidence`.
 
 pub mod action;
 pub mod app;
+pub mod command;
 pub mod config;
 pub mod firing;
 pub mod firing_keys;
 pub mod flow;
+pub mod frame;
 pub mod input;
 pub mod keymap;
 pub mod loading;
 pub mod mitigation;
 pub mod mouse;
 pub mod navigate;
+pub mod palette;
 pub mod runtime;
+pub mod scroll;
 pub mod search;
+pub mod state;
 pub mod theme;
 pub mod update;
 pub mod view;

@@ -5,8 +5,10 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
 use super::app::{App, Panel, Screen};
+use super::command::Command;
 use super::navigate::{nav_cmd, open_hit};
-use super::update::{activate, scroll_to, update};
+use super::scroll::{help_scroll_to, scroll_to};
+use super::update::{activate, update};
 use crate::nav::{Cmd, Effect};
 
 pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
@@ -14,26 +16,32 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
     };
     match m.kind {
-        MouseEventKind::ScrollDown if app.help => app.help_scroll += 3,
-        MouseEventKind::ScrollUp if app.help => app.help_scroll = app.help_scroll.saturating_sub(3),
-        MouseEventKind::ScrollDown if app.screen == Screen::Library => {
-            return update(app, Action::NextItem)
+        MouseEventKind::ScrollDown if app.screen.help => {
+            help_scroll_to(app, app.screen.help_scroll + 3)
         }
-        MouseEventKind::ScrollUp if app.screen == Screen::Library => {
-            return update(app, Action::PrevItem)
+        MouseEventKind::ScrollUp if app.screen.help => {
+            help_scroll_to(app, app.screen.help_scroll.saturating_sub(3))
         }
-        MouseEventKind::ScrollDown => scroll_to(app, app.scroll + 3),
-        MouseEventKind::ScrollUp => scroll_to(app, app.scroll.saturating_sub(3)),
-        MouseEventKind::Down(MouseButton::Left) if !app.help => {
-            if app.screen == Screen::Library && inside(app.areas.list) {
-                let row = app.areas.list_top + usize::from(m.row - app.areas.list.y);
-                if row < app.hits.len() {
-                    app.hit_sel = row;
+        MouseEventKind::ScrollDown if app.screen.current == Screen::Library => {
+            return update(app, Action::Command(Command::NextItem))
+        }
+        MouseEventKind::ScrollUp if app.screen.current == Screen::Library => {
+            return update(app, Action::Command(Command::PrevItem))
+        }
+        MouseEventKind::ScrollDown => scroll_to(app, app.screen.scroll + 3),
+        MouseEventKind::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(3)),
+        MouseEventKind::Down(MouseButton::Left) if !app.screen.help => {
+            if app.screen.current == Screen::Library && inside(app.screen.viewport.areas.list) {
+                let row = app.screen.viewport.areas.list_top
+                    + usize::from(m.row - app.screen.viewport.areas.list.y);
+                if row < app.search.hits.len() {
+                    app.search.sel = row;
                     return open_hit(app);
                 }
             }
-            if app.screen == Screen::Guide && inside(app.areas.outline) {
-                let row = app.areas.outline_top + usize::from(m.row - app.areas.outline.y);
+            if app.screen.current == Screen::Guide && inside(app.screen.viewport.areas.outline) {
+                let row = app.screen.viewport.areas.outline_top
+                    + usize::from(m.row - app.screen.viewport.areas.outline.y);
                 if let Some(id) = app
                     .current_guide()
                     .and_then(|g| g.nodes.get(row))
@@ -42,11 +50,12 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                     return nav_cmd(app, Cmd::Goto(id));
                 }
             }
-            if app.screen == Screen::Guide && inside(app.areas.items) {
-                let row = app.areas.items_top + usize::from(m.row - app.areas.items.y);
+            if app.screen.current == Screen::Guide && inside(app.screen.viewport.areas.items) {
+                let row = app.screen.viewport.areas.items_top
+                    + usize::from(m.row - app.screen.viewport.areas.items.y);
                 let items = app.items();
-                if row < items.len() && app.panel == Panel::Actions {
-                    app.item_sel = row;
+                if row < items.len() && app.screen.panel == Panel::Actions {
+                    app.screen.item_sel = row;
                     return activate(app, &items);
                 }
             }

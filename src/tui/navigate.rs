@@ -8,7 +8,7 @@ use crate::nav::{self, AlertContext, Cmd, Effect};
 
 /// Opens the selected hit (a guide, a step or an alert).
 pub fn open_hit(app: &mut App) -> Vec<Effect> {
-    let Some(hit) = app.hits.get(app.hit_sel).copied() else {
+    let Some(hit) = app.search.hits.get(app.search.sel).copied() else {
         return Vec::new();
     };
     match hit {
@@ -60,20 +60,20 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     let before = app.nav.current.clone();
     let effects = nav::apply(&mut app.nav, &app.lib, cmd);
     if app.nav.current != before {
-        app.scroll = 0;
-        app.item_sel = 0;
-        app.screen = Screen::Guide;
-        app.message = None;
+        app.screen.scroll = 0;
+        app.screen.item_sel = 0;
+        app.screen.current = Screen::Guide;
+        app.notice = None;
         if let Some((_, n)) = app.current_id().and_then(|id| app.nav.index.position(id)) {
-            app.outline_sel = n;
+            app.screen.outline_sel = n;
         }
-        app.class_cache = None;
+        app.probes.classes = None;
         let classes = app.classes();
-        app.class_cache = app.current_id().map(|id| (id.to_string(), classes));
+        app.probes.classes = app.current_id().map(|id| (id.to_string(), classes));
     }
     let mut out = Vec::new();
     if let Some(left) = before.filter(|b| app.nav.current.as_ref() != Some(b)) {
-        if app.running.iter().any(|(n, _)| *n == left) {
+        if app.probes.running.iter().any(|(n, _)| *n == left) {
             out.push(Effect::CancelProbes { node: left });
         }
     }
@@ -105,7 +105,7 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                 });
             }
             e @ Effect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
-            Effect::RunProbe { .. } => match &app.live {
+            Effect::RunProbe { .. } => match &app.session.live {
                 Live::Available => out.push(e),
                 Live::Unavailable(why) => app.set_message(
                     format!(
@@ -114,11 +114,11 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                     true,
                 ),
             },
-            Effect::Export if !app.recording => app.set_message(
+            Effect::Export if !app.session.recording => app.set_message(
                 "Evidence recording is off in this session (--no-evidence), so there is nothing to export.",
                 true,
             ),
-            Effect::Record(_) if !app.recording => {}
+            Effect::Record(_) if !app.session.recording => {}
             other => out.push(other),
         }
     }

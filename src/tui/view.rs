@@ -7,17 +7,19 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::app::{App, Input, Live, Screen};
+use super::frame::FrameState;
 use super::widgets;
 
-pub fn draw(f: &mut Frame, app: &mut App) {
+/// Draws the model; writes only `fs` (caches and what was measured, see [`FrameState`]).
+pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     let [body, status] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(f.area());
-    if app.help {
-        widgets::help::draw(f, body, app);
+    if app.screen.help {
+        widgets::help::draw(f, body, app, fs);
     } else {
-        match app.screen {
-            Screen::Library => widgets::library::draw(f, body, app),
-            Screen::Guide => widgets::guide::draw(f, body, app),
+        match app.screen.current {
+            Screen::Library => widgets::library::draw(f, body, app, fs),
+            Screen::Guide => widgets::guide::draw(f, body, app, fs),
         }
     }
     if app.mitigation.is_some() {
@@ -30,27 +32,35 @@ pub fn draw(f: &mut Frame, app: &mut App) {
 /// The session's mode, always shown first; then the open mitigations and running tasks.
 fn mode_spans(app: &App) -> Vec<Span<'static>> {
     let t = &app.theme;
-    let mut out = vec![if app.write {
+    let mut out = vec![if app.session.write {
         Span::styled(
-            format!(" WRITE {} ", app.write_target.clone().unwrap_or_default()),
+            format!(
+                " WRITE {} ",
+                app.session.write_target.clone().unwrap_or_default()
+            ),
             t.get("badge.mutating"),
         )
     } else {
         Span::styled(" READ-ONLY ", t.get("badge.read-only"))
     }];
-    if !app.open.is_empty() {
+    if !app.session.open.is_empty() {
         let first = app
+            .session
             .open
             .first()
             .map(|o| format!("{} → {}", o.resource, o.now));
         out.push(Span::styled(
-            format!(" OPEN {}: {} ", app.open.len(), first.unwrap_or_default()),
+            format!(
+                " OPEN {}: {} ",
+                app.session.open.len(),
+                first.unwrap_or_default()
+            ),
             t.get("ui.error"),
         ));
     }
-    if !app.tasks.is_empty() {
+    if !app.probes.tasks.is_empty() {
         out.push(Span::styled(
-            match app.tasks.len() {
+            match app.probes.tasks.len() {
                 1 => " 1 task running (:tasks) ".to_string(),
                 n => format!(" {n} tasks running (:tasks) "),
             },
@@ -70,10 +80,20 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let used: usize = mode.iter().map(|s| widgets::wrap::width(&s.content)).sum();
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
-        Some(Input::Palette { buf }) => Line::from(vec![
-            Span::styled(":", t.get("ui.key")),
-            Span::styled(format!("{buf}▏"), t.get("ui.input")),
-        ]),
+        Some(Input::Palette { buf }) => {
+            // The commands the typed word could become (Tab completes the first).
+            let fits = super::command::completions(buf);
+            let hint = match fits.as_slice() {
+                [] => String::new(),
+                [one] if *one == buf.trim() => String::new(),
+                names => format!("  {}  (Tab completes)", names.join(" · ")),
+            };
+            Line::from(vec![
+                Span::styled(":", t.get("ui.key")),
+                Span::styled(format!("{buf}▏"), t.get("ui.input")),
+                Span::styled(hint, t.get("ui.dim")),
+            ])
+        }
         Some(Input::Search { buf }) => Line::from(vec![
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -87,25 +107,25 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             Span::styled(
                 format!(
                     "write mode: type the kube context `{}` = ",
-                    app.write_target.clone().unwrap_or_default()
+                    app.session.write_target.clone().unwrap_or_default()
                 ),
                 t.get("ui.key"),
             ),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
-        None => match &app.message {
-            Some((m, err)) => Line::styled(
-                widgets::wrap::truncate(m, w),
-                if *err {
+        None => match &app.notice {
+            Some(n) => Line::styled(
+                widgets::wrap::truncate(&n.text, w),
+                if n.is_error() {
                     t.get("ui.error")
                 } else {
                     t.get("ui.message")
                 },
             ),
             None => {
-                let live = match &app.live {
-                    Live::Available if app.data_label.is_some() => Span::styled(
-                        app.data_label.clone().unwrap_or_default(),
+                let live = match &app.session.live {
+                    Live::Available if app.session.data_label.is_some() => Span::styled(
+                        app.session.data_label.clone().unwrap_or_default(),
                         t.get("ui.error"),
                     ),
                     Live::Available => Span::styled("live queries on", t.get("status.done")),
@@ -113,7 +133,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
                         Span::styled("live queries unavailable", t.get("ui.live_off"))
                     }
                 };
-                let hints = if app.screen == Screen::Library && !app.help {
+                let hints = if app.screen.current == Screen::Library && !app.screen.help {
                     " ? help  / search  Enter open  : command  q quit · "
                 } else {
                     " ? help  Tab/Enter choose  h back  n next  / search  : command  q quit · "

@@ -4,7 +4,7 @@
 //! `update()`; must not import IO.
 
 use super::action::Action;
-use super::app::{App, ProbeResult};
+use super::app::{App, Evidence, ProbeResult};
 use super::mitigation::Mitigation;
 use crate::nav::{self, Cmd, Effect};
 
@@ -74,27 +74,29 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             };
             app.set_message(msg, !r.ok && !cancelled);
             let ok = r.ok;
-            app.running.retain(|(n, p)| !(n == &node && *p == probe));
-            app.results.insert((node.clone(), probe), r);
-            app.results_gen += 1;
+            app.probes
+                .running
+                .retain(|(n, p)| !(n == &node && *p == probe));
+            app.probes.results.insert((node.clone(), probe), r);
+            app.probes.generation += 1;
             if ok {
                 super::flow::offer_after_check(app, &node, probe);
             }
         }
         Action::Exported(r) => match r {
             Ok(path) => {
-                app.evidence = Some(true);
+                app.session.evidence = Evidence::Exported;
                 app.set_message(format!("Evidence exported to {path}"), false);
             }
             Err(e) => app.set_message(format!("Export failed: {e}"), true),
         },
         Action::Notice(s) => app.set_message(s, false),
         Action::EvidenceStarted(dir) => {
-            app.evidence = Some(false);
+            app.session.evidence = Evidence::Unexported;
             app.set_message(format!("Recording evidence in {dir}"), false);
         }
         Action::MitigationReady(view) => {
-            app.message = None;
+            app.notice = None;
             app.mitigation = Some(Mitigation::new(*view));
         }
         Action::MitigationRefused(why) => match app.mitigation.as_mut() {
@@ -114,12 +116,12 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                 m.dry_output = Some((ok, text));
             }
         }
-        Action::OpenMitigations(open) => app.open = open,
+        Action::OpenMitigations(open) => app.session.open = open,
         Action::ProbeStarted { node, probe, what } => {
-            app.running.push((node, probe));
+            app.probes.running.push((node, probe));
             app.set_message(what, false);
         }
-        Action::Tasks(tasks) => app.tasks = tasks,
+        Action::Tasks(tasks) => app.probes.tasks = tasks,
         _ => {}
     }
     Vec::new()

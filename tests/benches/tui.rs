@@ -21,6 +21,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use tsgnav::nav::Cmd;
+use tsgnav::tui::frame::FrameState;
 use tsgnav::tui::keymap::{parse_keys, Keymap};
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::theme::Theme;
@@ -56,8 +57,9 @@ fn first_frame(dir: &PathBuf) -> usize {
         nav_cmd(&mut app, Cmd::Goto(id));
     }
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("backend");
-    term.draw(|f| view::draw(f, &mut app)).expect("draw");
-    app.cache.lines.len()
+    let mut fs = FrameState::default();
+    term.draw(|f| view::draw(f, &app, &mut fs)).expect("draw");
+    fs.cache.lines.len()
 }
 
 /// A guide whose one step is 10,000 lines of prose, lists, tables and code.
@@ -96,31 +98,36 @@ fn benches(c: &mut Criterion) {
 
     let mut app = big_app();
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("backend");
-    term.draw(|f| view::draw(f, &mut app)).expect("draw");
+    let mut fs = FrameState::default();
+    term.draw(|f| view::draw(f, &app, &mut fs)).expect("draw");
+    update(&mut app, Action::Drawn(fs.viewport));
     eprintln!(
         "10k node: {} source lines, {} wrapped lines at 120 columns",
         app.current_node()
             .map(|n| n.body.lines().count())
             .unwrap_or(0),
-        app.cache.lines.len()
+        fs.cache.lines.len()
     );
     let j = parse_keys("j")[0];
     let k = parse_keys("k")[0];
     let mut down = true;
-    let mut step = |app: &mut App, term: &mut Terminal<TestBackend>| {
-        if app.scroll == 0 || app.scroll > 5000 {
-            down = app.scroll == 0;
+    let mut step = |app: &mut App, fs: &mut FrameState, term: &mut Terminal<TestBackend>| {
+        if app.screen.scroll == 0 || app.screen.scroll > 5000 {
+            down = app.screen.scroll == 0;
         }
         update(app, Action::Key(if down { j } else { k }));
-        term.draw(|f| view::draw(f, app)).expect("draw");
+        term.draw(|f| view::draw(f, app, fs)).expect("draw");
+        update(app, Action::Drawn(fs.viewport));
     };
     g.sample_size(100);
-    g.bench_function("key_to_frame_10k", |b| b.iter(|| step(&mut app, &mut term)));
+    g.bench_function("key_to_frame_10k", |b| {
+        b.iter(|| step(&mut app, &mut fs, &mut term))
+    });
 
     let mut samples: Vec<f64> = (0..2000)
         .map(|_| {
             let t = Instant::now();
-            step(&mut app, &mut term);
+            step(&mut app, &mut fs, &mut term);
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
@@ -138,7 +145,7 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             width = if width == 100 { 101 } else { 100 };
             let mut t = Terminal::new(TestBackend::new(width, 40)).expect("backend");
-            t.draw(|f| view::draw(f, &mut app)).expect("draw");
+            t.draw(|f| view::draw(f, &app, &mut fs)).expect("draw");
         })
     });
     g.finish();

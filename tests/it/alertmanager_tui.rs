@@ -23,8 +23,8 @@ pub fn fixture_app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let mut app = App::new(lib, Keymap::bundled(), Theme::bundled(true));
     app.firing = Firing::enabled();
-    app.recording = true;
-    app.live = Live::Available;
+    app.session.recording = true;
+    app.session.live = Live::Available;
     app
 }
 
@@ -111,7 +111,7 @@ fn enter_lands_on_the_routed_step_with_the_labels_as_variables() {
     refresh(&mut app, three(), vec![]);
     // The first alert (the critical one) is selected; j moves to the routed group.
     let fx = keys(&mut app, "j <Enter>");
-    assert_eq!(app.screen, Screen::Guide);
+    assert_eq!(app.screen.current, Screen::Guide);
     assert_eq!(
         app.nav.current.as_deref(),
         Some("ingress-latency.md#step-1-measure-the-latency-per-gateway")
@@ -138,9 +138,9 @@ fn an_unrouted_alert_opens_the_search_prefilled_and_says_so() {
     refresh(&mut app, three(), vec![]);
     let fx = keys(&mut app, "<Enter>");
     assert!(fx.is_empty());
-    assert_eq!(app.screen, Screen::Library);
-    assert_eq!(app.query, "DiskPressureOnEtcd");
-    let (msg, _) = app.message.clone().expect("a message");
+    assert_eq!(app.screen.current, Screen::Library);
+    assert_eq!(app.search.query, "DiskPressureOnEtcd");
+    let msg = app.notice.clone().expect("a message").text;
     assert!(
         msg.contains("No loaded guide routes `DiskPressureOnEtcd`"),
         "{msg}"
@@ -178,7 +178,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     assert!(!fx
         .iter()
         .any(|e| matches!(e, Effect::NeedsMitigationFlow { .. })));
-    let (msg, _) = app.message.clone().expect("a message");
+    let msg = app.notice.clone().expect("a message").text;
     assert!(msg.contains("started its 2 read-only probes"), "{msg}");
 }
 
@@ -202,7 +202,7 @@ fn an_unreachable_alertmanager_is_a_line_and_the_rest_works() {
     assert!(s.contains("ALERTMANAGER UNREACHABLE"), "{s}");
     // The guides still open.
     keys(&mut app, "<Enter>");
-    assert_eq!(app.screen, Screen::Guide);
+    assert_eq!(app.screen.current, Screen::Guide);
 }
 
 #[test]
@@ -274,10 +274,10 @@ fn a_silence_needs_the_alertmanager_name_typed_back() {
     assert!(fx.is_empty(), "{fx:?}");
     assert!(app.firing.confirm.is_some());
     assert!(app
-        .message
+        .notice
         .clone()
         .unwrap()
-        .0
+        .text
         .contains("nothing was silenced"));
     // The right name: one silence effect with the alert's labels.
     super::tui_common::type_text(&mut app, "eastus");

@@ -218,6 +218,7 @@ fn config_example_names_every_key_the_parser_accepts() {
             let l = l.trim_start().trim_start_matches('#').trim_start();
             l.starts_with(&format!("{key} ="))
                 || l.starts_with(&format!("[{key}"))
+                || l.starts_with(&format!("[[{key}]]"))
                 || l.starts_with(&format!("[query.{key}]"))
         })
     };

@@ -11,7 +11,7 @@ use crate::tui_common::{app, at_alert, current, id, item_index, keys, type_text,
 fn alert_lands_on_the_routed_step_with_the_alert_as_context() {
     let a = at_alert();
     assert_eq!(current(&a), id("Step 1:"));
-    assert_eq!(a.screen, Screen::Guide);
+    assert_eq!(a.screen.current, Screen::Guide);
     let alert = a.nav.alert.as_ref().expect("alert context");
     assert_eq!(alert.name, ALERT);
     assert_eq!(alert.target.as_deref(), Some(id("Step 1:").as_str()));
@@ -30,9 +30,9 @@ fn follow_a_branch_then_back_returns_along_the_trail() {
     keys(&mut a, "<Backspace>");
     assert_eq!(current(&a), id("Step 1:"), "nothing before the start");
     assert!(a
-        .message
+        .notice
         .as_ref()
-        .is_some_and(|(m, _)| m.contains("Nothing to go back to")));
+        .is_some_and(|n| n.text.contains("Nothing to go back to")));
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn tab_selects_and_enter_follows_the_selected_choice() {
     let mut a = at_alert();
     keys(&mut a, "<Tab> <Tab> <S-Tab> <Enter>");
     assert_eq!(current(&a), id("Step 2:"));
-    assert_eq!(a.item_sel, 0, "selection resets on a new step");
+    assert_eq!(a.screen.item_sel, 0, "selection resets on a new step");
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn done_and_skip_set_the_outline_status() {
 #[test]
 fn a_probe_missing_a_variable_prompts_then_runs_with_the_typed_value() {
     let mut a = app();
-    a.live = Live::Available;
+    a.session.live = Live::Available;
     nav_cmd(&mut a, Cmd::Goto(id("Step 2c:")));
     let probe = item_index(&a, |i| matches!(i, Item::Probe(0)));
     keys(&mut a, &vec!["<Tab>"; probe].join(" "));
@@ -130,14 +130,15 @@ fn without_live_queries_nothing_runs_and_the_ui_says_so() {
     let mut a = at_alert();
     let effects = keys(&mut a, "r");
     assert!(!effects.iter().any(|e| matches!(e, Effect::RunProbe { .. })));
-    let (msg, err) = a.message.clone().expect("a message");
+    let n = a.notice.clone().expect("a message");
+    let (msg, err) = (n.text.clone(), n.is_error());
     assert!(msg.contains("Live queries are unavailable") && err, "{msg}");
 }
 
 #[test]
 fn a_mutating_probe_in_a_read_only_session_is_not_run_and_says_how_to_turn_write_mode_on() {
     let mut a = app();
-    a.live = Live::Available;
+    a.session.live = Live::Available;
     nav_cmd(&mut a, Cmd::Goto(id("Scenario 1:")));
     nav_cmd(
         &mut a,
@@ -160,10 +161,10 @@ fn a_mutating_probe_in_a_read_only_session_is_not_run_and_says_how_to_turn_write
     let effects = keys(&mut a, "<Enter>");
     assert!(effects.is_empty(), "{effects:?}");
     assert!(a
-        .message
+        .notice
         .as_ref()
-        .is_some_and(|(m, _)| m.contains("mutating")
-            && m.contains("read-only")
-            && m.contains("Press W")
-            && m.contains("nothing was run")));
+        .is_some_and(|n| n.text.contains("mutating")
+            && n.text.contains("read-only")
+            && n.text.contains("Press W")
+            && n.text.contains("nothing was run")));
 }

@@ -35,21 +35,21 @@ fn node_id(a: &App, title: &str) -> String {
 /// At Strategy 2 of the Maestro guide, live, with the session's context known.
 fn at_strategy_2() -> App {
     let mut a = app();
-    a.live = Live::Available;
-    a.write_target = Some(CTX.into());
+    a.session.live = Live::Available;
+    a.session.write_target = Some(CTX.into());
     let id = node_id(&a, "Strategy 2:");
     nav_cmd(&mut a, Cmd::Goto(id));
     a
 }
 
 fn select_probe(a: &mut App, p: usize) {
-    a.item_sel = item_index(a, |i| matches!(i, Item::Probe(q) if *q == p));
+    a.screen.item_sel = item_index(a, |i| matches!(i, Item::Probe(q) if *q == p));
 }
 
 fn message(a: &App) -> String {
-    a.message
+    a.notice
         .as_ref()
-        .map(|(m, _)| m.clone())
+        .map(|n| n.text.clone())
         .unwrap_or_default()
 }
 
@@ -75,7 +75,7 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
 #[test]
 fn write_mode_needs_the_context_typed_and_is_always_shown() {
     let mut a = at_strategy_2();
-    assert!(!a.write);
+    assert!(!a.session.write);
     let screen = crate::tui_common::screen(&crate::tui_common::render(&mut a, 120, 30));
     assert!(screen.contains("READ-ONLY"), "{screen}");
     keys(&mut a, "W");
@@ -83,12 +83,12 @@ fn write_mode_needs_the_context_typed_and_is_always_shown() {
     let fx = type_text(&mut a, "mc-westus-2");
     let fx2 = keys(&mut a, "<Enter>");
     assert!(fx.is_empty() && fx2.is_empty());
-    assert!(!a.write, "a wrong context leaves write mode off");
+    assert!(!a.session.write, "a wrong context leaves write mode off");
     assert!(message(&a).contains("is not this session's context"));
     keys(&mut a, "W");
     type_text(&mut a, CTX);
     assert_eq!(keys(&mut a, "<Enter>"), vec![Effect::WriteMode(true)]);
-    assert!(a.write);
+    assert!(a.session.write);
     let screen = crate::tui_common::screen(&crate::tui_common::render(&mut a, 120, 30));
     assert!(screen.contains(&format!("WRITE {CTX}")), "{screen}");
     assert_eq!(
@@ -96,13 +96,13 @@ fn write_mode_needs_the_context_typed_and_is_always_shown() {
         vec![Effect::WriteMode(false)],
         "off at once"
     );
-    assert!(!a.write);
+    assert!(!a.session.write);
 }
 
 #[test]
 fn in_write_mode_a_mutating_probe_asks_the_runtime_for_its_screen_with_its_values() {
     let mut a = at_strategy_2();
-    a.write = true;
+    a.session.write = true;
     select_probe(&mut a, 1);
     let fx = keys(&mut a, "r");
     match fx.as_slice() {
@@ -116,7 +116,7 @@ fn in_write_mode_a_mutating_probe_asks_the_runtime_for_its_screen_with_its_value
 #[test]
 fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime() {
     let mut a = at_strategy_2();
-    a.write = true;
+    a.session.write = true;
     let v = view(&a, 3);
     update(&mut a, Action::MitigationReady(Box::new(v.clone())));
     let m = a.mitigation.as_ref().expect("screen open");
@@ -180,7 +180,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
 #[test]
 fn escape_closes_the_screen_and_runs_nothing_and_d_asks_for_the_dry_run() {
     let mut a = at_strategy_2();
-    a.write = true;
+    a.session.write = true;
     let v = view(&a, 1);
     update(&mut a, Action::MitigationReady(Box::new(v)));
     let fx = keys(&mut a, "d");
@@ -216,7 +216,7 @@ fn scaled_down() -> OpenMitigation {
 #[test]
 fn open_mitigations_show_and_are_raised_before_quit_and_export() {
     let mut a = at_strategy_2();
-    a.recording = true;
+    a.session.recording = true;
     update(&mut a, Action::OpenMitigations(vec![scaled_down()]));
     let screen = crate::tui_common::screen(&crate::tui_common::render(&mut a, 120, 30));
     assert!(
@@ -224,7 +224,7 @@ fn open_mitigations_show_and_are_raised_before_quit_and_export() {
         "{screen}"
     );
     keys(&mut a, "q");
-    assert!(!a.quit, "the first q warns");
+    assert!(!a.session.quit, "the first q warns");
     assert!(message(&a).contains(
         "1 open mitigation: deployment/maestro-agent -n maestro scaled to 0 at 03:12, was 3"
     ));
@@ -240,13 +240,13 @@ fn open_mitigations_show_and_are_raised_before_quit_and_export() {
     assert_eq!(keys(&mut a, "<Enter>"), vec![Effect::Export]);
     keys(&mut a, "q");
     keys(&mut a, "q");
-    assert!(a.quit);
+    assert!(a.session.quit);
 }
 
 #[test]
 fn a_restore_prompt_is_filled_with_the_count_captured_before_the_scale_down() {
     let mut a = at_strategy_2();
-    a.write = true;
+    a.session.write = true;
     update(&mut a, Action::OpenMitigations(vec![scaled_down()]));
     let restore = node_id(&a, "Restore the Maestro agent");
     nav_cmd(&mut a, Cmd::Goto(restore));
@@ -287,7 +287,7 @@ fn after_a_mitigation_ran_its_status_check_is_selected_next() {
         },
     );
     let items = a.items();
-    assert_eq!(items.get(a.item_sel), Some(&Item::Probe(1)));
+    assert_eq!(items.get(a.screen.item_sel), Some(&Item::Probe(1)));
     assert!(
         message(&a).contains("r runs probe 2 (`kubectl rollout status"),
         "{}",

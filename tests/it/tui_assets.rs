@@ -3,10 +3,10 @@
 //! pure parts (`nav`, `tui` minus `runtime`) import no IO.
 
 use ratatui::style::{Color, Modifier};
+use tsgnav::tui::command::Command;
 use tsgnav::tui::config;
-use tsgnav::tui::keymap::{self, parse_key, Keymap, KeymapError};
+use tsgnav::tui::keymap::{self, parse_key, Keymap};
 use tsgnav::tui::theme::Theme;
-use tsgnav::tui::Action;
 
 #[test]
 fn bundled_keymap_parses_and_binds_every_screen() {
@@ -15,17 +15,17 @@ fn bundled_keymap_parses_and_binds_every_screen() {
         assert!(!km.rows(ctx).is_empty(), "[[{ctx}]] has rows");
     }
     let key = |s: &str| parse_key(s).expect("key").to_event();
-    assert_eq!(km.lookup("guide", &key("j")), Some(Action::ScrollDown));
-    assert_eq!(km.lookup("guide", &key("<S-Tab>")), Some(Action::PrevItem));
-    assert_eq!(km.lookup("guide", &key("3")), Some(Action::Follow(2)));
+    assert_eq!(km.lookup("guide", &key("j")), Some(Command::ScrollDown));
+    assert_eq!(km.lookup("guide", &key("<S-Tab>")), Some(Command::PrevItem));
+    assert_eq!(km.lookup("guide", &key("3")), Some(Command::Follow(3)));
     assert_eq!(
         km.lookup("library", &key("?")),
-        Some(Action::Help),
+        Some(Command::Help),
         "global rows apply everywhere"
     );
     assert_eq!(
         km.lookup("help", &key("q")),
-        Some(Action::Cancel),
+        Some(Command::Cancel),
         "a screen's row beats a global one"
     );
 }
@@ -39,7 +39,7 @@ fn user_keymap_rows_replace_bundled_rows() {
     .expect("parses");
     let km = Keymap::bundled().with_overrides(user);
     let key = |s: &str| parse_key(s).expect("key").to_event();
-    assert_eq!(km.lookup("guide", &key("<C-n>")), Some(Action::NextStep));
+    assert_eq!(km.lookup("guide", &key("<C-n>")), Some(Command::NextStep));
     assert_eq!(
         km.lookup("guide", &key("n")),
         None,
@@ -49,28 +49,69 @@ fn user_keymap_rows_replace_bundled_rows() {
 }
 
 #[test]
-fn bad_keymap_names_the_row_key_and_fix() {
-    let err = Keymap::parse(
-        "k.toml",
-        "[[guide]]\non = [\"<Hyper-x>\"]\nrun = \"quit\"\n",
-    )
-    .expect_err("bad key");
-    assert!(matches!(&err, KeymapError::BadKey { key, row: 1, .. } if key == "<Hyper-x>"));
+fn a_bad_keymap_is_rejected_at_load_with_its_file_line_value_and_fix() {
+    let bad = |text: &str| {
+        Keymap::parse("k.toml", text)
+            .expect_err("rejected")
+            .to_string()
+    };
+    let row = |on: &str, run: &str| format!("[[guide]]\non = [{on}]\nrun = \"{run}\"\n");
+    let ok = row("\"j\"", "quit");
+    // The bad value is on the fourth or fifth line: after one good row.
+    let err = bad(&format!("{ok}\n{}", row("\"<Hyper-x>\"", "quit")));
     assert!(
-        err.to_string()
-            .starts_with("k.toml: [[guide]] row 1: key `<Hyper-x>`"),
+        err.starts_with("k.toml:6: key `<Hyper-x>` is not a key"),
         "{err}"
     );
-    let err = Keymap::parse("k.toml", "[[guide]]\non = [\"j\"]\nrun = \"explode\"\n")
-        .expect_err("bad run");
+    assert!(err.contains("write `j`, `<C-d>`"), "names the fix: {err}");
+    let err = bad(&format!("{ok}\n{}", row("\"j\"", "explode")));
     assert!(
-        err.to_string()
-            .contains("`run = \"explode\"` is not a command"),
+        err.starts_with("k.toml:7: `run = \"explode\"`: `explode` is not a command"),
         "{err}"
     );
-    let err = Keymap::parse("k.toml", "[[gide]]\non = [\"j\"]\nrun = \"quit\"\n")
-        .expect_err("bad screen");
-    assert!(err.to_string().contains("[gide] is not a screen"), "{err}");
+    assert!(
+        err.contains("assets/keymap.toml lists the commands"),
+        "{err}"
+    );
+    let err = bad(&format!("{ok}\n{}", row("\"3\"", "follow three")));
+    assert!(
+        err.starts_with("k.toml:7:") && err.contains("`three` is not a number"),
+        "{err}"
+    );
+    let err = bad(&format!("{ok}\n{}", row("\"3\"", "next_step now")));
+    assert!(err.contains("`next_step` takes no argument"), "{err}");
+    let err = bad("[[gide]]\non = [\"j\"]\nrun = \"quit\"\n");
+    assert!(err.starts_with("k.toml:1: unknown field `gide`"), "{err}");
+    assert!(
+        err.contains("`global`, `library`, `guide`, `help`"),
+        "{err}"
+    );
+    let err = bad(&format!("{ok}mystery = 1\n"));
+    assert!(
+        err.starts_with("k.toml:4: unknown field `mystery`"),
+        "{err}"
+    );
+    let err = bad("[[guide]\n");
+    assert!(err.starts_with("k.toml:1: "), "{err}");
+}
+
+#[test]
+fn help_palette_completion_and_keymap_share_the_commands() {
+    use tsgnav::tui::command::{completions, PALETTE};
+    let km = Keymap::bundled();
+    for ctx in keymap::CONTEXTS {
+        for row in km.rows(ctx) {
+            // A row's command prints as the palette would take it.
+            let typed: Command = row.run.to_string().parse().expect("round trip");
+            assert_eq!(typed, row.run);
+        }
+    }
+    for (names, usage, _) in PALETTE {
+        for n in *names {
+            assert!(!completions(&n[..1]).is_empty(), "{usage}");
+            assert!(completions(n).contains(n));
+        }
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@ use tsgnav::nav::Cmd;
 use tsgnav::tui::app::{ChartSeries, ProbeResult};
 use tsgnav::tui::navigate::nav_cmd;
 
-use crate::tui_common::{app, id, render, screen};
+use crate::tui_common::{app, id, node_lines, render, screen};
 
 /// 2023-11-14 22:13:20 UTC; one sample a minute for an hour.
 const T0: f64 = 1_700_000_000.0;
@@ -34,7 +34,7 @@ fn a_range_result_is_charted_under_its_probe() {
         .expect("the p99 promql probe");
     let rising = series("{namespace=\"ocm-hcp-1\"}", |i| 0.5 + i * i / 400.0);
     let flat = series("{namespace=\"ocm-hcp-2\"}", |i| 1.0 + (i / 6.0).sin() * 0.2);
-    a.results.insert(
+    a.probes.results.insert(
         (step, probe),
         ProbeResult {
             outcome: tsgnav::tsg::Outcome::Exited(0),
@@ -43,16 +43,13 @@ fn a_range_result_is_charted_under_its_probe() {
             series: vec![rising, flat],
         },
     );
-    a.results_gen += 1;
+    a.probes.generation += 1;
     let (w, h) = (100, 40);
-    render(&mut a, w, h);
-    let at = a
-        .cache
-        .lines
+    let at = node_lines(&mut a, w, h)
         .iter()
-        .position(|l| l.to_string().contains("2 series, 61 samples each"))
+        .position(|l| l.contains("2 series, 61 samples each"))
         .expect("result text in the node pane");
-    a.scroll = at.saturating_sub(2);
+    a.screen.scroll = at.saturating_sub(2);
     let text = screen(&render(&mut a, w, h));
     assert!(text.contains("9.5 ┤"), "max label: {text}");
     assert!(text.contains("0.5 ┤"), "min label: {text}");

@@ -11,6 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use tsgnav::nav::Effect;
+use tsgnav::tui::frame::FrameState;
 use tsgnav::tui::keymap::{parse_keys, Keymap};
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::{update, view, Action, App};
@@ -94,11 +95,25 @@ pub fn current(app: &App) -> String {
     app.nav.current.clone().unwrap_or_default()
 }
 
-/// Draws the app on a TestBackend of `w`×`h`.
+/// Draws the app on a TestBackend of `w`×`h` and hands what the view measured to `update`,
+/// as the runtime does after every frame.
 pub fn render(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    render_with(app, &mut FrameState::default(), w, h)
+}
+
+/// [`render`] keeping the view's state in `frame` (its render cache lives across frames).
+pub fn render_with(app: &mut App, frame: &mut FrameState, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
-    term.draw(|f| view::draw(f, app)).expect("draw");
+    term.draw(|f| view::draw(f, app, frame)).expect("draw");
+    update(app, Action::Drawn(frame.viewport));
     term
+}
+
+/// The wrapped lines of the node pane at `w`×`h`, as text.
+pub fn node_lines(app: &mut App, w: u16, h: u16) -> Vec<String> {
+    let mut frame = FrameState::default();
+    render_with(app, &mut frame, w, h);
+    frame.cache.lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// The screen as text, one line per row.

@@ -6,7 +6,7 @@ use tsgnav::nav::{AlertContext, Cmd};
 use tsgnav::tui::app::Item;
 use tsgnav::tui::navigate::nav_cmd;
 
-use crate::tui_common::{app, id, item_index, keys, render, screen, ALERT};
+use crate::tui_common::{app, id, item_index, keys, node_lines, render, screen, ALERT};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
@@ -62,14 +62,11 @@ fn mitigation_scenario_with_risk_and_mutating_badge() {
     keys(&mut a, &vec!["<Tab>"; probe].join(" "));
     for (w, h) in SIZES {
         // Scroll so the Risk callout is at the top of the node pane (wrapping depends on width).
-        render(&mut a, w, h);
-        let risk = a
-            .cache
-            .lines
+        let risk = node_lines(&mut a, w, h)
             .iter()
-            .position(|l| l.to_string().contains("Risk:"))
+            .position(|l| l.contains("Risk:"))
             .expect("risk line");
-        a.scroll = risk.saturating_sub(1);
+        a.screen.scroll = risk.saturating_sub(1);
         let text = screen(&render(&mut a, w, h));
         assert!(text.contains("▌ Risk:"), "{text}");
         assert!(text.contains("MUTATING"), "{text}");

@@ -29,6 +29,7 @@ use ratatui::Terminal;
 
 use super::action::Action;
 use super::app::App;
+use super::frame::FrameState;
 use super::update::update;
 use super::view;
 use crate::nav::Effect;
@@ -111,25 +112,25 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let live = match opts.live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
-            app.live = super::app::Live::Available;
+            app.session.live = super::app::Live::Available;
             Some(p)
         }
         Some(Err(e)) => {
-            app.live =
+            app.session.live =
                 super::app::Live::Unavailable(format!("the query engine did not start: {e}"));
             None
         }
         None => None,
     };
     if let Some(l) = live.as_ref() {
-        app.write_target = l.context().map(str::to_string);
+        app.session.write_target = l.context().map(str::to_string);
     }
     let mut fx = Fx {
         live,
         recorder: opts.recorder,
         firing: None,
     };
-    if app.write {
+    if app.session.write {
         if let Some(l) = fx.live.as_mut() {
             l.set_write(true);
         }
@@ -172,12 +173,13 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
     });
     if std::env::var_os("TSGNAV_TEST_PANIC").is_some_and(|v| v == "draw") {
-        term.draw(|f| view::draw(f, &mut app))?;
+        term.draw(|f| view::draw(f, &app, &mut FrameState::default()))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
+    let mut frame = FrameState::default();
     let mut pending = match opts.loader {
         Some(l) => {
-            app.loading = Some((0, 0));
+            app.session.loading = Some((0, 0));
             library::start(l, tx.clone())
         }
         None => Vec::new(),
@@ -193,10 +195,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             }
         }
         if app.dirty {
-            term.draw(|f| view::draw(f, &mut app))?;
+            term.draw(|f| view::draw(f, &app, &mut frame))?;
             app.dirty = false;
+            // What the view measured goes back through `update`, the model's only writer.
+            update(&mut app, Action::Drawn(frame.viewport));
         }
-        if app.quit {
+        if app.session.quit {
             if let Some(l) = fx.live.as_ref() {
                 l.stop_all_tasks();
             }

@@ -137,7 +137,7 @@ impl Recorder {
             )));
             return out;
         };
-        let escalation = match (&app.export_team, app.current_guide()) {
+        let escalation = match (&app.session.export_team, app.current_guide()) {
             (Some(team), Some(g)) => match evidence::find_team(&g.escalations, team, &g.file) {
                 Ok(e) => Some(e.clone()),
                 Err(e) => {
@@ -150,10 +150,10 @@ impl Recorder {
         let req = ExportRequest {
             escalation,
             format: ExportFormat::TarGz,
-            out: s
-                .dir()
-                .join("export")
-                .join(evidence::export_name(s.id(), app.export_team.as_deref())),
+            out: s.dir().join("export").join(evidence::export_name(
+                s.id(),
+                app.session.export_team.as_deref(),
+            )),
         };
         let redactor = Redactor::with_patterns(&self.redact).unwrap_or_default();
         let done = evidence::export(s.dir(), &req, &redactor)
@@ -224,6 +224,7 @@ impl Recorder {
                 start.guide_path = None;
             }
             start.simulated = app
+                .session
                 .data_label
                 .as_deref()
                 .is_some_and(|l| l.contains("DEMO"));

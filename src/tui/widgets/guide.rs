@@ -10,10 +10,11 @@ use ratatui::Frame;
 use super::markdown::{self, ProbeView};
 use super::wrap::{truncate, width};
 use crate::tui::app::{App, Input};
+use crate::tui::frame::FrameState;
 use crate::tui::search::Hit;
 use crate::tui::theme::glyph;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let alert_rows = u16::from(app.nav.alert.is_some());
     let [crumbs, alert, main] = Layout::vertical([
         Constraint::Length(1),
@@ -34,13 +35,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     let [left, right] =
         Layout::horizontal([Constraint::Length(outline_w), Constraint::Min(20)]).areas(main);
     if outline_w > 0 {
-        super::outline::draw(f, left, app);
+        super::outline::draw(f, left, app, fs);
     }
     let panel_h = super::panel::wanted(app).min((right.height / 3).max(4));
     let [node, panel] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(panel_h)]).areas(right);
-    node_pane(f, node, app);
-    super::panel::draw(f, panel, app);
+    node_pane(f, node, app, fs);
+    super::panel::draw(f, panel, app, fs);
     if matches!(app.input, Some(Input::Search { .. })) {
         search_overlay(f, node, app);
     }
@@ -116,7 +117,7 @@ fn alert_line(f: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-fn node_pane(f: &mut Frame, area: Rect, app: &mut App) {
+fn node_pane(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let Some(node) = app.current_node() else {
         return;
     };
@@ -141,21 +142,24 @@ fn node_pane(f: &mut Frame, area: Rect, app: &mut App) {
         width: inner.width.saturating_sub(1),
         ..inner
     };
-    ensure_cache(app, inner.width);
-    let len = app.cache.lines.len();
+    ensure_cache(app, fs, inner.width);
+    let len = fs.cache.lines.len();
     let h = usize::from(inner.height);
-    app.scroll = app.scroll.min(len.saturating_sub(h));
-    let visible: Vec<Line> = app
+    fs.viewport.areas.node = inner;
+    fs.viewport.node_lines = Some(len);
+    // The model may ask for more than there is (a resize shrank the text): show the end.
+    let scroll = app.screen.scroll.min(len.saturating_sub(h));
+    let visible: Vec<Line> = fs
         .cache
         .lines
         .iter()
-        .skip(app.scroll)
+        .skip(scroll)
         .take(h)
         .cloned()
         .collect();
     f.render_widget(Paragraph::new(visible), inner);
     if len > h && inner.width > 0 {
-        let pct = (app.scroll + h).min(len) * 100 / len.max(1);
+        let pct = (scroll + h).min(len) * 100 / len.max(1);
         let mark = format!(" {pct}% ");
         let x = area.x
             + area
@@ -171,16 +175,15 @@ fn node_pane(f: &mut Frame, area: Rect, app: &mut App) {
             },
         );
     }
-    app.areas.node = inner;
 }
 
 /// Recomputes the wrapped lines of the current node when the node, width or results changed.
-pub fn ensure_cache(app: &mut App, width: u16) {
+pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
     let Some(id) = app.current_id().map(str::to_string) else {
         return;
     };
-    let key = (id.clone(), width, app.results_gen);
-    if app.cache.key.as_ref() == Some(&key) {
+    let key = (id.clone(), width, app.probes.generation);
+    if fs.cache.key.as_ref() == Some(&key) {
         return;
     }
     let classes = app.classes();
@@ -196,20 +199,20 @@ pub fn ensure_cache(app: &mut App, width: u16) {
                         .get(i)
                         .copied()
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
-                    result: app.results.get(&(id.clone(), i)),
+                    result: app.probes.results.get(&(id.clone(), i)),
                 })
                 .collect();
             markdown::render(&node.body, width, &app.theme, &views)
         }
         None => Vec::new(),
     };
-    app.cache.lines = lines;
-    app.cache.key = Some(key);
+    fs.cache.lines = lines;
+    fs.cache.key = Some(key);
 }
 
-fn search_overlay(f: &mut Frame, area: Rect, app: &mut App) {
+fn search_overlay(f: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
-    let h = (app.hits.len() as u16 + 2).clamp(3, area.height.max(3));
+    let h = (app.search.hits.len() as u16 + 2).clamp(3, area.height.max(3));
     let r = Rect {
         x: area.x,
         y: area.y,
@@ -224,8 +227,14 @@ fn search_overlay(f: &mut Frame, area: Rect, app: &mut App) {
     let inner = block.inner(r);
     f.render_widget(block, r);
     let rows = usize::from(inner.height);
-    let top = app.hit_sel.saturating_sub(rows.saturating_sub(1));
+    let top = app.search.sel.saturating_sub(rows.saturating_sub(1));
+    let typed = match &app.input {
+        Some(Input::Search { buf }) => buf.as_str(),
+        _ => "",
+    };
+    let mut q = crate::tui::search::Query::new(typed);
     let lines: Vec<Line> = app
+        .search
         .hits
         .iter()
         .enumerate()
@@ -234,11 +243,18 @@ fn search_overlay(f: &mut Frame, area: Rect, app: &mut App) {
         .filter_map(|(i, h)| {
             let Hit::Node(g, n) = *h else { return None };
             let node = app.lib.guides.get(g)?.nodes.get(n)?;
-            let l = Line::from(vec![
-                Span::styled(format!("{} ", glyph(node.role)), t.role(node.role)),
-                Span::raw(node.title.clone()),
-            ]);
-            Some(if i == app.hit_sel {
+            let mut spans = vec![Span::styled(
+                format!("{} ", glyph(node.role)),
+                t.role(node.role),
+            )];
+            spans.extend(super::library::marked(
+                &node.title,
+                &q.positions(&node.title),
+                ratatui::style::Style::default(),
+                t.get("ui.match"),
+            ));
+            let l = Line::from(spans);
+            Some(if i == app.search.sel {
                 l.style(t.get("ui.selected"))
             } else {
                 l

@@ -7,7 +7,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use crate::tui::app::App;
-use crate::tui::input::PALETTE;
+use crate::tui::command::{Command, PALETTE};
+use crate::tui::frame::FrameState;
 
 /// Every line of the help screen.
 pub fn lines(app: &App) -> Vec<Line<'static>> {
@@ -22,19 +23,16 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         out.push(Line::styled(title.to_string(), t.get("md.h2")));
         let rows = app.keymap.rows(ctx);
         // `follow 1` … `follow 9` are shown as one line.
-        let follow: Vec<String> = rows
+        let follow: Vec<&str> = rows
             .iter()
-            .filter(|r| r.run.starts_with("follow "))
-            .flat_map(|r| r.on.clone())
+            .filter(|r| matches!(r.run, Command::Follow(_)))
+            .flat_map(|r| r.keys())
             .collect();
         for row in &rows {
-            let keys = if row.run.starts_with("follow ") {
-                if row.run != "follow 1" {
-                    continue;
-                }
-                follow.join(" ")
-            } else {
-                row.on.join(" ")
+            let keys = match row.run {
+                Command::Follow(1) => follow.join(" "),
+                Command::Follow(_) => continue,
+                _ => row.keys().join(" "),
             };
             out.push(Line::from(vec![
                 Span::styled(format!("  {keys:<28}"), t.get("ui.key")),
@@ -44,7 +42,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         out.push(Line::default());
     }
     out.push(Line::styled("Command palette (:)", t.get("md.h2")));
-    for (usage, desc) in PALETTE {
+    for (_, usage, desc) in PALETTE {
         out.push(Line::from(vec![
             Span::styled(format!("  {usage:<28}"), t.get("ui.key")),
             Span::raw(desc.to_string()),
@@ -58,7 +56,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     out
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let all = lines(app);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -66,12 +64,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         .border_style(app.theme.get("ui.border_focus"))
         .title_style(app.theme.get("ui.title"));
     let inner = block.inner(area);
-    app.help_scroll = app
-        .help_scroll
-        .min(all.len().saturating_sub(usize::from(inner.height)));
+    fs.viewport.areas.help = inner;
+    fs.viewport.help_lines = all.len();
+    let scroll = app.screen.help_scroll.min(fs.viewport.max_help_scroll());
     let visible: Vec<Line> = all
         .into_iter()
-        .skip(app.help_scroll)
+        .skip(scroll)
         .take(usize::from(inner.height))
         .collect();
     f.render_widget(block, area);

@@ -1,17 +1,19 @@
 //! The library screen: every guide and the alert index, or the fuzzy-search hits over guide
-//! titles, step titles and alert names. Pure; no IO.
+//! titles, step titles and alert names, with the matched characters highlighted. Pure; no IO.
 
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::wrap::truncate;
 use crate::tui::app::{App, Input};
-use crate::tui::search::Hit;
+use crate::tui::frame::FrameState;
+use crate::tui::search::{Hit, Query};
 use crate::tui::theme::glyph;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let t = &app.theme;
     let [head, search, list] = Layout::vertical([
         Constraint::Length(1),
@@ -25,19 +27,19 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         app.lib.guides.len(),
         alerts
     );
-    if let Some((loaded, total)) = app.loading {
+    if let Some((loaded, total)) = app.session.loading {
         title.push_str(&format!(" · loading {loaded}/{total}…"));
     }
     f.render_widget(Paragraph::new(Line::styled(title, t.get("ui.title"))), head);
     let typing = matches!(app.input, Some(Input::Search { .. }));
-    let query = if app.query.is_empty() && !typing {
+    let query = if app.search.query.is_empty() && !typing {
         Span::styled(
             "press / to search guides, steps and alerts",
             t.get("ui.dim"),
         )
     } else {
         Span::styled(
-            format!("{}{}", app.query, if typing { "▏" } else { "" }),
+            format!("{}{}", app.search.query, if typing { "▏" } else { "" }),
             t.get("ui.input"),
         )
     };
@@ -61,18 +63,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     let top = if h == 0 {
         0
     } else {
-        app.hit_sel.saturating_sub(h - 1)
+        app.search.sel.saturating_sub(h - 1)
     };
     let w = usize::from(list.width);
+    let mut q = Query::new(&app.search.query);
     let lines: Vec<Line> = app
+        .search
         .hits
         .iter()
         .enumerate()
         .skip(top)
         .take(h)
         .map(|(i, hit)| {
-            let l = row(app, *hit, w);
-            if i == app.hit_sel && app.firing.sel.is_none() {
+            let l = row(app, *hit, w, &mut q);
+            if i == app.search.sel && app.firing.sel.is_none() {
                 l.style(t.get("ui.selected"))
             } else {
                 l
@@ -90,71 +94,100 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         lines
     };
     f.render_widget(Paragraph::new(lines), list);
-    app.areas.list = list;
-    app.areas.list_top = top;
+    fs.viewport.areas.list = list;
+    fs.viewport.areas.list_top = top;
 }
 
-fn row(app: &App, hit: Hit, w: usize) -> Line<'static> {
-    let t = &app.theme;
-    match hit {
-        Hit::Guide(g) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let info = format!(
-                "  {} · {} steps · {} alerts",
-                guide.path,
-                guide.nodes.len(),
-                guide.routes.len()
-            );
-            let title = truncate(
-                &guide.title,
-                w.saturating_sub(info.chars().count() + 4).max(10),
-            );
-            Line::from(vec![
-                Span::styled("▤ ", t.get("ui.key")),
-                Span::styled(title, t.get("md.strong")),
-                Span::styled(info, t.get("ui.dim")),
-            ])
+/// `text` as spans, the characters at `marks` (positions in chars) in `mark` over `base`.
+pub fn marked(text: &str, marks: &[usize], base: Style, mark: Style) -> Vec<Span<'static>> {
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_marked = false;
+    for (i, c) in text.chars().enumerate() {
+        let m = marks.binary_search(&i).is_ok();
+        if m != run_marked && !run.is_empty() {
+            let style = if run_marked { base.patch(mark) } else { base };
+            out.push(Span::styled(std::mem::take(&mut run), style));
         }
-        Hit::Node(g, n) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let Some(node) = guide.nodes.get(n) else {
-                return Line::default();
-            };
-            let text = truncate(
-                &format!("{}  — {}", node.title, guide.title),
-                w.saturating_sub(4),
-            );
-            Line::from(vec![
-                Span::styled(format!("  {} ", glyph(node.role)), t.role(node.role)),
-                Span::raw(text),
-            ])
-        }
-        Hit::Alert(g, r) => {
-            let Some(guide) = app.lib.guides.get(g) else {
-                return Line::default();
-            };
-            let Some(route) = guide.routes.get(r) else {
-                return Line::default();
-            };
-            let to = app
-                .nav
-                .index
-                .node(&app.lib, &route.to)
-                .map(|n| n.title.clone())
-                .unwrap_or_else(|| route.to.clone());
-            let rest = truncate(
-                &format!(" → {to}"),
-                w.saturating_sub(route.alert.chars().count() + 4).max(8),
-            );
-            Line::from(vec![
-                Span::styled("⚑ ", t.get("ui.alert")),
-                Span::styled(route.alert.clone(), t.get("ui.alert")),
-                Span::raw(rest),
-            ])
-        }
+        run_marked = m;
+        run.push(c);
     }
+    if !run.is_empty() {
+        out.push(Span::styled(
+            run,
+            if run_marked { base.patch(mark) } else { base },
+        ));
+    }
+    out
+}
+
+fn row(app: &App, hit: Hit, w: usize, q: &mut Query) -> Line<'static> {
+    let line = match hit {
+        Hit::Guide(g) => guide_row(app, g, w, q),
+        Hit::Node(g, n) => node_row(app, g, n, w, q),
+        Hit::Alert(g, r) => alert_row(app, g, r, w, q),
+    };
+    line.unwrap_or_default()
+}
+
+fn guide_row(app: &App, g: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let guide = app.lib.guides.get(g)?;
+    let info = format!(
+        "  {} · {} steps · {} alerts",
+        guide.path,
+        guide.nodes.len(),
+        guide.routes.len()
+    );
+    let title = truncate(
+        &guide.title,
+        w.saturating_sub(info.chars().count() + 4).max(10),
+    );
+    let mut spans = vec![Span::styled("▤ ", t.get("ui.key"))];
+    let at = q.positions(&guide.title);
+    spans.extend(marked(&title, &at, t.get("md.strong"), t.get("ui.match")));
+    spans.push(Span::styled(info, t.get("ui.dim")));
+    Some(Line::from(spans))
+}
+
+fn node_row(app: &App, g: usize, n: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let guide = app.lib.guides.get(g)?;
+    let node = guide.nodes.get(n)?;
+    let text = truncate(
+        &format!("{}  — {}", node.title, guide.title),
+        w.saturating_sub(4),
+    );
+    let mut spans = vec![Span::styled(
+        format!("  {} ", glyph(node.role)),
+        t.role(node.role),
+    )];
+    let at = q.positions(&node.title);
+    spans.extend(marked(&text, &at, Style::default(), t.get("ui.match")));
+    Some(Line::from(spans))
+}
+
+fn alert_row(app: &App, g: usize, r: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let route = app.lib.guides.get(g)?.routes.get(r)?;
+    let to = app
+        .nav
+        .index
+        .node(&app.lib, &route.to)
+        .map(|n| n.title.clone())
+        .unwrap_or_else(|| route.to.clone());
+    let rest = truncate(
+        &format!(" → {to}"),
+        w.saturating_sub(route.alert.chars().count() + 4).max(8),
+    );
+    let mut spans = vec![Span::styled("⚑ ", t.get("ui.alert"))];
+    let at = q.positions(&route.alert);
+    spans.extend(marked(
+        &route.alert,
+        &at,
+        t.get("ui.alert"),
+        t.get("ui.match"),
+    ));
+    spans.push(Span::raw(rest));
+    Some(Line::from(spans))
 }

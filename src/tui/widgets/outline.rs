@@ -9,6 +9,7 @@ use ratatui::Frame;
 use super::wrap::truncate;
 use crate::nav::Status;
 use crate::tui::app::App;
+use crate::tui::frame::FrameState;
 use crate::tui::theme::glyph;
 
 pub fn status_mark(s: Status) -> &'static str {
@@ -20,7 +21,7 @@ pub fn status_mark(s: Status) -> &'static str {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let t = &app.theme;
     let block = Block::default()
         .borders(Borders::RIGHT)
@@ -32,7 +33,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
     };
     let height = usize::from(inner.height);
     let min_level = guide.nodes.iter().map(|n| n.level).min().unwrap_or(1);
-    let sel = app.outline_sel;
+    let sel = app.screen.outline_sel;
     let top = if height == 0 {
         0
     } else {
@@ -66,6 +67,6 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
-    app.areas.outline = inner;
-    app.areas.outline_top = top;
+    fs.viewport.areas.outline = inner;
+    fs.viewport.areas.outline_top = top;
 }

@@ -10,25 +10,30 @@ use super::markdown::{badge, badge_style};
 use super::wrap::truncate;
 use crate::nav::{self, ChoiceKind};
 use crate::tui::app::{App, Item, Panel};
+use crate::tui::frame::FrameState;
 
 /// Rows the panel wants (content plus borders).
 pub fn wanted(app: &App) -> u16 {
-    let n = match app.panel {
+    let n = match app.screen.panel {
         Panel::Actions => app.items().len(),
         Panel::Vars => app.vars().len(),
     };
     u16::try_from(n.max(1) + 2).unwrap_or(u16::MAX)
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let t = &app.theme;
-    let (title, rows, sel) = match app.panel {
+    let (title, rows, sel) = match app.screen.panel {
         Panel::Actions => (
             " Next · checklist · probes (Tab, Enter, 1-9) ",
             actions(app),
-            app.item_sel,
+            app.screen.item_sel,
         ),
-        Panel::Vars => (" Variables  (v hide, Enter edit) ", vars(app), app.var_sel),
+        Panel::Vars => (
+            " Variables  (v hide, Enter edit) ",
+            vars(app),
+            app.screen.var_sel,
+        ),
     };
     let block = Block::default()
         .borders(Borders::TOP)
@@ -59,8 +64,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
-    app.areas.items = inner;
-    app.areas.items_top = top;
+    fs.viewport.areas.items = inner;
+    fs.viewport.areas.items_top = top;
 }
 
 fn actions(app: &App) -> Vec<Vec<Span<'static>>> {

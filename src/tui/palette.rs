@@ -1,0 +1,138 @@
+//! The `:` palette: a typed line parsed into a [`Command`] and the commands that take an
+//! argument (`:alert`, `:goto`, `:set`, `:export`, `:tasks`, `:stop`); every other command
+//! runs as if its key was pressed. Pure: part of `update()`; must not import IO.
+
+use super::action::Action;
+use super::app::App;
+use super::command::Command;
+use super::navigate::nav_cmd;
+use super::update::update;
+use crate::nav::{AlertContext, Cmd, Effect, VarSource};
+
+/// Runs one palette line.
+pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
+    if line.is_empty() {
+        return Vec::new();
+    }
+    match line.parse::<Command>() {
+        // The palette shows the help (a key toggles it) and marks the step wherever it is.
+        Ok(Command::Help) => {
+            app.screen.help = true;
+            Vec::new()
+        }
+        Ok(Command::Done) => nav_cmd(app, Cmd::MarkDone),
+        Ok(Command::Skip) => nav_cmd(app, Cmd::MarkSkipped),
+        Ok(c) => update(app, Action::Command(c)),
+        Err(e) => {
+            app.set_message(
+                format!("`:{line}`: {e}; try :alert NAME, :goto ID, :set VAR=value, :export, :q"),
+                true,
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// Runs a command that takes an argument (from the palette or a keymap row).
+pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
+    match c {
+        Command::Alert(name) => {
+            let labels = app
+                .nav
+                .alert
+                .as_ref()
+                .map(|a| a.labels.clone())
+                .unwrap_or_default();
+            nav_cmd(
+                app,
+                Cmd::Alert(AlertContext {
+                    name,
+                    labels,
+                    target: None,
+                    runbook_url: None,
+                }),
+            )
+        }
+        Command::Goto(id) => {
+            match app
+                .nav
+                .index
+                .resolve(&app.lib, app.nav.current.as_deref(), &id)
+            {
+                Some(id) => nav_cmd(app, Cmd::Goto(id)),
+                None => {
+                    app.set_message(format!("No step `{id}` in the loaded guides; :goto takes a heading slug (step-2a-…) or path#slug."), true);
+                    Vec::new()
+                }
+            }
+        }
+        Command::Set(kv) => set(app, &kv),
+        Command::Export(_) if !app.session.open.is_empty() && !app.session.export_armed => {
+            app.session.export_armed = true;
+            let warning = super::flow::open_warning(app);
+            app.set_message(
+                format!(
+                    "Run :export again to export with it open (the bundle lists it), or restore first. {warning}."
+                ),
+                true,
+            );
+            Vec::new()
+        }
+        Command::Export(team) => {
+            app.session.export_armed = false;
+            // `:export Cloudnet/NRP`: the team's evidence list becomes the bundle's checklist.
+            app.session.export_team = team;
+            nav_cmd(app, Cmd::Export)
+        }
+        Command::Tasks => {
+            let list: Vec<String> = app
+                .probes
+                .tasks
+                .iter()
+                .map(|(id, w)| format!("#{id} {w}"))
+                .collect();
+            let msg = if list.is_empty() {
+                "No background task is running.".to_string()
+            } else {
+                format!("Running: {} (:stop N stops one)", list.join(" · "))
+            };
+            app.set_message(msg, false);
+            Vec::new()
+        }
+        Command::Stop(id) if app.probes.tasks.iter().any(|(t, _)| *t == id) => {
+            vec![Effect::StopTask(id)]
+        }
+        Command::Stop(id) => {
+            app.set_message(
+                format!("`:stop {id}`: no running task has that number; :tasks lists them."),
+                true,
+            );
+            Vec::new()
+        }
+        other => update(app, Action::Command(other)),
+    }
+}
+
+fn set(app: &mut App, kv: &str) -> Vec<Effect> {
+    match kv.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => {
+            let (name, value) = (k.trim().to_string(), v.trim().to_string());
+            app.set_message(format!("{name} = {value}"), false);
+            nav_cmd(
+                app,
+                Cmd::SetVar {
+                    name,
+                    value,
+                    source: VarSource::Typed,
+                },
+            )
+        }
+        _ => {
+            app.set_message(
+                format!("`:set {kv}`: write :set VAR=value, e.g. :set NODE_NAME=aks-node-1"),
+                true,
+            );
+            Vec::new()
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The parts of the TUI's model, grouped by concern: what is on screen, the search, the
+//! probes, the session (live queries, evidence, write mode, quitting) and the status-line
+//! notice. Plain data; only `update` writes them. Must not import IO (std::fs,
+//! std::process, std::env, tokio) nor `crate::query` / `crate::evidence`.
+
+use std::collections::HashMap;
+
+use ratatui::layout::Rect;
+
+use super::search::Hit;
+use crate::mitigate::OpenMitigation;
+use crate::tsg::SafetyClass;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Library,
+    Guide,
+}
+
+/// What the lower panel of the guide view lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Actions,
+    Vars,
+}
+
+/// What is on screen and where each cursor is.
+#[derive(Debug, Clone)]
+pub struct ScreenState {
+    pub current: Screen,
+    pub help: bool,
+    pub help_scroll: usize,
+    pub panel: Panel,
+    /// First line of the node pane shown.
+    pub scroll: usize,
+    pub item_sel: usize,
+    pub var_sel: usize,
+    /// Outline cursor: node index in the current guide.
+    pub outline_sel: usize,
+    /// The last frame as the view reported it (`Action::Drawn`).
+    pub viewport: Viewport,
+}
+
+impl Default for ScreenState {
+    fn default() -> ScreenState {
+        ScreenState {
+            current: Screen::Library,
+            help: false,
+            help_scroll: 0,
+            panel: Panel::Actions,
+            scroll: 0,
+            item_sel: 0,
+            var_sel: 0,
+            outline_sel: 0,
+            viewport: Viewport::default(),
+        }
+    }
+}
+
+/// Where things were drawn (for mouse clicks and paging).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Areas {
+    pub outline: Rect,
+    pub outline_top: usize,
+    pub items: Rect,
+    pub items_top: usize,
+    pub node: Rect,
+    pub list: Rect,
+    pub list_top: usize,
+    /// The help screen's text area.
+    pub help: Rect,
+}
+
+/// What the view measured while drawing a frame, handed back to `update` by the runtime so
+/// that scrolling is clamped and clicks are placed without the view writing the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Viewport {
+    pub areas: Areas,
+    /// Wrapped lines of the node pane, once a node was drawn.
+    pub node_lines: Option<usize>,
+    /// Lines of the help screen, once it was drawn.
+    pub help_lines: usize,
+}
+
+impl Viewport {
+    /// The largest useful scroll of the node pane (`None` before a node was drawn).
+    pub fn max_scroll(&self) -> Option<usize> {
+        let h = usize::from(self.areas.node.height).max(1);
+        self.node_lines.map(|n| n.saturating_sub(h))
+    }
+    /// The largest useful scroll of the help screen.
+    pub fn max_help_scroll(&self) -> usize {
+        self.help_lines
+            .saturating_sub(usize::from(self.areas.help.height))
+    }
+}
+
+/// The library screen's query and the hits it selects from (also the guide search's).
+#[derive(Debug, Clone, Default)]
+pub struct SearchState {
+    pub query: String,
+    pub hits: Vec<Hit>,
+    pub sel: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeResult {
+    /// How the run ended; `Refused` also stands for "not run" (a refusal before the gate).
+    pub outcome: crate::tsg::Outcome,
+    pub ok: bool,
+    pub text: String,
+    /// Range-query series, drawn as a chart under the text (empty for other results).
+    pub series: Vec<ChartSeries>,
+}
+
+/// One line of a chart: its label (`{pod="router-1"}`) and (unix seconds, value) points.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartSeries {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Probe results and what is running.
+#[derive(Debug, Clone, Default)]
+pub struct ProbeState {
+    pub results: HashMap<(String, usize), ProbeResult>,
+    /// Bumped whenever `results` changes (the view re-renders the node then).
+    pub generation: u64,
+    /// Safety classes of the current node's probes (node id, classes), set on navigation.
+    pub classes: Option<(String, Vec<SafetyClass>)>,
+    /// Read-only probes running: (node, probe).
+    pub running: Vec<(String, usize)>,
+    /// Background tasks (long-running probes) still running: (id, what).
+    pub tasks: Vec<(u64, String)>,
+}
+
+/// Whether probes can run in this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Live {
+    Available,
+    /// Why not, in words for the operator.
+    Unavailable(String),
+}
+
+/// The evidence session, as far as the UI knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Evidence {
+    /// No evidence session has started (yet, or at all).
+    #[default]
+    None,
+    /// A session is recording and has not been exported since.
+    Unexported,
+    /// The session was exported.
+    Exported,
+}
+
+/// The session: live queries, evidence, write mode, open mitigations and quitting.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub live: Live,
+    /// Where answers come from when they are not live (the demo's simulation, a replayed
+    /// session); the status line shows it in place of "live queries on".
+    pub data_label: Option<String>,
+    /// The escalation team named by `:export TEAM`, if any.
+    pub export_team: Option<String>,
+    /// Whether the runtime records evidence (a session opens at the first step entered).
+    pub recording: bool,
+    pub evidence: Evidence,
+    /// Write mode: off (read-only) unless `--write` or the toggle turned it on.
+    pub write: bool,
+    /// The name typed to turn write mode on (the session's kube context), if it has one.
+    pub write_target: Option<String>,
+    /// Mitigations that still have to be undone (from the evidence journal).
+    pub open: Vec<OpenMitigation>,
+    /// `:export` was asked while mitigations are open; asking again exports anyway.
+    pub export_armed: bool,
+    pub quit_armed: bool,
+    pub quit: bool,
+    /// Guides still being read in the background: (files read, files found).
+    pub loading: Option<(usize, usize)>,
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session {
+            live: Live::Unavailable("no query engine was started".into()),
+            data_label: None,
+            export_team: None,
+            recording: false,
+            evidence: Evidence::None,
+            write: false,
+            write_target: None,
+            open: Vec::new(),
+            export_armed: false,
+            quit_armed: false,
+            quit: false,
+            loading: None,
+        }
+    }
+}
+
+/// The status-line message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    pub level: Level,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Error,
+}
+
+impl Notice {
+    pub fn is_error(&self) -> bool {
+        self.level == Level::Error
+    }
+}
