@@ -253,7 +253,7 @@ fn alnum_lower(s: &str) -> String {
 
 /// The kind of evidence an item asks for, matched against a run: "CNS logs" is `kubectl logs`
 /// of a workload named like CNS; "DNC-RC Kusto excerpt" is a KQL probe of the step (probe id)
-/// or query that names DNC-RC. Returns the words that matched.
+/// or query that names DNC-RC. Returns what the run ran (`kubectl logs`, `KQL`).
 fn kind_of_evidence(item: &str, p: &super::record::ProbeRun) -> Option<String> {
     let words: Vec<&str> = item.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
@@ -272,7 +272,7 @@ fn kind_of_evidence(item: &str, p: &super::record::ProbeRun) -> Option<String> {
             .command
             .split_whitespace()
             .any(|w| alnum_lower(w).contains(&who));
-        return (logs && named).then(|| words[..=at].join(" "));
+        return (logs && named).then(|| "kubectl logs".to_owned());
     }
     if let Some(at) = lower.iter().position(|w| w == "kusto") {
         let who = subject(at)?;
@@ -280,7 +280,7 @@ fn kind_of_evidence(item: &str, p: &super::record::ProbeRun) -> Option<String> {
             || p.command.contains("database(")
             || p.command.contains("| where");
         let named = alnum_lower(&p.probe).contains(&who) || alnum_lower(&p.command).contains(&who);
-        return (kql && named).then(|| words[..=at].join(" "));
+        return (kql && named).then(|| "KQL".to_owned());
     }
     None
 }
@@ -388,7 +388,7 @@ mod tests {
         );
         assert_eq!(
             kind_of_evidence("CNS logs", &logs).as_deref(),
-            Some("CNS logs")
+            Some("kubectl logs")
         );
         assert_eq!(kind_of_evidence("DNC logs", &logs), None);
         let kql = run(
@@ -398,7 +398,7 @@ mod tests {
         );
         assert_eq!(
             kind_of_evidence("DNC-RC Kusto excerpt", &kql).as_deref(),
-            Some("DNC-RC Kusto")
+            Some("KQL")
         );
         assert_eq!(kind_of_evidence("NRP Kusto results", &kql), None);
         assert_eq!(kind_of_evidence("CNS logs", &kql), None);

@@ -102,6 +102,10 @@ pub struct ProbeRun {
     pub probe: String,
     /// The exact command (or query) as run, after substitution.
     pub command: String,
+    /// What actually answered, when not the command as written (the native Kubernetes API
+    /// request and its context, a fan-out over contexts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran: Option<String>,
     /// `shell`, `kube`, `prometheus`, `kusto`, `http`, `replay` …
     pub backend: String,
     /// Kube context, Prometheus URL, Kusto cluster … (empty when local).

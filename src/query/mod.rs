@@ -21,6 +21,7 @@ pub mod kusto;
 pub mod net;
 mod output;
 pub mod prometheus;
+pub mod promrange;
 pub mod proxy;
 pub mod recorded;
 mod result;
@@ -124,6 +125,9 @@ pub struct Target {
     /// Kusto database.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<String>,
+    /// PromQL: run as a range query over this window (`{range=1h step=1m}`, `metric[1h]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<promrange::QueryRange>,
 }
 
 impl Target {
@@ -196,11 +200,24 @@ impl ProbeRequest {
             })?,
             None => DEFAULT_TIMEOUT,
         };
+        let range = match probe.lang {
+            Lang::Promql => promrange::range_of(
+                &probe.code,
+                probe.attrs.get("range").map(String::as_str),
+                probe.attrs.get("step").map(String::as_str),
+            )
+            .map_err(|e| ProbeError::Config {
+                detail: format!("fence attribute on line {}: {e}", probe.line),
+            })?
+            .map(|(_, r)| r),
+            _ => None,
+        };
         let target = Target {
             kube_context: probe.hints.kube_context.clone(),
             namespace: probe.hints.namespace.clone(),
             cluster: probe.hints.kusto_cluster.clone(),
             database: probe.hints.kusto_database.clone(),
+            range,
             ..Target::default()
         };
         let code = entry::local_code(probe, &bindings)?;

@@ -79,7 +79,22 @@ impl PrometheusExecutor {
             Ok(c) => c.clone(),
             Err(e) => return fail(query, e.clone()),
         };
-        let (path, mut params) = match self.mode {
+        // A range the probe asks for (fence attribute or bare `metric[1h]`) wins over the
+        // executor's mode; a bare selector's `[1h]` becomes the window.
+        let mut mode = self.mode;
+        let mut query = query;
+        if let Some(r) = req.target.range {
+            let now = Utc::now().timestamp_millis() as f64 / 1000.0;
+            mode = Mode::Range {
+                start: now - r.span.as_secs_f64(),
+                end: now,
+                step: r.step.as_secs_f64(),
+            };
+            if let Some((q, _)) = super::promrange::bare_range(&query) {
+                query = q;
+            }
+        }
+        let (path, mut params) = match mode {
             Mode::Instant => ("query", vec![]),
             Mode::At(t) => ("query", vec![("time", t.to_string())]),
             Mode::Range { start, end, step } => (

@@ -13,15 +13,41 @@ use crate::tsg::Lang;
 pub const BANNER: &str = "[demo data: recorded answer, not a live query]";
 
 /// One recorded answer: the first whose `contains` appears in the query answers it.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Answer {
     pub lang: String,
     pub contains: String,
     pub output: String,
+    /// For a PromQL range query: each series' values, oldest first, spread evenly over the
+    /// probe's window and ending now (so the chart looks live).
+    #[serde(default)]
+    pub series: Vec<RecordedSeries>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+/// One recorded series of a range answer.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedSeries {
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub values: Vec<f64>,
+}
+
+impl RecordedSeries {
+    /// The points of this series over `span` seconds ending at `end` (unix seconds).
+    pub fn points(&self, end: f64, span: f64) -> Vec<(f64, f64)> {
+        let n = self.values.len();
+        let step = if n > 1 { span / (n - 1) as f64 } else { 0.0 };
+        self.values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (end - span + step * i as f64, *v))
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Answers {
     pub answers: Vec<Answer>,
@@ -35,6 +61,11 @@ impl Answers {
 
     /// The recorded output for `code` in `lang`, if any.
     pub fn lookup(&self, lang: Lang, code: &str) -> Option<&str> {
+        self.answer(lang, code).map(|a| a.output.as_str())
+    }
+
+    /// The recorded answer for `code` in `lang`, if any.
+    pub fn answer(&self, lang: Lang, code: &str) -> Option<&Answer> {
         let want = match lang {
             Lang::Promql => "promql",
             Lang::Kql => "kql",
@@ -43,7 +74,6 @@ impl Answers {
         self.answers
             .iter()
             .find(|a| a.lang == want && code.contains(&a.contains))
-            .map(|a| a.output.as_str())
     }
 }
 
@@ -75,10 +105,21 @@ impl Executor for RecordedExecutor {
                 req.code.clone(),
                 started,
             );
-            match self.answers.lookup(req.lang, &req.code) {
-                Some(text) => {
-                    out.write_str(&format!("{BANNER}\n{text}"));
+            match self.answers.answer(req.lang, &req.code) {
+                Some(a) => {
+                    out.write_str(&format!("{BANNER}\n{}", a.output));
                     r.output = out.finish();
+                    if let Some(range) = req.target.range {
+                        let end = started.timestamp_millis() as f64 / 1000.0;
+                        r.series = a
+                            .series
+                            .iter()
+                            .map(|s| super::Series {
+                                labels: s.labels.clone(),
+                                points: s.points(end, range.span.as_secs_f64()),
+                            })
+                            .collect();
+                    }
                 }
                 None => {
                     r.status = super::Status::Failed(ProbeError::Unsupported {

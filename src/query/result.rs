@@ -90,8 +90,11 @@ pub struct ProbeResult {
     pub backend: Backend,
     /// The target as described to the operator.
     pub target: String,
-    /// The exact command / query / URL as run, after substitution.
+    /// The exact command / query / URL as written (with the values it got).
     pub command_as_run: String,
+    /// What actually answered when that is not the command as written: the native backend's
+    /// request (`native Kubernetes API: kubectl get … --no-headers, context mc-1`), a fan-out.
+    pub ran: Option<String>,
     pub status: Status,
     pub started: DateTime<Utc>,
     pub ended: DateTime<Utc>,
@@ -122,6 +125,7 @@ impl ProbeResult {
             backend,
             target,
             command_as_run,
+            ran: None,
             status: Status::Ok { exit: 0 },
             started,
             ended: started,

@@ -8,6 +8,9 @@
 //!   kubectl is not installed); afterwards the ratio kubectl/native is printed as `RATIO:`
 //!   (goal ≥ 5).
 //!
+//! - `MEDIAN:` lines: each form kept native (JSONPath, custom columns, `--sort-by`, names,
+//!   wide tables) timed natively and through kubectl, interleaved in the same run.
+//!
 //! Bench code only; writes nothing outside its temp dir. Run with `cargo bench --bench kube`.
 
 use std::collections::BTreeMap;
@@ -110,7 +113,75 @@ fn benches(c: &mut Criterion) {
             spawned.as_secs_f64() / native.as_secs_f64()
         );
     }
+    if let Some(bin) = kubectl() {
+        forms(&rt, &kc, dir.path(), &bin);
+    }
     rt.block_on(sim.shutdown());
+}
+
+/// The forms kept native (JSONPath with range and filters, custom columns, sorting, names,
+/// wide tables), each timed natively and through kubectl in the same run, interleaved; the
+/// medians are printed as `MEDIAN:` lines.
+fn forms(rt: &tokio::runtime::Runtime, kc: &Path, home: &Path, bin: &Path) {
+    let forms: [&[&str]; 6] = [
+        &[
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}",
+        ],
+        &[
+            "get",
+            "deployments",
+            "-A",
+            "-o",
+            "jsonpath={.items[?(@.spec.replicas>0)].metadata.name}",
+        ],
+        &[
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            "custom-columns=NAME:.metadata.name,NODE:.spec.nodeName",
+        ],
+        &["get", "pods", "-A", "--sort-by=.metadata.creationTimestamp"],
+        &["get", "pods", "-A", "-o", "name"],
+        &["get", "nodes", "-o", "wide", "-L", "agentpool"],
+    ];
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    for args in forms {
+        let form = format!("kubectl {}", args.join(" "));
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let cmd = parse_script(&format!("kubectl {}", quoted.join(" ")), &BTreeMap::new())
+            .expect("native form")
+            .remove(0);
+        let (mut native, mut spawned) = (Vec::new(), Vec::new());
+        for _ in 0..15 {
+            let t = Instant::now();
+            rt.block_on(run_kube(&cmd, kc, Some("mc-eastus-1")))
+                .expect("native");
+            native.push(t.elapsed());
+            let t = Instant::now();
+            let out = Command::new(bin)
+                .args(args)
+                .args(["--context", "mc-eastus-1"])
+                .env("KUBECONFIG", kc)
+                .env("HOME", home)
+                .output()
+                .expect("kubectl runs");
+            assert!(out.status.success(), "{form}");
+            spawned.push(t.elapsed());
+        }
+        let (n, k) = (median(native), median(spawned));
+        println!(
+            "MEDIAN: {form} | native {n:?} | kubectl {k:?} | {:.1}x",
+            k.as_secs_f64() / n.as_secs_f64()
+        );
+    }
 }
 
 criterion_group!(kube, benches);

@@ -211,10 +211,14 @@ fn shell_pipelines_fan_out_over_three_clusters() {
         rows.iter().all(|r| r[4] == "ContainerCreating"),
         "{table:#}"
     );
-    assert!(table["command"]
+    assert!(table["ran"]
         .as_str()
         .unwrap_or("")
         .contains("fanned out over: mc-"));
+    assert_eq!(
+        table["command"], "kubectl get pods -A | grep -v Running",
+        "as written"
+    );
 
     let counts = results[1]["output"].as_str().expect("output");
     assert_eq!(counts.matches("── context mc-").count(), 3, "{counts}");

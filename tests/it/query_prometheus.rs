@@ -293,3 +293,69 @@ async fn prometheus_faults_are_clear_failed_results() {
     );
     assert!(!r.status.is_ok());
 }
+
+/// A PromQL probe runs as a range query when its fence says `{range=1h step=1m}` or when it is
+/// a bare range selector (`metric[30m]`, sent without the `[30m]` over that window); a range
+/// inside a function stays an instant query. Against the real Prometheus.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn range_queries_from_the_fence_or_a_bare_selector() {
+    let now = chrono::Utc::now().timestamp();
+    let Some(server) = servers::prometheus(
+        &swift_series(now),
+        "range_queries_from_the_fence_or_a_bare_selector",
+    ) else {
+        return;
+    };
+    let guide = tsgnav::tsg::parse_guide(
+        "range.md",
+        "# Range\n\n## Graphs\n\n\
+         ```promql {range=1h step=1m}\nmax by (namespace) (router:startup_latency:seconds)\n```\n\n\
+         ```promql\nrouter:startup_latency:seconds[30m]\n```\n\n\
+         ```promql\nmax_over_time(cx_pending_programming_ips_v2[1h])\n```\n\n\
+         ```promql {range=soon}\nup\n```\n",
+    );
+    let node = guide
+        .nodes
+        .iter()
+        .find(|n| n.probes.len() == 4)
+        .expect("the node with the probes");
+    let exec = PrometheusExecutor::new(Some(server.url.clone()), None);
+    let mut results = Vec::new();
+    for p in &node.probes[..3] {
+        let req = ProbeRequest::from_probe(&node.id, p, Default::default()).expect("request");
+        let out = OutputSink::detached(req.id.clone());
+        results.push(exec.run(req, out, Cancel::new()).await);
+    }
+    let fenced = &results[0];
+    assert!(fenced.status.is_ok(), "{}", fenced.status.describe());
+    assert_eq!(fenced.series.len(), 2, "one series per namespace");
+    for s in &fenced.series {
+        let n = s.points.len();
+        assert!((55..=61).contains(&n), "an hour at one point a minute: {n}");
+        let step = s.points[1].0 - s.points[0].0;
+        assert_eq!(step, 60.0);
+    }
+    let bare = &results[1];
+    assert!(bare.status.is_ok(), "{}", bare.status.describe());
+    assert_eq!(bare.command_as_run, "router:startup_latency:seconds");
+    assert_eq!(bare.series.len(), 3);
+    assert!(
+        bare.series.iter().all(|s| s.points.len() >= 55),
+        "{:?}",
+        bare.series
+    );
+    let instant = &results[2];
+    assert!(instant.status.is_ok(), "{}", instant.status.describe());
+    assert!(
+        instant.series.is_empty(),
+        "an instant query: {:?}",
+        instant.series
+    );
+    assert_eq!(instant.table.as_ref().map(|t| t.rows.len()), Some(2));
+    let bad = ProbeRequest::from_probe(&node.id, &node.probes[3], Default::default())
+        .expect_err("a range that is not a duration");
+    assert!(
+        bad.to_string().contains("range=soon is not a duration"),
+        "{bad}"
+    );
+}

@@ -88,13 +88,14 @@ pub async fn run(
         req.id.clone(),
         Backend::Shell,
         format!("{} contexts matching {pattern:?}", contexts.len()),
-        format!(
-            "{}\n# fanned out over: {}",
-            req.code.trim_end(),
-            contexts.join(", ")
-        ),
+        req.code.trim_end().to_string(),
         started,
     );
+    result.ran = Some(format!(
+        "bash, once per context ({} at a time); fanned out over: {}",
+        DEFAULT_CONCURRENCY,
+        contexts.join(", ")
+    ));
     let mut out = OutputSink::detached(req.id.clone());
     let oks: Vec<(&str, String)> = answers
         .iter()

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::query::{ProbeResult, Status};
+use crate::query::{Backend, ProbeResult, Status};
 use crate::tsg::Lang;
 
 pub fn to_json(r: &ProbeResult) -> Value {
@@ -19,6 +19,7 @@ pub fn to_json(r: &ProbeResult) -> Value {
     };
     json!({
         "probe": r.id, "backend": r.backend, "target": r.target, "command": r.command_as_run,
+        "ran": r.ran,
         "status": status, "error": error, "exit": exit,
         "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
         "output": r.output.text(), "table": r.table, "sandbox": r.sandbox,
@@ -31,7 +32,8 @@ pub fn render(r: &ProbeResult) -> String {
         s.push_str(&format!("$ {line}\n"));
     }
     match &r.table {
-        Some(t) if r.backend != crate::query::Backend::Shell => s.push_str(&t.render()),
+        // Shell and kube output is already what kubectl printed (`--no-headers` included).
+        Some(t) if !matches!(r.backend, Backend::Shell | Backend::Kube) => s.push_str(&t.render()),
         _ => s.push_str(&r.output.text()),
     }
     if !s.ends_with('\n') {

@@ -119,7 +119,17 @@ impl KubeExecutor {
             }
         };
         let as_run = cmds.iter().map(command_text).collect::<Vec<_>>().join("\n");
-        let mut result = ProbeResult::new(req.id.clone(), Backend::Kube, target, as_run, started);
+        let mut written = req.code.trim_end().to_string();
+        if let Some(c) = &req.target.kube_context {
+            written.push_str(&format!("\n# kube context {c}"));
+        }
+        let mut result = ProbeResult::new(req.id.clone(), Backend::Kube, target, written, started);
+        let on = match (&self.contexts, &req.target.kube_context) {
+            (Some(glob), _) => format!("each context matching {glob}"),
+            (None, Some(c)) => format!("context {c}"),
+            (None, None) => "the kubeconfig's current context".into(),
+        };
+        result.ran = Some(format!("native Kubernetes API ({on}): {as_run}"));
         let kubeconfig = match self.kubeconfig_for(&req) {
             Ok(k) => k,
             Err(e) => {

@@ -19,6 +19,7 @@ pub fn probe_run(r: &ProbeResult) -> evidence::ProbeRun {
     evidence::ProbeRun {
         probe: r.id.to_string(),
         command: r.command_as_run.clone(),
+        ran: r.ran.clone(),
         backend: r.backend.to_string(),
         target: r.target.clone(),
         started: r.started.to_rfc3339(),
