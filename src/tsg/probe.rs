@@ -137,7 +137,22 @@ pub fn looks_like_promql(code: &str) -> bool {
         && ["by (", "by(", "without (", "without("]
             .iter()
             .any(|k| after.trim_start().starts_with(k));
-    (func && after.starts_with('(')) || agg || after.starts_with('{') && t.contains('}')
+    (func && after.starts_with('(')) || agg || after.starts_with('{') && selector_query(after)
+}
+
+/// Whether `{…}` and what follows on its line read as a query, not a sample of output: a
+/// sample is `metric{a="b"} 42` or `metric{a="b"} = 1` (PromQL compares with `==`).
+fn selector_query(after: &str) -> bool {
+    let line = after.lines().next().unwrap_or("");
+    let Some(close) = line.find('}') else {
+        return after.contains('}');
+    };
+    let rest = line[close + 1..].trim();
+    let sample = rest.parse::<f64>().is_ok()
+        || (rest.starts_with('=') && !rest.starts_with("=="))
+        || rest.split_whitespace().count() == 2
+            && rest.split_whitespace().all(|w| w.parse::<f64>().is_ok());
+    !sample
 }
 
 fn looks_like_shell(code: &str) -> bool {
