@@ -169,14 +169,16 @@ const INLINE_CLIS: &[&str] = &[
     "promtool",
 ];
 
-/// The section's blocks plus one per bullet's inline command, in line order.
+/// The section's blocks plus one per bullet's inline command, in line order. A command needs
+/// a verb and something to act on (`kubectl get pods`): prose that names a bare command
+/// ("`oc logs`/`oc exec` break") is not a probe.
 fn with_inline_commands(s: &RawSection) -> Vec<RawCode> {
     let mut codes = s.codes.clone();
     for item in &s.items {
         for c in &item.para.codes {
             let mut words = c.split_whitespace();
             let cli = words.next().unwrap_or("");
-            if INLINE_CLIS.contains(&cli) && words.next().is_some() {
+            if INLINE_CLIS.contains(&cli) && words.count() >= 2 {
                 codes.push(RawCode {
                     info: "sh".into(),
                     code: c.trim().to_string(),

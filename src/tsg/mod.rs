@@ -25,7 +25,7 @@ mod walk;
 
 pub use edges::{is_external, join, resolve_dest};
 pub use model::*;
-pub use outcome::{FailKind, Outcome, ProbeRef};
+pub use outcome::{FailKind, Outcome};
 pub use probe::split_info;
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used

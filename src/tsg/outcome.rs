@@ -1,32 +1,8 @@
-//! How a probe run ended, and which probe it was: plain types every layer names (the runner
-//! produces them, the navigator shows them, the journal records them), so no layer decides
-//! anything by matching output or error text. Pure data; imports nothing of the crate.
-
-use std::fmt;
+//! How a probe run ended: a plain type every layer names (the runner produces it, the
+//! navigator shows it, the journal records it), so no layer decides anything by matching
+//! output or error text. Pure data; imports nothing of the crate.
 
 use serde::{Deserialize, Serialize};
-
-/// One probe of one step: the step's node id and the probe's index in it (0-based).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct ProbeRef {
-    pub node: String,
-    pub index: usize,
-}
-
-impl ProbeRef {
-    pub fn new(node: impl Into<String>, index: usize) -> Self {
-        ProbeRef {
-            node: node.into(),
-            index,
-        }
-    }
-}
-
-impl fmt::Display for ProbeRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.node, self.index + 1)
-    }
-}
 
 /// What kind of failure ended a run that did not exit by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

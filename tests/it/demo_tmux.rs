@@ -30,6 +30,13 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
     });
     run_probe(&t, 0);
     t.wait_for("live rows from the simulated cluster", |s| {
+        s.contains("Probe 1 finished") && s.contains("aks-userswft-31562873-vmss000002")
+    });
+    // The stuck router pods are below the nodes: scroll to them.
+    for _ in 0..8 {
+        t.keys(&["j"]);
+    }
+    t.wait_for("the stuck router pod", |s| {
         s.contains("router-6f8b7c9d5-9vtx2  0/1")
     });
     // The selection stays on probe 1; probe 3 (PromQL) is two items further.
