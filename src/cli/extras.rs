@@ -85,6 +85,10 @@ file (\fBconfig check\fR), or a journal that does not verify (\fBsessions verify
 .TP
 \fB2\fR
 A usage error, or a guide or file that could not be read.
+.TP
+\fB3\fR
+\fBrun\fR refused a probe (it needs a confirmation, names its own target, or runs in a node
+shell), so a script can tell a refusal from a success and from a failure.
 "#;
 
 #[derive(Debug, Subcommand)]

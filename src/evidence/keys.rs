@@ -39,10 +39,15 @@ pub enum KeyError {
     Crypto(String),
 }
 
-/// The folder holding the operator key: the folder of `$TSGNAV_CONFIG` when set, else
-/// `<config dir>/tsgnav`.
+/// The folder holding the operator key: the folder of `$TSGNAV_CONFIG` when set (and not a
+/// device such as `/dev/null`, which means "no config" and must never get a key beside it),
+/// else `<config dir>/tsgnav`.
 pub fn key_dir() -> PathBuf {
-    if let Some(f) = std::env::var_os("TSGNAV_CONFIG").filter(|f| !f.is_empty()) {
+    let device = |f: &std::ffi::OsStr| {
+        let p = std::path::Path::new(f);
+        p.exists() && !p.is_file()
+    };
+    if let Some(f) = std::env::var_os("TSGNAV_CONFIG").filter(|f| !f.is_empty() && !device(f)) {
         let f = PathBuf::from(f);
         return match f.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
@@ -223,7 +228,12 @@ impl OperatorKey {
             .and_then(|()| ring::rand::SecureRandom::fill(&rng, &mut keynum))
             .map_err(|_| KeyError::Crypto("no randomness".into()))?;
         let key = OperatorKey::from_seed(seed, keynum, path.clone())?;
-        let tmp = dir.join(format!(".operator.key.{}", std::process::id()));
+        // Unique per process and per attempt (threads of one process may race here too).
+        let tmp = dir.join(format!(
+            ".operator.key.{}.{}",
+            std::process::id(),
+            hex::encode(keynum)
+        ));
         write_private(&tmp, key.to_minisign().as_bytes()).map_err(io(&tmp))?;
         // A hard link fails when another process created the key first: use theirs.
         let linked = std::fs::hard_link(&tmp, &path);

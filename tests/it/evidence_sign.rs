@@ -455,3 +455,31 @@ fn a_handoff_import_verifies_the_signatures_and_says_whose_they_are() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("journal.sig line 3"), "{err}");
 }
+
+/// `TSGNAV_CONFIG=/dev/null` means "no config": the key goes to the platform config folder,
+/// never beside the device.
+#[test]
+fn no_config_keeps_the_key_in_the_platform_config_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let guide = crate::common::root().join("tests/fixtures/evidence/guide.md");
+    let out = crate::common::bin()
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("XDG_CONFIG_HOME", tmp.path().join("xdg"))
+        .env("TSGNAV_STATE_DIR", tmp.path().join("state"))
+        .args(["sessions", "start", &guide.to_string_lossy()])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        tmp.path().join("xdg/tsgnav/operator.key").is_file(),
+        "the key is in $XDG_CONFIG_HOME/tsgnav"
+    );
+    assert!(
+        !std::path::Path::new("/dev/operator.key").exists(),
+        "no key beside /dev/null"
+    );
+}

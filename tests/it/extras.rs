@@ -186,7 +186,7 @@ fn man_page_has_environment_files_and_exit_status() {
         );
     }
     let exit = &text[text.find(".SH \"EXIT STATUS\"").expect("section")..];
-    for code in ["\\fB0\\fR", "\\fB1\\fR", "\\fB2\\fR"] {
+    for code in ["\\fB0\\fR", "\\fB1\\fR", "\\fB2\\fR", "\\fB3\\fR"] {
         assert!(exit.contains(code), "EXIT STATUS explains {code}");
     }
 }
