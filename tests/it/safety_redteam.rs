@@ -143,6 +143,8 @@ fn run(b: &Bench, file: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i
         .env("HOME", &b.work)
         .env("REDTEAM_LOG", &b.log)
         .env("TSGNAV_CONFIG", "/dev/null")
+        // tsgnav's own signing key lives outside the watched work folder.
+        .env("XDG_CONFIG_HOME", b.state.join("config"))
         .env("TSGNAV_STATE_DIR", &b.state)
         .envs(env.iter().copied())
         .output()
