@@ -17,6 +17,19 @@ pub fn alert_like(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
         && name.chars().any(|c| c.is_ascii_uppercase())
         && name.chars().any(|c| c.is_ascii_lowercase())
+        // Alert names are camel case (`KubePodCrashLooping`, `etcdMembersDown`); a plain
+        // capitalised word (`Overview`, `Prometheus`) is a title, not an alert.
+        && name
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// A single capitalised word that could be an alert name (`Watchdog`).
+fn plain_word(name: &str) -> bool {
+    name.len() >= 4
+        && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && name.chars().skip(1).all(|c| c.is_ascii_lowercase())
 }
 
 /// The file stem of a guide path (`kubernetes/KubePodCrashLooping.md` → `KubePodCrashLooping`).
@@ -42,8 +55,11 @@ pub fn named_routes(g: &mut Guide) {
         .iter()
         .find(|n| n.level == 1)
         .map(|n| n.title.trim().to_string());
+    // A plain word (`Watchdog`) counts only when the file name and the H1 both say it.
+    let agreed = h1.as_deref() == Some(stem.as_str());
     let mut add = |alert: &str, by: RouteBy, line: usize| {
-        if alert_like(alert) && !g.routes.iter().any(|r| r.alert.eq_ignore_ascii_case(alert)) {
+        let named = alert_like(alert) || (agreed && plain_word(alert));
+        if named && !g.routes.iter().any(|r| r.alert.eq_ignore_ascii_case(alert)) {
             g.routes.push(Route {
                 alert: alert.to_string(),
                 to: first.clone(),
@@ -124,6 +140,7 @@ mod tests {
     fn alert_names_and_urls() {
         assert!(alert_like("KubePodCrashLooping") && alert_like("etcdMembersDown"));
         assert!(!alert_like("README") && !alert_like("cluster-operator-down"));
+        assert!(!alert_like("Overview") && !alert_like("Prometheus"));
         assert_eq!(
             url_path("https://x.org/runbooks/kubernetes/kubepodcrashlooping/"),
             "runbooks/kubernetes/kubepodcrashlooping"
