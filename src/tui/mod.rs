@@ -13,6 +13,7 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod complete;
 pub mod config;
 pub mod firing;
 pub mod firing_keys;
@@ -27,6 +28,7 @@ pub mod mouse;
 pub mod navigate;
 pub mod pager;
 pub mod palette;
+pub mod popup;
 pub mod runtime;
 pub mod scroll;
 pub mod search;

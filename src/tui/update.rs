@@ -33,6 +33,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
+            // Esc closes the error popup (and does nothing else).
+            if ev.code == crossterm::event::KeyCode::Esc && super::popup::close(app) {
+                return Vec::new();
+            }
             if app.input.is_some() {
                 return super::input::key(app, ev);
             }
@@ -83,6 +87,8 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
             Vec::new()
         }
         Command::Palette => {
+            app.palette.recall = None;
+            app.palette.cycle = None;
             app.input = Some(Input::Palette { buf: String::new() });
             Vec::new()
         }

@@ -29,7 +29,9 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
         widgets::confirm::draw(f, body, app, fs);
     }
     widgets::firing::draw_confirm(f, body, app);
-    status_line(f, status, app);
+    let room = status_line(f, status, app);
+    fs.viewport.status_room = room;
+    widgets::popup::draw(f, body, app, room);
 }
 
 /// The session's mode, always shown first; then where answers come from (demo, replay), the
@@ -94,7 +96,8 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     out
 }
 
-fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
+/// Draws the status line; returns the columns a message had beside the badges.
+fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
     let t = &app.theme;
     // Short badges when the message would not fit beside the long ones.
     let spans_w =
@@ -118,13 +121,8 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
         Some(Input::Palette { buf }) => {
-            // The commands the typed word could become (Tab completes the first).
-            let fits = super::command::completions(buf);
-            let hint = match fits.as_slice() {
-                [] => String::new(),
-                [one] if *one == buf.trim() => String::new(),
-                names => format!("  {}  (Tab completes)", names.join(" · ")),
-            };
+            // What the typed line could become (Tab completes, again cycles).
+            let hint = super::complete::hint(app, buf);
             Line::from(vec![
                 Span::styled(":", t.get("ui.key")),
                 Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -186,4 +184,5 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let mut spans = mode;
     spans.extend(line.spans);
     f.render_widget(Paragraph::new(Line::from(spans).style(line.style)), area);
+    w
 }

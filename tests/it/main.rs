@@ -82,6 +82,7 @@ mod tui_loading;
 mod tui_mitigation;
 mod tui_pager;
 mod tui_pager_keys;
+mod tui_palette;
 mod tui_redact;
 mod tui_replay;
 mod tui_resume;
