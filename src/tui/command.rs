@@ -47,6 +47,8 @@ pub enum Command {
     OpenOutput,
     /// The selected probe's command to the clipboard.
     Copy,
+    /// The selected PromQL probe between an instant and a range query, run again.
+    ToggleRange,
     /// `S` on a firing alert: propose a silence.
     Silence,
     /// Lands on the step the alert routes to.

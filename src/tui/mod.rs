@@ -29,6 +29,7 @@ pub mod navigate;
 pub mod pager;
 pub mod palette;
 pub mod popup;
+pub mod range;
 pub mod runtime;
 pub mod scroll;
 pub mod search;

@@ -139,6 +139,16 @@ pub struct ProbeState {
     pub running: Vec<ProbeRef>,
     /// Background tasks (long-running probes) still running: (id, what).
     pub tasks: Vec<(u64, String)>,
+    /// PromQL probes switched with `t` between an instant and a range query.
+    pub modes: HashMap<ProbeRef, QueryMode>,
+}
+
+/// How a PromQL probe is asked: at one instant, or over a window (a chart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryMode {
+    Instant,
+    /// Over the last hour, a point a minute (unless the probe's fence gives its own range).
+    Range,
 }
 
 /// Whether probes can run in this session.

@@ -201,6 +201,7 @@ fn guide(app: &mut App, a: Command) -> Vec<Effect> {
         Command::Cancel => return cancel_running(app),
         Command::OpenOutput => return super::pager::open(app),
         Command::Copy => return super::pager::copy_command(app),
+        Command::ToggleRange => return super::range::toggle(app),
         _ => app.dirty = false,
     }
     Vec::new()

@@ -83,6 +83,7 @@ mod tui_mitigation;
 mod tui_pager;
 mod tui_pager_keys;
 mod tui_palette;
+mod tui_range;
 mod tui_redact;
 mod tui_replay;
 mod tui_resume;

@@ -36,7 +36,11 @@ impl Fx {
                 probe,
                 bindings,
             } => vec![match &self.live {
-                Some(p) => p.run(&app.lib, &ProbeRef::new(node, probe), &bindings),
+                Some(p) => {
+                    let key = ProbeRef::new(node, probe);
+                    let mode = app.probes.modes.get(&key).copied();
+                    p.run(&app.lib, &key, &bindings, mode)
+                }
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
                         .into(),

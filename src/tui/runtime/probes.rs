@@ -10,12 +10,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::Msg;
 
+use crate::query::promrange::QueryRange;
 use crate::query::runner::{gate, Runner, RunnerConfig};
 use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
 use crate::query::{setup, Event, ProbeRequest, ProbeResult, Status};
 use crate::tsg::{Library, ProbeRef};
 use crate::tui::action::{Action, ProbeOutput};
+use crate::tui::state::QueryMode;
 
 /// Where probes go: the backends' settings plus the kube context for shell probes.
 #[derive(Debug, Clone, Default)]
@@ -41,6 +43,8 @@ pub struct Probes {
     pub(super) session: String,
     /// Ids of the read-only probes submitted (what Esc and navigating away may cancel).
     pub(super) diagnostic: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// Requests switched with `t` (id → how they were asked), recorded with their run.
+    pub(super) switched: Arc<Mutex<HashMap<String, String>>>,
     /// Mitigations on their confirmation screen: probe → request and preconditions.
     pub(super) prepared: HashMap<ProbeRef, super::flow::Prepared>,
 }
@@ -63,6 +67,8 @@ impl Probes {
         };
         let pending: Pending = Arc::default();
         let map = pending.clone();
+        let switched: Arc<Mutex<HashMap<String, String>>> = Arc::default();
+        let notes = switched.clone();
         let tasks = {
             let _enter = rt.enter();
             Tasks::new(runner.clone(), etx.clone())
@@ -71,9 +77,16 @@ impl Probes {
         let ui = tx.clone();
         rt.spawn(async move {
             while let Some(ev) = erx.recv().await {
-                let Event::Finished { id, result } = ev else {
+                let Event::Finished { id, mut result } = ev else {
                     continue;
                 };
+                let note = notes
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id.0);
+                if let Some(note) = note {
+                    result.ran.get_or_insert(note);
+                }
                 if task_list.list().iter().any(|t| t.probe == id) {
                     let _ = tx.send(Msg::Ui(Action::Tasks(super::flow::running(&task_list))));
                 }
@@ -104,6 +117,7 @@ impl Probes {
             session,
             prepared: HashMap::new(),
             diagnostic: Arc::default(),
+            switched,
         })
     }
 
@@ -154,20 +168,23 @@ impl Probes {
 
     /// Submits `probe`; returns an action to report at once (a refusal, a missing value, or
     /// "running").
+    /// `mode` is how `t` switched a PromQL probe, if it did.
     pub fn run(
         &self,
         lib: &Library,
         probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
+        mode: Option<QueryMode>,
     ) -> Action {
         let fail = |e: String| Action::ProbeFinished {
             probe: probe.clone(),
             result: Err(e),
         };
-        let req = match self.request(lib, probe, bindings) {
+        let mut req = match self.request(lib, probe, bindings) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
+        let how = switch(&mut req, mode);
         if let Some(e) = gate(&req) {
             return fail(e.to_string());
         }
@@ -177,12 +194,23 @@ impl Probes {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(req.id.0.clone());
+        let said = match how {
+            Some(how) => {
+                let said = format!(" as {how}");
+                self.switched
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(req.id.0.clone(), format!("Prometheus {how}"));
+                said
+            }
+            None => String::new(),
+        };
         let _enter = self.rt.enter();
         self.runner.submit(req);
         Action::ProbeStarted {
             probe: probe.clone(),
             what: format!(
-                "Running probe {} ({target})… Esc cancels it.",
+                "Running probe {}{said} ({target})… Esc cancels it.",
                 probe.index + 1
             ),
         }
@@ -206,6 +234,28 @@ impl Probes {
             self.runner.cancel(&crate::query::ProbeId(id.clone()));
         }
         ids.len()
+    }
+}
+
+/// Applies `t`'s switch to a PromQL request; how it is now asked, when that differs from
+/// the guide (said in the status line and recorded with the run).
+fn switch(req: &mut ProbeRequest, mode: Option<QueryMode>) -> Option<String> {
+    if req.lang != crate::tsg::Lang::Promql {
+        return None;
+    }
+    match (mode?, req.target.range) {
+        (QueryMode::Range, None) => {
+            req.target.range = Some(QueryRange {
+                span: std::time::Duration::from_secs(3600),
+                step: std::time::Duration::from_secs(60),
+            });
+            Some("a range query over the last 1h, step 1m (switched with t)".into())
+        }
+        (QueryMode::Instant, Some(_)) => {
+            req.target.range = None;
+            Some("an instant query (switched with t; the guide asks for a range)".into())
+        }
+        _ => None,
     }
 }
 
