@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
-mod fanout;
+use crate::query::fanout;
 mod record;
 mod show;
 mod write;

@@ -241,4 +241,11 @@ pub enum Effect {
     Notice(String),
     /// Put this text on the operator's clipboard (the terminal's OSC 52).
     Copy(String),
+    /// Run a read-only probe once per kube context matching `pattern` (`:contexts mc-*`),
+    /// with these values; the answers come back as one result.
+    FanOut {
+        probe: crate::tsg::ProbeRef,
+        bindings: BTreeMap<String, String>,
+        pattern: String,
+    },
 }

@@ -14,6 +14,7 @@ pub mod confirm;
 pub mod curl;
 pub mod entry;
 mod error;
+pub mod fanout;
 mod gate;
 pub mod http;
 pub mod kube;

@@ -15,6 +15,7 @@ pub mod app;
 pub mod command;
 pub mod complete;
 pub mod config;
+pub mod contexts;
 pub mod firing;
 pub mod firing_keys;
 pub mod flow;

@@ -98,7 +98,8 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
         | Command::Set(_)
         | Command::Export(_)
         | Command::Tasks
-        | Command::Stop(_)) => super::palette::run(app, c),
+        | Command::Stop(_)
+        | Command::Contexts(_)) => super::palette::run(app, c),
         c if app.screen.help => help(app, c),
         c if app.screen.current == Screen::Library => library(app, c),
         c => guide(app, c),

@@ -76,6 +76,7 @@ mod tui_cancel;
 mod tui_chart;
 mod tui_common;
 mod tui_confirm_rules;
+mod tui_contexts;
 mod tui_handover;
 mod tui_labels;
 mod tui_loading;

@@ -102,6 +102,17 @@ impl Fx {
                 None => Vec::new(),
             },
             Effect::Copy(text) => super::clip::copy(&text),
+            Effect::FanOut {
+                probe,
+                bindings,
+                pattern,
+            } => vec![match &self.live {
+                Some(p) => p.fan_out(&app.lib, &probe, &bindings, &pattern),
+                None => Action::Notice(
+                    "Live queries are unavailable: the probe was not run and no result is shown."
+                        .into(),
+                ),
+            }],
             Effect::Silence {
                 source,
                 alert,

@@ -7,6 +7,7 @@
 
 mod clip;
 pub mod convert;
+pub mod fan;
 pub mod firing;
 pub mod flow;
 mod fx;

@@ -1,11 +1,12 @@
-//! `tsgnav run --contexts GLOB` for probes the native kube backend does not answer (shell
-//! pipelines, forms handed to kubectl): the probe runs once per matching kubeconfig context
+//! `tsgnav run --contexts GLOB` and the navigator's `:contexts GLOB` for probes the native
+//! kube backend does not answer (shell pipelines, forms handed to kubectl): the probe runs
+//! once per matching kubeconfig context
 //! (kubectl, oc and helm get that context), 32 at a time, and the answers come back as one
 //! result, a merged table with a CONTEXT column when every answer is the same table, else
 //! one labelled section per context. A probe that names its own context, or runs no kube
 //! tool, is refused with that reason instead of running once.
 //!
-//! Part of the CLI edge.
+//! Part of `query`, the IO edge; must not import `evidence`.
 
 use std::path::PathBuf;
 
