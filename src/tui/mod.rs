@@ -34,6 +34,7 @@ pub mod range;
 pub mod runtime;
 pub mod scroll;
 pub mod search;
+pub mod stamp;
 pub mod state;
 pub mod theme;
 pub mod update;
