@@ -1,6 +1,5 @@
 //! PURE presentation of kube answers: the server-side `Table` as a [`Table`] (wide columns,
-//! NAMESPACE for `-A`, `-L` label columns), the `-o name|json|yaml` text, and a generic
-//! `describe` (metadata, spec and status as YAML, then the object's events).
+//! NAMESPACE for `-A`, `-L` label columns) and the `-o name|json` text.
 //!
 //! No IO; imports only `query::Table`.
 
@@ -163,11 +162,6 @@ pub fn document(objs: &[Value], single: bool) -> Value {
             json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objs})
         }
     }
-}
-
-/// YAML text (JSON when YAML cannot be written).
-pub fn yaml(v: &Value) -> String {
-    yaml_serde::to_string(v).unwrap_or_else(|_| format!("{v:#}\n"))
 }
 
 #[cfg(test)]
