@@ -359,7 +359,10 @@ impl RunArgs {
                         .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
             });
             let r = match fan {
-                Some(pattern) => fanout::run(&runner, req, self.kubeconfig.clone(), pattern).await,
+                Some(pattern) => {
+                    let kubeconfig = self.kubeconfig.clone();
+                    fanout::run(&runner, req, kubeconfig, pattern, Cancel::new()).await
+                }
                 None => runner.run(req, Cancel::new()).await,
             };
             vars.absorb(&r.captured);

@@ -39,12 +39,14 @@ pub fn refusal(code: &str) -> Option<String> {
     own.map(|w| format!("it names its own target ({w}), which would be the same for every context"))
 }
 
-/// Runs `req` once per context of `kubeconfig` matching `pattern`.
+/// Runs `req` once per context of `kubeconfig` matching `pattern`; `cancel` stops every
+/// context's run.
 pub async fn run(
     runner: &Runner,
     req: ProbeRequest,
     kubeconfig: Option<PathBuf>,
     pattern: &str,
+    cancel: Cancel,
 ) -> ProbeResult {
     let started = Utc::now();
     let fail = |req: ProbeRequest, e: ProbeError| {
@@ -80,7 +82,8 @@ pub async fn run(
             let mut one = req.clone();
             one.target.kube_context = Some(ctx.clone());
             one.target.kubeconfig = Some(path.clone());
-            async move { (ctx, runner.run(one, Cancel::new()).await) }
+            let cancel = cancel.clone();
+            async move { (ctx, runner.run(one, cancel).await) }
         })
         .buffered(DEFAULT_CONCURRENCY)
         .collect()

@@ -207,3 +207,77 @@ fn contexts_fans_a_shell_pipeline_out_over_three_simulated_clusters() {
     drop(sim);
     drop(rt);
 }
+
+/// Esc cancels a fan-out in flight: every context's process is stopped and the probe says
+/// it was cancelled.
+#[test]
+fn esc_cancels_a_fan_out_in_every_context() {
+    let test = "esc_cancels_a_fan_out_in_every_context";
+    if crate::sim_support::kubectl(test).is_none() {
+        return;
+    }
+    let Some(t) = Tmux::start_sized("contexts-esc", 140, 45) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt.block_on(crate::sim_support::start("swift", Some(3)));
+    std::fs::write(
+        t.dir.join("config.toml"),
+        format!("[query]\nkubeconfig = \"{}\"\n", sim.kubeconfig.display()),
+    )
+    .expect("config");
+    // A marker unique to this run, so no other process matches it.
+    let marker = format!("sleep 45.{}{}", std::process::id(), crate::common::nanos());
+    let guide = t.dir.join("slow.md");
+    std::fs::write(
+        &guide,
+        format!("# Slow\n\n## Step 1: Count then wait\n\n```bash\nkubectl get nodes | wc -l; {marker}\n```\n"),
+    )
+    .expect("guide");
+    t.send_line(&format!(
+        "{} {} --node step-1-count-then-wait --no-evidence",
+        env!("CARGO_BIN_EXE_tsgnav"),
+        guide.display()
+    ));
+    t.wait_for("the step", |s| s.contains("Step 1: Count then wait"));
+    t.keys(&["Tab"]);
+    t.keys(&[":"]);
+    t.keys(&["-l", "contexts mc-*"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the fan-out running", |s| {
+        s.contains("once per kube context matching mc-*") && s.contains("Esc cancels it")
+    });
+    let running = |n: usize| {
+        let start = std::time::Instant::now();
+        loop {
+            let out = std::process::Command::new("pgrep")
+                .args(["-f", &marker])
+                .output()
+                .expect("pgrep");
+            let count = String::from_utf8_lossy(&out.stdout).lines().count();
+            // A wrapping shell may show the marker too: at least one per context, then none.
+            if (n == 0 && count == 0) || (n > 0 && count >= n) {
+                return;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "{count} processes run `{marker}`; wanted {n}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    running(3);
+    t.keys(&["Escape"]);
+    t.wait_for("the cancelled result", |s| {
+        s.contains("Probe 1 was cancelled.")
+    });
+    running(0);
+    t.quit_unexported();
+    t.restored();
+    drop(sim);
+    drop(rt);
+}

@@ -5,6 +5,7 @@
 //! with the reason. Part of the runtime, the IO edge.
 
 use std::collections::BTreeMap;
+use std::sync::PoisonError;
 
 use super::probes::Probes;
 use super::Msg;
@@ -55,11 +56,17 @@ impl Probes {
         // Each context is named by the fan-out, not by the session's `--context`.
         req.target.kube_context = None;
         let kubeconfig = self.settings.kubeconfig.clone();
-        let (runner, tx, key, glob) = (
+        let cancel = Cancel::new();
+        self.fans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((probe.clone(), cancel.clone()));
+        let (runner, tx, key, glob, fans) = (
             self.runner.clone(),
             self.tx.clone(),
             probe.clone(),
             pattern.to_string(),
+            self.fans.clone(),
         );
         self.rt.spawn(async move {
             let result = if native {
@@ -69,10 +76,13 @@ impl Probes {
                     concurrency: 0,
                 };
                 let out = OutputSink::detached(req.id.clone());
-                exec.run(req, out, Cancel::new()).await
+                exec.run(req, out, cancel.clone()).await
             } else {
-                fanout::run(&runner, req, kubeconfig, &glob).await
+                fanout::run(&runner, req, kubeconfig, &glob, cancel.clone()).await
             };
+            fans.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|(_, c)| !c.same(&cancel));
             let _ = tx.send(Msg::Probe {
                 probe: key,
                 result: Box::new(result),
@@ -81,7 +91,7 @@ impl Probes {
         Action::ProbeStarted {
             probe: probe.clone(),
             what: format!(
-                "Running probe {n} once per kube context matching {pattern} ({} at a time)…",
+                "Running probe {n} once per kube context matching {pattern} ({} at a time)… Esc cancels it.",
                 crate::query::kube::fanout::DEFAULT_CONCURRENCY
             ),
         }

@@ -14,6 +14,7 @@ mod fx;
 mod ledger;
 pub mod library;
 pub mod probes;
+mod range;
 pub mod record;
 pub mod replay;
 

@@ -10,11 +10,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::Msg;
 
-use crate::query::promrange::QueryRange;
 use crate::query::runner::{gate, Runner, RunnerConfig};
 use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
-use crate::query::{setup, Event, ProbeRequest, ProbeResult, Status};
+use crate::query::{setup, Cancel, Event, ProbeRequest, ProbeResult, Status};
 use crate::tsg::{Library, ProbeRef};
 use crate::tui::action::{Action, ProbeOutput};
 use crate::tui::state::QueryMode;
@@ -45,6 +44,8 @@ pub struct Probes {
     pub(super) diagnostic: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Requests switched with `t` (id → how they were asked), recorded with their run.
     pub(super) switched: Arc<Mutex<HashMap<String, String>>>,
+    /// Fan-outs running (`:contexts`), cancelled with their step's probes.
+    pub(super) fans: Arc<Mutex<Vec<(ProbeRef, Cancel)>>>,
     /// Mitigations on their confirmation screen: probe → request and preconditions.
     pub(super) prepared: HashMap<ProbeRef, super::flow::Prepared>,
 }
@@ -118,6 +119,7 @@ impl Probes {
             prepared: HashMap::new(),
             diagnostic: Arc::default(),
             switched,
+            fans: Arc::default(),
         })
     }
 
@@ -184,7 +186,7 @@ impl Probes {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
-        let how = switch(&mut req, mode);
+        let how = super::range::switch(&mut req, mode);
         if let Some(e) = gate(&req) {
             return fail(e.to_string());
         }
@@ -233,29 +235,9 @@ impl Probes {
         for id in &ids {
             self.runner.cancel(&crate::query::ProbeId(id.clone()));
         }
-        ids.len()
-    }
-}
-
-/// Applies `t`'s switch to a PromQL request; how it is now asked, when that differs from
-/// the guide (said in the status line and recorded with the run).
-fn switch(req: &mut ProbeRequest, mode: Option<QueryMode>) -> Option<String> {
-    if req.lang != crate::tsg::Lang::Promql {
-        return None;
-    }
-    match (mode?, req.target.range) {
-        (QueryMode::Range, None) => {
-            req.target.range = Some(QueryRange {
-                span: std::time::Duration::from_secs(3600),
-                step: std::time::Duration::from_secs(60),
-            });
-            Some("a range query over the last 1h, step 1m (switched with t)".into())
-        }
-        (QueryMode::Instant, Some(_)) => {
-            req.target.range = None;
-            Some("an instant query (switched with t; the guide asks for a range)".into())
-        }
-        _ => None,
+        let fans = self.fans.lock().unwrap_or_else(PoisonError::into_inner);
+        let fanned = fans.iter().filter(|(p, _)| p.is_in(node));
+        ids.len() + fanned.inspect(|(_, c)| c.cancel()).count()
     }
 }
 
