@@ -107,7 +107,11 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
             60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
         }
         (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
-        (Some(Input::Palette { buf } | Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
+        // The palette's completion hint counts too, so the badges shorten to make room.
+        (Some(Input::Palette { buf }), _) => {
+            2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
+        }
+        (Some(Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
         (None, Some(n)) => widgets::wrap::width(&n.text),
         (None, None) => 0,
     };

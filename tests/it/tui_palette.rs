@@ -296,6 +296,12 @@ fn demo_palette_goto_tab_history_and_error_popup_at_80x24() {
     assert!(!s.contains("jumped to"), "{s}");
     t.keys(&[":"]);
     t.keys(&["-l", "goto step-2"]);
+    // At 80 columns the badges shorten so that the offers are in sight.
+    t.wait_for("the offers", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.contains("Tab: step-2-check-hcp-side-prerequisites"))
+    });
     t.keys(&["Tab"]);
     t.wait_for("a completed slug", |s| {
         s.lines()
