@@ -35,6 +35,10 @@ kubectl delete pod router-0 -n ${ROUTER_NS}\n\
 One namespace:\n\n\
 ```bash\n\
 kubectl get pods -n ${ROUTER_NS} | grep -v Running\n\
+```\n\n\
+How many are stuck:\n\n\
+```bash\n\
+kubectl get pods -A --no-headers | grep -c ContainerCreating\n\
 ```\n";
 
 const STEP: &str = "routers.md#step-1-find-the-router-pods-that-are-not-running";
@@ -191,6 +195,27 @@ fn contexts_fans_a_shell_pipeline_out_over_three_simulated_clusters() {
     t.wait_for("the refusal", |s| {
         s.contains("cannot fan probe 3 out: it runs no kubectl, oc or helm")
     });
+    // A count is no table: one answer per context, each under its label.
+    for _ in tabs(2)..tabs(5) {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&[":"]);
+    t.keys(&["-l", "contexts mc-*"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the counts", |s| s.contains("Probe 6 finished"));
+    t.keys(&["G"]);
+    let s = t.wait_for("three labelled answers", |s| {
+        s.matches("── context mc-").count() == 3
+    });
+    let labelled: Vec<&str> = s.lines().filter(|l| l.contains("── context mc-")).collect();
+    for l in &labelled {
+        let at = s.find(l).unwrap_or_default();
+        let next = s[at..].lines().nth(1).unwrap_or_default();
+        assert!(
+            next.trim_end().ends_with("⎿ 2"),
+            "two stuck pods under {l}:\n{s}"
+        );
+    }
     t.quit_unexported();
     t.restored();
     let journal = std::fs::read_to_string(t.only_session().join("journal.jsonl")).expect("journal");
@@ -198,7 +223,7 @@ fn contexts_fans_a_shell_pipeline_out_over_three_simulated_clusters() {
         .lines()
         .filter(|l| l.contains("fanned out over: mc-"))
         .collect();
-    assert_eq!(fanned.len(), 1, "one fanned-out run recorded:\n{journal}");
+    assert_eq!(fanned.len(), 2, "two fanned-out runs recorded:\n{journal}");
     assert!(
         fanned[0].contains("kubectl get pods -A | grep -v Running"),
         "the command as written: {}",
