@@ -111,6 +111,10 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
+    let mut recorder = opts.recorder;
+    if let (Some(r), Some(l)) = (recorder.as_mut(), opts.live.as_ref()) {
+        r.set_tracker(l.backends.tracker.clone());
+    }
     let sandbox = opts
         .live
         .as_ref()
@@ -133,7 +137,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     }
     let mut fx = Fx {
         live,
-        recorder: opts.recorder,
+        recorder,
         firing: None,
     };
     if app.session.write {
