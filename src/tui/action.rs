@@ -33,6 +33,8 @@ pub enum Action {
         result: Result<ProbeOutput, String>,
     },
     Exported(Result<String, String>),
+    /// What `y` copies right after an export (the chain head and key id).
+    CopyOffer(String),
     /// A read-only probe was submitted and is running.
     ProbeStarted {
         node: String,

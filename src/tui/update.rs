@@ -39,6 +39,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.reading.pager.is_some() {
                 return super::pager::key(app, ev);
             }
+            if let Some(text) = app.session.copy_offer.take() {
+                if ev.code == crossterm::event::KeyCode::Char('y') && ev.modifiers.is_empty() {
+                    app.set_message(
+                        "Copied the chain head and key id to the clipboard (OSC 52).",
+                        false,
+                    );
+                    return vec![Effect::Copy(text)];
+                }
+            }
             let ctx = if app.screen.help {
                 "help"
             } else if app.screen.current == Screen::Library {

@@ -16,6 +16,7 @@ mod evidence_cli;
 mod evidence_export;
 mod evidence_handoff;
 mod evidence_journal;
+mod evidence_keyarg;
 mod evidence_leftovers;
 mod evidence_portable;
 mod evidence_redact;

@@ -189,12 +189,22 @@ impl Recorder {
         let key = s
             .key_id()
             .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
+        let ok = done.is_ok();
         out.push(Action::Exported(done.map(|d| {
             format!(
                 "{} · chain head {head} (record #{records}), {key}: paste both into the incident",
                 d.tarball.unwrap_or(d.dir).display()
             )
         })));
+        if ok {
+            let signed = s
+                .key_id()
+                .map_or("UNSIGNED".to_owned(), |k| format!("signed by key {k}"));
+            out.push(Action::CopyOffer(format!(
+                "tsgnav evidence {}: chain head {head} (record #{records}), {signed}",
+                s.id()
+            )));
+        }
         out
     }
 
