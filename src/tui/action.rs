@@ -56,6 +56,14 @@ pub enum Action {
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
+    /// A silence was created on Alertmanager `source` for `alert`.
+    Silenced {
+        source: String,
+        id: String,
+        alert: String,
+    },
+    /// A silence this session created was expired.
+    SilenceExpired(String),
     /// A background refresh of the firing alerts.
     Firing(Box<crate::tui::firing::FiringUpdate>),
 }

@@ -28,7 +28,6 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }
-    widgets::firing::draw_confirm(f, body, app);
     status_line(f, status, app);
 }
 

@@ -131,7 +131,12 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                 m.dry_output = Some((ok, text));
             }
         }
-        Action::OpenMitigations(open) => app.session.open = open,
+        Action::OpenMitigations(open) => {
+            super::silence::mitigations_changed(app, &open);
+            app.session.open = open;
+        }
+        Action::Silenced { source, id, alert } => super::silence::created(app, source, id, alert),
+        Action::SilenceExpired(id) => super::silence::expired(app, &id),
         Action::ProbeStarted { node, probe, what } => {
             app.probes.running.push((node, probe));
             app.set_message(what, false);

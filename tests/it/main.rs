@@ -3,6 +3,7 @@
 mod alertmanager;
 mod alertmanager_faults;
 mod alertmanager_prometheus;
+mod alertmanager_silence;
 mod alertmanager_tmux;
 mod alertmanager_tui;
 mod bad_input;

@@ -55,6 +55,7 @@ fn message(a: &App) -> String {
 
 fn view(a: &App, preconditions: usize) -> MitigationView {
     MitigationView {
+        silence: None,
         node: a.current_id().expect("node").to_string(),
         probe: 1,
         class: SafetyClass::Mutating,

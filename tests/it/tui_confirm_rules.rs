@@ -36,6 +36,7 @@ fn at_scenario() -> App {
 
 fn view(a: &App) -> MitigationView {
     MitigationView {
+        silence: None,
         node: a.current_id().expect("node").to_string(),
         probe: 0,
         class: SafetyClass::Mutating,

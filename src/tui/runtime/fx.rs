@@ -104,6 +104,11 @@ impl Fx {
                 hours,
                 typed,
             } => match self.firing.as_ref() {
+                // Checked again where the write happens, like a probe's confirmation.
+                Some(_) if !app.session.write => vec![Action::Notice(
+                    "This session is read-only: nothing was silenced. Press W and type the kube                      context to turn write mode on."
+                        .into(),
+                )],
                 Some(f) => f.silence(super::firing::SilenceRequest {
                     source,
                     alert,
@@ -115,6 +120,10 @@ impl Fx {
                 None => vec![Action::Notice(
                     "No Alertmanager is configured; nothing was silenced.".into(),
                 )],
+            },
+            Effect::ExpireSilence { source, id } => match self.firing.as_ref() {
+                Some(f) => f.expire(source, id),
+                None => Vec::new(),
             },
             Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
         }
