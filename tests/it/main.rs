@@ -1,6 +1,7 @@
 //! The one integration test binary. Each failure area has its own module.
 
 mod alertmanager;
+mod alertmanager_fault_evidence;
 mod alertmanager_faults;
 mod alertmanager_prometheus;
 mod alertmanager_silence;

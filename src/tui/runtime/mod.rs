@@ -7,6 +7,7 @@
 
 mod clip;
 pub mod convert;
+mod faults;
 pub mod firing;
 pub mod flow;
 mod fx;
@@ -139,6 +140,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         live,
         recorder,
         firing: None,
+        faults: Default::default(),
     };
     if app.session.write {
         if let Some(l) = fx.live.as_mut() {
@@ -221,7 +223,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             return Ok(());
         }
         match rx.recv() {
-            Ok(Msg::Ui(a)) => queue.push_back(a),
+            Ok(Msg::Ui(a)) => {
+                if let Action::Firing(u) = &a {
+                    queue.extend(fx.firing_faults(&app, u));
+                }
+                queue.push_back(a)
+            }
             Ok(Msg::Probe {
                 node,
                 probe,
