@@ -59,8 +59,8 @@ pub fn view(d: &SilenceDraft) -> MitigationView {
         d.hours
     );
     MitigationView {
-        node: format!("alertmanager:{}", d.source),
-        probe: 0,
+        // Not a probe of a guide: the screen is reused, and Enter sends the silence instead.
+        probe: crate::tsg::ProbeRef::new(format!("alertmanager:{}", d.source), 0),
         class: SafetyClass::Mutating,
         title: format!("Silence `{}` on {}", d.alert, d.source),
         goal: Some(format!(
