@@ -190,6 +190,7 @@ impl TuiArgs {
                     config.sandbox.enabled,
                     &config.sandbox.allow_connect_ports,
                 ),
+                tracker: Default::default(),
             },
             context: self
                 .context

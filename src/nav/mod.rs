@@ -232,6 +232,8 @@ pub enum Effect {
         hours: u32,
         typed: String,
     },
+    /// Expire silence `id` on Alertmanager `source` (one this session created).
+    ExpireSilence { source: String, id: String },
     /// Cancel the read-only probes of this step that are still running (Esc, or navigating
     /// away); their process groups are killed. Mitigations and background tasks go on.
     CancelProbes { node: String },

@@ -30,6 +30,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod setup;
 pub mod shell;
+pub mod strays;
 pub mod tasks;
 mod token;
 pub mod vars;

@@ -29,6 +29,8 @@ pub struct Settings {
     pub replay: Option<Replaying>,
     /// The kernel sandbox of read-only shell probes (`[sandbox]`).
     pub sandbox: super::sandbox::SandboxPolicy,
+    /// Where shell probes note their process groups (see `strays`).
+    pub tracker: super::strays::Tracker,
 }
 
 /// The executors of a replay (built where the evidence records are read).
@@ -61,6 +63,7 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
     let mut v: Vec<Arc<dyn Executor>> = vec![
         Arc::new(shell::ShellExecutor {
             sandbox: s.sandbox.clone(),
+            tracker: s.tracker.clone(),
             ..shell::ShellExecutor::default()
         }),
         Arc::new(kube::KubeExecutor {

@@ -27,6 +27,9 @@ pub struct ShellExecutor {
     pub shell: String,
     /// The kernel sandbox for probes that run without a confirmation.
     pub sandbox: super::sandbox::SandboxPolicy,
+    /// Notes each running probe's process group, so a resumed session can stop what a
+    /// killed navigator left running.
+    pub tracker: super::strays::Tracker,
 }
 
 impl Default for ShellExecutor {
@@ -35,6 +38,7 @@ impl Default for ShellExecutor {
             grace: Duration::from_secs(2),
             shell: "bash".into(),
             sandbox: Default::default(),
+            tracker: Default::default(),
         }
     }
 }
@@ -242,6 +246,8 @@ impl ShellExecutor {
             }
         };
         let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        // Removed when this run ends, after the group got its last signal below.
+        let _running = self.tracker.started(pgid, &req.id.0);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let readers = [
             child

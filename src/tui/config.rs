@@ -25,6 +25,12 @@ pub struct Config {
     /// `[[alertmanager]]`: where the library screen's "Firing" section and `tsgnav alerts
     /// firing` read what is firing (one entry per Alertmanager, e.g. one per region).
     pub alertmanager: Vec<AlertmanagerConfig>,
+    /// `auto_run` for every Alertmanager (and the Prometheus fallback); an entry's own
+    /// `auto_run` wins. TOML cannot hold both `[alertmanager]` and `[[alertmanager]]`, so the
+    /// switch for all of them is a top-level key.
+    pub alertmanager_auto_run: Option<String>,
+    /// Time between refreshes of the Firing section (`"30s"`, the default; at least 1 s).
+    pub alertmanager_refresh: Option<String>,
 }
 
 /// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP

@@ -198,6 +198,9 @@ pub struct Session {
     pub quit: bool,
     /// Guides still being read in the background: (files read, files found).
     pub loading: Option<(usize, usize)>,
+    /// After an export: the chain head and key id, which the next `y` copies (any other
+    /// key drops the offer).
+    pub copy_offer: Option<String>,
 }
 
 impl Default for Session {
@@ -216,6 +219,7 @@ impl Default for Session {
             quit_armed: false,
             quit: false,
             loading: None,
+            copy_offer: None,
         }
     }
 }

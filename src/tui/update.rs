@@ -27,9 +27,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
-            if app.firing.confirm.is_some() {
-                return super::firing_keys::confirm_key(app, ev);
-            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
@@ -42,6 +39,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             if app.reading.pager.is_some() {
                 return super::pager::key(app, ev);
+            }
+            if let Some(effects) = super::silence::offer_key(app, &ev) {
+                return effects;
+            }
+            if let Some(text) = app.session.copy_offer.take() {
+                if ev.code == crossterm::event::KeyCode::Char('y') && ev.modifiers.is_empty() {
+                    app.set_message(
+                        "Copied the chain head and key id to the clipboard (OSC 52).",
+                        false,
+                    );
+                    return vec![Effect::Copy(text)];
+                }
             }
             let ctx = if app.screen.help {
                 "help"
@@ -58,8 +67,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 }
             }
         }
-        // The silence confirmation takes keys only (Esc closes it).
-        Action::Mouse(_) if app.firing.confirm.is_some() => Vec::new(),
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {

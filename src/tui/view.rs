@@ -28,7 +28,6 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }
-    widgets::firing::draw_confirm(f, body, app);
     let room = status_line(f, status, app);
     fs.viewport.status_room = room;
     widgets::popup::draw(f, body, app, room);

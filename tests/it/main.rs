@@ -1,8 +1,10 @@
 //! The one integration test binary. Each failure area has its own module.
 
 mod alertmanager;
+mod alertmanager_fault_evidence;
 mod alertmanager_faults;
 mod alertmanager_prometheus;
+mod alertmanager_silence;
 mod alertmanager_tmux;
 mod alertmanager_tui;
 mod bad_input;
@@ -16,6 +18,7 @@ mod evidence_cli;
 mod evidence_export;
 mod evidence_handoff;
 mod evidence_journal;
+mod evidence_keyarg;
 mod evidence_leftovers;
 mod evidence_portable;
 mod evidence_redact;
