@@ -10,9 +10,11 @@
 //! IO is limited to the loopback listener (`server`, `watch`) and `SimHandle::write_kubeconfig`.
 
 mod cells;
+mod exec;
 mod maestro;
 mod mutate;
 mod patch;
+mod pod_shell;
 mod portforward;
 pub mod resources;
 mod route;
@@ -77,6 +79,7 @@ impl Sim {
         let state_for_handle = state.clone();
         let app = axum::Router::new()
             .merge(portforward::routes(state.clone(), addr))
+            .merge(exec::routes(state.clone()))
             .fallback(server::handle)
             .with_state(state);
         let (tx, rx) = oneshot::channel::<()>();
