@@ -25,6 +25,20 @@ pub struct Config {
     /// `[[alertmanager]]`: where the library screen's "Firing" section and `tsgnav alerts
     /// firing` read what is firing (one entry per Alertmanager, e.g. one per region).
     pub alertmanager: Vec<AlertmanagerConfig>,
+    /// `[runbooks]`: how commands a guide types inside node shells are run.
+    pub runbooks: RunbooksConfig,
+}
+
+/// `[runbooks]`: a command a guide types on a node (after `oc debug node/…`, `chroot
+/// /host`) never runs on the operator's machine; with `node_shell` set it runs through a
+/// debug pod on that node (a write: it needs `--write`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunbooksConfig {
+    /// `"oc debug"` or `"kubectl debug"`; unset, node commands are refused.
+    pub node_shell: Option<String>,
+    /// The image of `kubectl debug` (default a UBI minimal image).
+    pub node_shell_image: Option<String>,
 }
 
 /// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP

@@ -59,6 +59,7 @@ mod runbooks_accuracy;
 mod runbooks_exec;
 mod runbooks_lexer;
 mod runbooks_markdown;
+mod runbooks_node_shell;
 mod runbooks_routing;
 mod runbooks_transcripts;
 mod safety_corpus;
