@@ -140,10 +140,18 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
 
 fn prompt(line: &str, root_ok: bool) -> Option<Prompt> {
     let t = line.trim_start_matches(' ');
-    let lead = line.len() - t.len();
+    let mut lead = line.len() - t.len();
     if lead > 3 {
         return None;
     }
+    // toolbox marks its container prompt with a glyph: `⬢ [root@toolbox ~]# `.
+    let t = match t.strip_prefix("\u{2b22} ") {
+        Some(rest) => {
+            lead += t.len() - rest.len();
+            rest
+        }
+        None => t,
+    };
     if t == "$" || t == "#" && root_ok {
         return Some(Prompt::Empty);
     }

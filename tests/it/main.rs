@@ -56,6 +56,7 @@ mod query_shell;
 mod query_vars;
 mod run_cli;
 mod runbooks_accuracy;
+mod runbooks_bad_input;
 mod runbooks_exec;
 mod runbooks_lexer;
 mod runbooks_markdown;
