@@ -29,6 +29,8 @@ pub struct Settings {
     pub replay: Option<Replaying>,
     /// The kernel sandbox of read-only shell probes (`[sandbox]`).
     pub sandbox: super::sandbox::SandboxPolicy,
+    /// How commands typed in node shells run (`[runbooks] node_shell`); `None` refuses them.
+    pub node_shell: Option<super::entry::NodeShell>,
 }
 
 /// The executors of a replay (built where the evidence records are read).

@@ -129,4 +129,25 @@ fn a_bad_node_shell_value_is_a_clear_config_error() {
         "{err}"
     );
     assert_eq!(log(dir.path()), "");
+    // `tsgnav config check` names the file, the line and the choices.
+    let cfg = dir.path().join("config.toml");
+    let out = crate::common::bin()
+        .args(["config", "check"])
+        .arg(&cfg)
+        .env("TSGNAV_CONFIG", &cfg)
+        .output()
+        .expect("run tsgnav config check");
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: [runbooks] node_shell = \"ssh\"",
+            cfg.display()
+        )),
+        "{err}"
+    );
 }
