@@ -188,8 +188,14 @@ pub fn brace_placeholders_of(lang: crate::tsg::Lang, text: &str) -> Vec<String> 
 fn braces(text: &str, shell: bool) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
+    let map = if shell && text.contains('{') {
+        super::shell::quoting::quoting(text)
+    } else {
+        super::shell::quoting::QuoteMap::default()
+    };
     for (i, _) in text.match_indices('{') {
-        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, i)) {
+        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, &map, i))
+        {
             continue;
         }
         let rest = &text[i + 1..];
@@ -213,25 +219,27 @@ fn braces(text: &str, shell: bool) -> Vec<String> {
 /// Whether the `{` at `i` is template syntax, never a variable: inside a kubectl
 /// `jsonpath=`/`go-template=`/`custom-columns=`/`--sort-by=` word, or inside a single-quoted
 /// shell word (one that opens after a space or `=`; KQL's `cluster('…{region}')` still counts).
-fn template_syntax(text: &str, i: usize) -> bool {
-    let prefix = &text[text[..i].rfind('\n').map_or(0, |p| p + 1)..i];
-    let (mut single, mut double, mut word) = (None, false, 0);
-    for (k, c) in prefix.char_indices() {
-        match c {
-            '\'' if !double => single = if single.is_some() { None } else { Some(k) },
-            '"' if single.is_none() => double = !double,
-            c if c.is_whitespace() && single.is_none() && !double => word = k + 1,
-            _ => {}
-        }
-    }
+/// How each byte is quoted comes from the shell lexer (`map`).
+fn template_syntax(text: &str, map: &super::shell::quoting::QuoteMap, i: usize) -> bool {
+    use super::shell::quoting::Quoting;
+    let b = text.as_bytes();
+    // The word holding `i` starts after the last unquoted blank before it.
+    let word = (0..i)
+        .rev()
+        .find(|&j| b[j].is_ascii_whitespace() && map.at(j) == Quoting::Bare)
+        .map_or(0, |j| j + 1);
     let marks = ["jsonpath", "template=", "custom-columns=", "sort-by="];
-    marks.iter().any(|m| prefix[word..].contains(m))
-        || single.is_some_and(|q| {
-            prefix[..q]
+    let in_template = marks.iter().any(|m| text[word..i].contains(m));
+    let single_word = map
+        .piece_at(i)
+        .filter(|p| p.quoting == Quoting::Single)
+        .is_some_and(|p| {
+            text[..p.start]
                 .chars()
                 .last()
                 .is_none_or(|c| c.is_whitespace() || c == '=')
-        })
+        });
+    in_template || single_word
 }
 
 #[cfg(test)]

@@ -63,6 +63,14 @@ impl QuoteMap {
         }
     }
 
+    /// The piece holding `pos`, if a quoted, escaped or bare word byte is there.
+    pub fn piece_at(&self, pos: usize) -> Option<Piece> {
+        let i = self.pieces.partition_point(|p| p.start <= pos);
+        i.checked_sub(1)
+            .map(|k| self.pieces[k])
+            .filter(|p| pos < p.end)
+    }
+
     pub(super) fn mark(&mut self, start: usize, end: usize, quoting: Quoting) {
         if start >= end {
             return;
