@@ -59,3 +59,28 @@ fn ten_thousand_prompted_lines_lose_nothing() {
         .count();
     assert_eq!(transcript, 0, "{l}");
 }
+
+/// A console block of bare prompts is shown and linted, but offers nothing to run.
+#[test]
+fn prompts_without_commands_offer_nothing_to_run() {
+    let t = crate::runbooks_transcripts::tree();
+    let p = crate::runbooks_transcripts::probes(&t, "bad/EmptyConsole.md#diagnosis");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(
+        (p[0]["lang"].as_str(), p[0]["code"].as_str()),
+        (Some("text"), Some(""))
+    );
+    assert_eq!(p[0]["source"], "$\n$ \n");
+    let out = crate::common::bin()
+        .args(["lint", "tests/fixtures/runbooks/bad/EmptyConsole.md"])
+        .current_dir(crate::common::root())
+        .output()
+        .expect("run tsgnav lint");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("warning[transcript]: `$` is a prompt with no command")
+            .count(),
+        2,
+        "{text}"
+    );
+}
