@@ -15,6 +15,7 @@ mod exec;
 mod maestro;
 mod mutate;
 mod patch;
+mod pod_files;
 mod pod_shell;
 mod portforward;
 pub mod resources;
