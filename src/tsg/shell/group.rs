@@ -10,7 +10,7 @@ use super::{parse_at, Parsed, Problem, Redirect, SimpleCommand, MAX_DEPTH};
 
 /// Group the tokens of one (possibly nested) script into simple commands.
 pub(super) fn group(lexer: Lexer<'_>, depth: usize, ctx: Option<&str>) -> Parsed {
-    let quoting = lexer.map;
+    let quoting = lexer.map.finish();
     let mut g = Grouper {
         depth,
         ctx,

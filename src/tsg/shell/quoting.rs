@@ -100,7 +100,7 @@ impl QuoteMap {
             }));
     }
 
-    fn finish(mut self) -> Self {
+    pub(super) fn finish(mut self) -> Self {
         self.pieces.sort_by_key(|p| p.start);
         self.expansions.sort_by_key(|e| e.start);
         self
