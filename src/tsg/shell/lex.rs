@@ -37,6 +37,9 @@ pub(super) struct Lexer<'a> {
     pub(super) problems: Vec<Problem>,
     pub(super) heredoc_next: bool,
     pub(super) heredocs: Vec<(String, bool)>,
+    /// Every heredoc delimiter seen, in order, with whether it was `<<-` (tabs stripped).
+    pub(super) opened: Vec<(String, bool)>,
+    heredoc_strip: bool,
     /// Quoting by byte position, and the expansions bash performs.
     pub(super) map: QuoteMap,
     /// The quoting in force where the lexer is.
@@ -62,6 +65,8 @@ impl<'a> Lexer<'a> {
             problems: Vec::new(),
             heredoc_next: false,
             heredocs: Vec::new(),
+            opened: Vec::new(),
+            heredoc_strip: false,
             map: QuoteMap::default(),
             quoting: Quoting::Bare,
         }
@@ -166,10 +171,12 @@ impl<'a> Lexer<'a> {
             (Some(b'<'), Some(b'-')) => {
                 self.op("<<-");
                 self.heredoc_next = true;
+                self.heredoc_strip = true;
             }
             (Some(b'<'), _) => {
                 self.op("<<");
                 self.heredoc_next = true;
+                self.heredoc_strip = false;
             }
             (Some(b'&'), _) => self.op("<&"),
             (Some(b'>'), _) => self.op("<>"),
@@ -270,6 +277,7 @@ impl<'a> Lexer<'a> {
         }
         if std::mem::take(&mut self.heredoc_next) {
             self.heredocs.push((text.clone(), quoted));
+            self.opened.push((text.clone(), self.heredoc_strip));
         }
         let bare = bare.unwrap_or(text.len());
         self.toks.push(Tok::Word(Word {

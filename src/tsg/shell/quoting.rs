@@ -123,6 +123,42 @@ pub fn expanded_names(script: &str) -> Vec<String> {
     out
 }
 
+/// How one console line leaves its command: inside a quote, continued (`\`, `|`, `&&`, `||`
+/// at its end, outside quotes and comments), and the heredocs it opened (delimiter, `<<-`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineEnd {
+    pub quote: Option<char>,
+    pub more: bool,
+    pub heredocs: Vec<(String, bool)>,
+}
+
+/// Reads `line` as the shell does, starting inside `quote` when an earlier line left one open.
+pub fn line_end(line: &str, quote: Option<char>) -> LineEnd {
+    let text: String = quote.into_iter().chain(line.chars()).collect();
+    let lx = Lexer::new(&text, 1, 0).run();
+    let quote = lx.problems.iter().find_map(|p| match p {
+        super::Problem::Unterminated { what: "'", .. } => Some('\''),
+        super::Problem::Unterminated { what: "\"", .. } => Some('"'),
+        _ => None,
+    });
+    let map = lx.map.finish();
+    let t = text.trim_end();
+    let last = t.len().saturating_sub(1);
+    let more = quote.is_none()
+        && !t.is_empty()
+        && match map.at(last) {
+            Quoting::Bare => {
+                t.ends_with('\\') || t.ends_with('|') || t.ends_with("&&") || t.ends_with("||")
+            }
+            _ => false,
+        };
+    LineEnd {
+        quote,
+        more,
+        heredocs: lx.opened,
+    }
+}
+
 fn is_name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
