@@ -31,6 +31,8 @@ pub struct Settings {
     pub sandbox: super::sandbox::SandboxPolicy,
     /// Where shell probes note their process groups (see `strays`).
     pub tracker: super::strays::Tracker,
+    /// How commands typed in node shells run (`[runbooks] node_shell`); `None` refuses them.
+    pub node_shell: Option<super::entry::NodeShell>,
 }
 
 /// The executors of a replay (built where the evidence records are read).

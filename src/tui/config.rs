@@ -31,6 +31,20 @@ pub struct Config {
     pub alertmanager_auto_run: Option<String>,
     /// Time between refreshes of the Firing section (`"30s"`, the default; at least 1 s).
     pub alertmanager_refresh: Option<String>,
+    /// `[runbooks]`: how commands a guide types inside node shells are run.
+    pub runbooks: RunbooksConfig,
+}
+
+/// `[runbooks]`: a command a guide types on a node (after `oc debug node/…`, `chroot
+/// /host`) never runs on the operator's machine; with `node_shell` set it runs through a
+/// debug pod on that node (a write: it needs `--write`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunbooksConfig {
+    /// `"oc debug"` or `"kubectl debug"`; unset, node commands are refused.
+    pub node_shell: Option<String>,
+    /// The image of `kubectl debug` (default a UBI minimal image).
+    pub node_shell_image: Option<String>,
 }
 
 /// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP

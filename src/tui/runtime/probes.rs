@@ -144,7 +144,9 @@ impl Probes {
             vars.set(k, v, Source::Flag);
         }
         let resolved = vars.resolve(p.lang, &p.code).map_err(|e| e.to_string())?;
-        let mut req = ProbeRequest::from_probe(node, p, resolved).map_err(|e| e.to_string())?;
+        let node_shell = self.settings.backends.node_shell.as_ref();
+        let mut req = ProbeRequest::from_probe_with(node, p, resolved, node_shell)
+            .map_err(|e| e.to_string())?;
         req.target.kubeconfig = self.settings.kubeconfig.clone();
         // A namespace hint written as `${OCM_NAMESPACE}` is named by its value.
         if let Some(ns) = req.target.namespace.as_mut().filter(|n| n.contains('$')) {
