@@ -50,6 +50,7 @@ mod query_gate;
 mod query_http;
 mod query_kusto;
 mod query_prometheus;
+mod query_proxy;
 mod query_runner;
 mod query_sandbox;
 mod query_shell;

@@ -82,8 +82,39 @@ fn exec_script(query: &str) -> String {
         .join(" ")
 }
 
-/// Decides one request: `method`, the URL `path` (no query) and the raw `query`.
+/// Whether a write is a server-side dry run, read as the API server reads it: a DELETE
+/// with a body takes its options (`"dryRun": ["All"]`) from the body and ignores the query;
+/// every other write (and a DELETE without a body) from `?dryRun=All`.
+fn dry_run(method: &str, query: &str, body: &[u8]) -> bool {
+    let all = |v: &[String]| !v.is_empty() && v.iter().all(|d| d == "All");
+    if method == "DELETE" && !body.iter().all(u8::is_ascii_whitespace) {
+        let opts: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let listed: Vec<String> = opts["dryRun"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|d| d.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return all(&listed);
+    }
+    all(&params(query, "dryRun"))
+}
+
+/// Decides one request without a body (see [`decide_with_body`]).
 pub fn decide(run: &Run<'_>, method: &str, path: &str, query: &str) -> Decision {
+    decide_with_body(run, method, path, query, &[])
+}
+
+/// Decides one request: `method`, the URL `path` (no query), the raw `query` and the body.
+pub fn decide_with_body(
+    run: &Run<'_>,
+    method: &str,
+    path: &str,
+    query: &str,
+    body: &[u8],
+) -> Decision {
     let method = method.to_ascii_uppercase();
     let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
     let deny = |why: &str| Decision::Deny(forbidden(run.context, why));
@@ -124,7 +155,7 @@ pub fn decide(run: &Run<'_>, method: &str, path: &str, query: &str) -> Decision 
     {
         return Decision::Forward;
     }
-    if params(query, "dryRun").iter().any(|v| v == "All") {
+    if dry_run(&method, query, body) {
         return Decision::Forward;
     }
     if run.confirmed == Some(run.context) {
@@ -205,6 +236,21 @@ mod tests {
                 Decision::Forward => panic!("{m} {p} was forwarded"),
             }
         }
+    }
+
+    #[test]
+    fn a_delete_is_a_dry_run_by_its_body_when_it_has_one() {
+        let p = "/api/v1/namespaces/m/pods/p";
+        let body = br#"{"kind":"DeleteOptions","dryRun":["All"]}"#;
+        let dry = |q: &str, b: &[u8]| decide_with_body(&RO, "DELETE", p, q, b) == Decision::Forward;
+        assert!(dry("", body));
+        assert!(dry("dryRun=All", b""));
+        // The API server ignores the query when the body has options.
+        assert!(!dry("dryRun=All", br#"{"kind":"DeleteOptions"}"#));
+        assert!(!dry("", br#"{"dryRun":[]}"#));
+        assert!(!dry("", br#"{"dryRun":["All","None"]}"#));
+        assert!(!dry("", b"not json"));
+        assert!(!dry("dryRun=All&dryRun=None", b""));
     }
 
     #[test]

@@ -1,0 +1,115 @@
+//! Giving one shell probe its way to the cluster: when the script runs kubectl, oc or helm,
+//! the session's proxy (started on first use, then reused) grants the probe a pass for its
+//! context, writes the probe's kubeconfig into its scratch folder, and afterwards names every
+//! refused request in the probe's output. When no pass can be given (no kubeconfig, an
+//! unknown context), the probe runs without one and its output says why; a read-only probe
+//! then cannot reach the API server at all under Landlock (only the proxy's port is open).
+//!
+//! IO edge. Must not import `cli`, `tui`, `nav` or `evidence`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Grant, Proxy};
+use crate::query::ProbeRequest;
+
+/// The session's proxy, started by the first probe that needs it.
+#[derive(Clone, Default)]
+pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>);
+
+impl std::fmt::Debug for SessionProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.get() {
+            Some(p) => write!(f, "SessionProxy(127.0.0.1:{})", p.port()),
+            None => f.write_str("SessionProxy(not started)"),
+        }
+    }
+}
+
+/// Whether a script names kubectl, oc or helm anywhere (a word of its own).
+pub fn uses_kube_cli(script: &str) -> bool {
+    script
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .any(|w| matches!(w, "kubectl" | "oc" | "helm"))
+}
+
+/// What a probe got: its pass and kubeconfig, or why it has none.
+pub enum ProbeAccess {
+    Proxied { grant: Grant, kubeconfig: PathBuf },
+    Direct { why: String },
+}
+
+impl ProbeAccess {
+    /// The proxy's port, when the probe goes through it.
+    pub fn port(&self) -> Option<u16> {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => Some(grant.port()),
+            ProbeAccess::Direct { .. } => None,
+        }
+    }
+
+    /// The lines the probe's output ends with: each refused request, or why there was no
+    /// proxy.
+    pub fn report(&self) -> String {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => grant
+                .decisions()
+                .iter()
+                .filter(|d| d.refused.is_some())
+                .map(|d| format!("{}\n", d.line()))
+                .collect(),
+            ProbeAccess::Direct { why } => {
+                format!("tsgnav proxy: this probe ran without the read-only API proxy: {why}\n")
+            }
+        }
+    }
+}
+
+impl SessionProxy {
+    /// A pass for `req` (its kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`; its
+    /// context, else the current one), with the kubeconfig written to `scratch/kubeconfig`.
+    /// Writes pass only for a confirmed request.
+    pub async fn access(&self, req: &ProbeRequest, scratch: &Path) -> ProbeAccess {
+        let Some(real) = crate::query::kube::default_kubeconfig(req.target.kubeconfig.clone())
+        else {
+            return ProbeAccess::Direct {
+                why: "no kubeconfig (set KUBECONFIG or pass --kubeconfig)".into(),
+            };
+        };
+        if !std::env::split_paths(real.as_os_str()).any(|p| p.exists()) {
+            return ProbeAccess::Direct {
+                why: format!("the kubeconfig {} does not exist", real.display()),
+            };
+        }
+        let proxy = match self.0.get_or_try_init(Proxy::start).await {
+            Ok(p) => p,
+            Err(e) => return ProbeAccess::Direct { why: e.to_string() },
+        };
+        let context = req.target.kube_context.as_deref();
+        let confirmed = req.confirmation.is_some();
+        let grant = match proxy.grant(&real, context, confirmed).await {
+            Ok(g) => g,
+            Err(e) => return ProbeAccess::Direct { why: e.to_string() },
+        };
+        let kubeconfig = scratch.join("kubeconfig");
+        match grant.write_kubeconfig(&kubeconfig) {
+            Ok(()) => ProbeAccess::Proxied { grant, kubeconfig },
+            Err(e) => ProbeAccess::Direct { why: e.to_string() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uses_kube_cli;
+
+    #[test]
+    fn kube_clis_are_found_as_words() {
+        assert!(uses_kube_cli("kubectl get pods"));
+        assert!(uses_kube_cli("x=$(oc get ns -o name)"));
+        assert!(uses_kube_cli("/usr/bin/helm list"));
+        assert!(uses_kube_cli("echo a | xargs kubectl delete pod"));
+        assert!(!uses_kube_cli("echo kubectl-ish; ocean"));
+        assert!(!uses_kube_cli("curl https://example.org"));
+    }
+}
