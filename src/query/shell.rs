@@ -217,9 +217,11 @@ impl ShellExecutor {
             true => Some(self.proxy.access(&req, &scratch).await),
             false => None,
         };
-        if let Some(super::proxy::ProbeAccess::Proxied { kubeconfig, .. }) = &access {
-            cmd.env("KUBECONFIG", kubeconfig)
-                .env("KUBECACHEDIR", scratch.join(".kube-cache"));
+        if let Some(super::proxy::ProbeAccess::Proxied {
+            kubeconfig, cache, ..
+        }) = &access
+        {
+            cmd.env("KUBECONFIG", kubeconfig).env("KUBECACHEDIR", cache);
         }
         // A probe that runs without a confirmation gets the kernel sandbox where there is one.
         let confined = req.confirmation.is_none();

@@ -86,6 +86,11 @@ impl Grant {
         self.port
     }
 
+    /// The pass's token (the path prefix of its server URL).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
     /// The context this pass serves.
     pub fn context(&self) -> &str {
         &self.pass.context

@@ -13,9 +13,63 @@ use std::sync::Arc;
 use super::{Grant, Proxy};
 use crate::query::ProbeRequest;
 
-/// The session's proxy, started by the first probe that needs it.
+/// The session's proxy, started by the first probe that needs it, and the discovery cache
+/// its probes share.
 #[derive(Clone, Default)]
-pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>);
+pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>, Arc<SessionCache>);
+
+/// kubectl's cache folder for the session's probes (`KUBECACHEDIR`), removed with the session.
+/// kubectl keys its discovery cache by the server URL, which holds each probe's own token;
+/// each probe's key is linked to one folder per real kubeconfig and context, so probes after
+/// the first skip API discovery.
+#[derive(Default)]
+struct SessionCache(std::sync::OnceLock<PathBuf>);
+
+impl SessionCache {
+    fn dir(&self) -> &Path {
+        self.0.get_or_init(|| {
+            static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::env::temp_dir().join(format!("tsgnav-kube-cache-{}-{n}", std::process::id()))
+        })
+    }
+}
+
+impl Drop for SessionCache {
+    fn drop(&mut self) {
+        if let Some(d) = self.0.get() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
+/// context; returns the `KUBECACHEDIR` to give the probe (its own scratch cache if linking
+/// fails, which costs only a fresh discovery).
+fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> PathBuf {
+    use sha2::Digest;
+    let key = hex::encode(sha2::Sha256::digest(format!(
+        "{}\0{}",
+        real.display(),
+        grant.context()
+    )));
+    let shared = cache.join("shared").join(&key[..24]);
+    // kubectl's folder name: the server URL without its scheme, `:` made `_`.
+    let own = cache
+        .join("discovery")
+        .join(format!("127.0.0.1_{}", grant.port()))
+        .join("p")
+        .join(grant.token());
+    let linked = std::fs::create_dir_all(&shared).is_ok()
+        && own
+            .parent()
+            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+        && std::os::unix::fs::symlink(&shared, &own).is_ok();
+    match linked {
+        true => cache.to_path_buf(),
+        false => scratch.join(".kube-cache"),
+    }
+}
 
 impl std::fmt::Debug for SessionProxy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -35,8 +89,15 @@ pub fn uses_kube_cli(script: &str) -> bool {
 
 /// What a probe got: its pass and kubeconfig, or why it has none.
 pub enum ProbeAccess {
-    Proxied { grant: Grant, kubeconfig: PathBuf },
-    Direct { why: String },
+    Proxied {
+        grant: Grant,
+        kubeconfig: PathBuf,
+        /// `KUBECACHEDIR` for the probe.
+        cache: PathBuf,
+    },
+    Direct {
+        why: String,
+    },
 }
 
 impl ProbeAccess {
@@ -93,7 +154,11 @@ impl SessionProxy {
         };
         let kubeconfig = scratch.join("kubeconfig");
         match grant.write_kubeconfig(&kubeconfig) {
-            Ok(()) => ProbeAccess::Proxied { grant, kubeconfig },
+            Ok(()) => ProbeAccess::Proxied {
+                cache: shared_cache(self.1.dir(), &real, &grant, scratch),
+                grant,
+                kubeconfig,
+            },
             Err(e) => ProbeAccess::Direct { why: e.to_string() },
         }
     }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use hyper::body::Incoming;
@@ -23,6 +23,9 @@ use super::policy::{decide_with_body, Decision, Run};
 pub struct Proxy {
     port: u16,
     passes: Passes,
+    /// Upstream clients by kubeconfig, context and the kubeconfig's modification time (a
+    /// client is built once per session, and again when the file changes).
+    clients: Mutex<HashMap<UpstreamKey, (kube::Client, String, String)>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -41,7 +44,12 @@ impl Proxy {
         let port = listener.local_addr().map_err(GrantError::Listen)?.port();
         let passes: Passes = Arc::new(Mutex::new(HashMap::new()));
         let task = tokio::spawn(accept(listener, passes.clone()));
-        Ok(Proxy { port, passes, task })
+        Ok(Proxy {
+            port,
+            passes,
+            clients: Mutex::new(HashMap::new()),
+            task,
+        })
     }
 
     /// The port it listens on.
@@ -58,7 +66,20 @@ impl Proxy {
         context: Option<&str>,
         confirmed: bool,
     ) -> Result<Grant, GrantError> {
-        let (upstream, namespace, context) = grant::upstream(kubeconfig, context).await?;
+        let key = (
+            kubeconfig.to_path_buf(),
+            context.map(String::from),
+            mtime(kubeconfig),
+        );
+        let cached = self.clients_lock().get(&key).cloned();
+        let (upstream, namespace, context) = match cached {
+            Some(c) => c,
+            None => {
+                let c = grant::upstream(kubeconfig, context).await?;
+                self.clients_lock().insert(key, c.clone());
+                c
+            }
+        };
         let token = grant::token()?;
         let pass = Arc::new(Pass {
             context,
@@ -77,6 +98,23 @@ impl Proxy {
             port: self.port,
             namespace,
         })
+    }
+}
+
+type UpstreamKey = (PathBuf, Option<String>, Option<std::time::SystemTime>);
+
+/// The latest modification time of the kubeconfig file(s) at `path` (a list is allowed).
+fn mtime(path: &Path) -> Option<std::time::SystemTime> {
+    std::env::split_paths(path.as_os_str())
+        .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .max()
+}
+
+impl Proxy {
+    fn clients_lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<UpstreamKey, (kube::Client, String, String)>> {
+        self.clients.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
