@@ -448,3 +448,47 @@ async fn the_native_client_goes_through_the_same_policy() {
     );
     assert_eq!(refused(&g).len(), 1);
 }
+
+/// The native backend's own requests (a `kubectl get` it answers itself) go through the
+/// session's proxy when it has one, and answer the same as without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_native_backend_reads_through_the_session_proxy() {
+    use tsgnav::query::kube::KubeExecutor;
+    use tsgnav::query::proxy::SessionProxy;
+    use tsgnav::query::{Cancel, Executor, OutputSink, ProbeId, ProbeRequest, Target};
+    let sim = sim_support::start("maestro", None).await;
+    let req = |code: &str| ProbeRequest {
+        id: ProbeId::new("test.md#native", 1),
+        lang: tsgnav::tsg::Lang::Shell,
+        code: code.to_string(),
+        bindings: Default::default(),
+        assigns: Vec::new(),
+        timeout: Duration::from_secs(10),
+        target: Target {
+            kubeconfig: Some(sim.kubeconfig.clone()),
+            kube_context: Some(sim.handle.clusters[0].clone()),
+            ..Target::default()
+        },
+        class: tsgnav::tsg::SafetyClass::ReadOnly,
+        confirmation: None,
+    };
+    let proxy = SessionProxy::default();
+    let via = KubeExecutor {
+        proxy: Some(proxy.clone()),
+        ..KubeExecutor::default()
+    };
+    let code = "kubectl get pods -n maestro";
+    assert!(via.accepts(&req(code)), "answered natively");
+    let text = |r: &tsgnav::query::ProbeResult| {
+        String::from_utf8_lossy(&r.output.read_all().unwrap_or_default()).into_owned()
+    };
+    let sink = || OutputSink::detached(ProbeId("n".into()));
+    let r = via.run(req(code), sink(), Cancel::new()).await;
+    assert!(r.status.is_ok(), "{:?}: {}", r.status, text(&r));
+    assert!(proxy.decided() > 0, "the requests went through the proxy");
+    let direct = KubeExecutor::default()
+        .run(req(code), sink(), Cancel::new())
+        .await;
+    assert_eq!(text(&r), text(&direct));
+    assert!(text(&r).contains(AGENT_POD));
+}

@@ -164,6 +164,47 @@ impl SessionProxy {
     }
 }
 
+/// A kubeconfig file of the native backend's own, removed when dropped.
+pub struct NativeAccess {
+    pub grant: Grant,
+    pub kubeconfig: PathBuf,
+}
+
+impl Drop for NativeAccess {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.kubeconfig);
+    }
+}
+
+impl SessionProxy {
+    /// How many requests the session's proxy has decided (0 before it started).
+    pub fn decided(&self) -> u64 {
+        self.0.get().map_or(0, Proxy::decided)
+    }
+
+    /// A read-only pass for the native backend: `context` (else the current one) of
+    /// `kubeconfig`, with its kubeconfig written to a temporary file of its own.
+    pub async fn native(
+        &self,
+        kubeconfig: &Path,
+        context: Option<&str>,
+    ) -> Result<NativeAccess, super::GrantError> {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let proxy = self.0.get_or_try_init(Proxy::start).await?;
+        let grant = proxy.grant(kubeconfig, context, false).await?;
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "tsgnav-native-{}-{n}.kubeconfig",
+            std::process::id()
+        ));
+        grant.write_kubeconfig(&path)?;
+        Ok(NativeAccess {
+            grant,
+            kubeconfig: path,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::uses_kube_cli;

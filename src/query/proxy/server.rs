@@ -23,6 +23,8 @@ use super::policy::{decide_with_body, Decision, Run};
 pub struct Proxy {
     port: u16,
     passes: Passes,
+    /// Requests decided since the start (forwarded or refused).
+    decided: Arc<std::sync::atomic::AtomicU64>,
     /// Upstream clients by kubeconfig, context and the kubeconfig's modification time (a
     /// client is built once per session, and again when the file changes).
     clients: Mutex<HashMap<UpstreamKey, (kube::Client, String, String)>>,
@@ -43,10 +45,12 @@ impl Proxy {
             .map_err(GrantError::Listen)?;
         let port = listener.local_addr().map_err(GrantError::Listen)?.port();
         let passes: Passes = Arc::new(Mutex::new(HashMap::new()));
-        let task = tokio::spawn(accept(listener, passes.clone()));
+        let decided = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let task = tokio::spawn(accept(listener, passes.clone(), decided.clone()));
         Ok(Proxy {
             port,
             passes,
+            decided,
             clients: Mutex::new(HashMap::new()),
             task,
         })
@@ -55,6 +59,11 @@ impl Proxy {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// How many requests it has decided (forwarded or refused) since it started.
+    pub fn decided(&self) -> u64 {
+        self.decided.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// A pass for one probe: requests go to `context` (the current one when `None`) of the
@@ -118,16 +127,22 @@ impl Proxy {
     }
 }
 
-async fn accept(listener: tokio::net::TcpListener, passes: Passes) {
+async fn accept(
+    listener: tokio::net::TcpListener,
+    passes: Passes,
+    decided: Arc<std::sync::atomic::AtomicU64>,
+) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
         let passes = passes.clone();
+        let decided = decided.clone();
         tokio::spawn(async move {
             let svc = hyper::service::service_fn(move |req| {
                 let passes = passes.clone();
-                async move { Ok::<_, Infallible>(handle(&passes, req).await) }
+                let decided = decided.clone();
+                async move { Ok::<_, Infallible>(handle(&passes, &decided, req).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), svc)
@@ -154,7 +169,11 @@ fn pass_of(passes: &Passes, path: &str) -> Option<(Arc<Pass>, String)> {
     Some((pass, api))
 }
 
-async fn handle(passes: &Passes, req: Request<Incoming>) -> Response<Body> {
+async fn handle(
+    passes: &Passes,
+    decided: &std::sync::atomic::AtomicU64,
+    req: Request<Incoming>,
+) -> Response<Body> {
     let Some((pass, path)) = pass_of(passes, req.uri().path()) else {
         return failure(
             StatusCode::UNAUTHORIZED,
@@ -174,6 +193,7 @@ async fn handle(passes: &Passes, req: Request<Incoming>) -> Response<Body> {
         context: &pass.context,
         confirmed: pass.confirmed.then_some(pass.context.as_str()),
     };
+    decided.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let held = match hold(req).await {
         Ok(h) => h,
         Err(answer) => return answer,
