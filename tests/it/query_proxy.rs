@@ -492,3 +492,29 @@ async fn the_native_backend_reads_through_the_session_proxy() {
     assert_eq!(text(&r), text(&direct));
     assert!(text(&r).contains(AGENT_POD));
 }
+
+/// A probe whose kubeconfig cannot be read runs without the proxy, and its output says so.
+#[tokio::test]
+async fn a_probe_without_a_kubeconfig_is_told_it_ran_without_the_proxy() {
+    use tsgnav::query::shell::ShellExecutor;
+    use tsgnav::query::{Cancel, Executor, OutputSink, ProbeId};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("no-such-kubeconfig");
+    let req = super::mitigate_support::request(": kubectl", "V", "v", "mc-1", Some(&missing));
+    let r = ShellExecutor::default()
+        .run(
+            req,
+            OutputSink::detached(ProbeId("x".into())),
+            Cancel::new(),
+        )
+        .await;
+    let out = String::from_utf8_lossy(&r.output.read_all().unwrap_or_default()).into_owned();
+    assert!(r.status.is_ok(), "{out}");
+    assert_eq!(
+        out.trim(),
+        format!(
+            "tsgnav proxy: this probe ran without the read-only API proxy: the kubeconfig {} does not exist",
+            missing.display()
+        )
+    );
+}
