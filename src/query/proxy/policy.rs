@@ -120,7 +120,8 @@ pub fn decide_with_body(
     let deny = |why: &str| Decision::Deny(forbidden(run.context, why));
     if last == "exec" && path.contains("/pods/") {
         let flag = |n: &str| params(query, n).iter().any(|v| v == "true" || v == "1");
-        if flag("stdin") || flag("tty") {
+        let confirmed = run.confirmed == Some(run.context);
+        if (flag("stdin") || flag("tty")) && !confirmed {
             return deny("an interactive exec needs a confirmation");
         }
         let script = exec_script(query);
@@ -278,6 +279,19 @@ mod tests {
         assert!(!fwd(&RO, "POST", p, "command=sh&command=-c&command=kill+1"));
         assert!(!fwd(&RO, "GET", p, "command=sh&stdin=true&tty=true"));
         assert!(fwd(&CONFIRMED, "POST", p, "command=rm&command=%2Fx"));
+        // `kubectl cp` into a pod, in a confirmed change: exec with stdin.
+        assert!(fwd(
+            &CONFIRMED,
+            "POST",
+            p,
+            "command=tar&command=xf&command=-&stdin=true"
+        ));
+        assert!(!fwd(
+            &OTHER,
+            "POST",
+            p,
+            "command=tar&command=xf&command=-&stdin=true"
+        ));
         assert!(!fwd(
             &RO,
             "POST",
