@@ -297,6 +297,7 @@ impl ShellExecutor {
         }
         if let Some(a) = &access {
             out.write(a.report().as_bytes());
+            result.api = a.decisions();
         }
         result.captured = read_capture(&capture_file);
         result.status = match (failure, status) {

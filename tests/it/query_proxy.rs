@@ -518,3 +518,44 @@ async fn a_probe_without_a_kubeconfig_is_told_it_ran_without_the_proxy() {
         )
     );
 }
+
+/// `tsgnav run --json` lists the API requests the proxy decided for a probe kubectl answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_json_lists_the_requests_the_proxy_decided() {
+    let Some(_) = sim_support::kubectl("run_json_lists_the_requests_the_proxy_decided") else {
+        return;
+    };
+    let sim = sim_support::start("maestro", None).await;
+    let state = tempfile::tempdir().expect("tempdir");
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"))
+        .args([
+            "run",
+            "tests/fixtures/proxy/describe.md#describe-the-agent",
+            "--json",
+        ])
+        .arg("--kubeconfig")
+        .arg(&sim.kubeconfig)
+        .current_dir(super::common::root())
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("TSGNAV_STATE_DIR", state.path())
+        .env("HOME", state.path())
+        .output()
+        .await
+        .expect("tsgnav runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let r = &v["results"][0];
+    assert_eq!(r["status"], "ok", "{r}");
+    assert!(
+        r["output"].as_str().unwrap_or_default().contains(AGENT_POD),
+        "{r}"
+    );
+    let api: Vec<&str> = r["api"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    let want = format!("forwarded GET /api/v1/namespaces/maestro/pods/{AGENT_POD}");
+    assert!(api.iter().any(|l| l.starts_with(&want)), "{api:?}");
+    assert!(api.iter().all(|l| l.starts_with("forwarded ")), "{api:?}");
+}

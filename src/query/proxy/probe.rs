@@ -109,6 +109,18 @@ impl ProbeAccess {
         }
     }
 
+    /// Every request decided for the probe, one line each (`forwarded GET /api/…`).
+    pub fn decisions(&self) -> Vec<String> {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => grant
+                .decisions()
+                .iter()
+                .map(|d| d.line().trim_start_matches("tsgnav proxy: ").to_string())
+                .collect(),
+            ProbeAccess::Direct { .. } => Vec::new(),
+        }
+    }
+
     /// The lines the probe's output ends with: each refused request, or why there was no
     /// proxy.
     pub fn report(&self) -> String {
