@@ -558,4 +558,18 @@ async fn run_json_lists_the_requests_the_proxy_decided() {
     let want = format!("forwarded GET /api/v1/namespaces/maestro/pods/{AGENT_POD}");
     assert!(api.iter().any(|l| l.starts_with(&want)), "{api:?}");
     assert!(api.iter().all(|l| l.starts_with("forwarded ")), "{api:?}");
+    // The evidence record of the run carries the same list.
+    let mut recorded = Vec::new();
+    for session in std::fs::read_dir(state.path()).expect("state").flatten() {
+        let Ok(journal) = std::fs::read_to_string(session.path().join("journal.jsonl")) else {
+            continue;
+        };
+        for line in journal.lines() {
+            let rec: serde_json::Value = serde_json::from_str(line).expect("record");
+            if rec["type"] == "probe_run" {
+                recorded.push(rec["api"].clone());
+            }
+        }
+    }
+    assert_eq!(recorded, vec![r["api"].clone()]);
 }
