@@ -118,6 +118,14 @@ pub fn decide_with_body(
     let method = method.to_ascii_uppercase();
     let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
     let deny = |why: &str| Decision::Deny(forbidden(run.context, why));
+    // A `..` could climb out of the API server's path (a cluster behind a path prefix) once
+    // a server normalises it; the API itself never needs one.
+    if path
+        .split('/')
+        .any(|seg| matches!(decode(seg).as_str(), "." | ".."))
+    {
+        return deny("a path with `.` or `..` segments is not an API request");
+    }
     if last == "exec" && path.contains("/pods/") {
         let flag = |n: &str| params(query, n).iter().any(|v| v == "true" || v == "1");
         let confirmed = run.confirmed == Some(run.context);
@@ -257,6 +265,15 @@ mod tests {
     #[test]
     fn writes_pass_in_a_confirmed_run_for_that_context_only() {
         assert!(fwd(&CONFIRMED, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
+        // Not into another cluster behind the same server's path prefix.
+        for p in [
+            "/../clusters/b/api/v1/namespaces/m/pods/p",
+            "/api/v1/namespaces/m/pods/%2e%2e/p",
+            "/api/./v1/pods",
+        ] {
+            assert!(!fwd(&CONFIRMED, "DELETE", p, ""), "{p}");
+            assert!(!fwd(&RO, "GET", p, ""), "{p}");
+        }
         assert!(!fwd(&OTHER, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
     }
 

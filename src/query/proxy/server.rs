@@ -133,8 +133,13 @@ async fn accept(
     decided: Arc<std::sync::atomic::AtomicU64>,
 ) {
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(_) => {
+                // Out of descriptors or similar: back off instead of spinning.
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                continue;
+            }
         };
         let passes = passes.clone();
         let decided = decided.clone();
