@@ -573,3 +573,46 @@ async fn run_json_lists_the_requests_the_proxy_decided() {
     }
     assert_eq!(recorded, vec![r["api"].clone()]);
 }
+
+/// `pods/exec` through the proxy: a command classed read-only is forwarded (the simulator
+/// serves no exec, so it answers 404 — not the proxy's 403); a mutating one is refused before
+/// any upgrade.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_is_forwarded_only_for_a_read_only_command() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, AttachParams};
+    let sim = sim_support::start("maestro", None).await;
+    let proxy = Proxy::start().await.expect("proxy");
+    let g = proxy
+        .grant(&sim.kubeconfig, None, false)
+        .await
+        .expect("grant");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kc = dir.path().join("kubeconfig");
+    g.write_kubeconfig(&kc).expect("write");
+    let pods: Api<Pod> = Api::namespaced(sim_support::client(&kc, None).await, "maestro");
+    let code = |r: Result<kube::api::AttachedProcess, kube::Error>| match r {
+        Err(kube::Error::Api(s)) => (s.code, s.message),
+        Err(e) => (0, e.to_string()),
+        Ok(_) => (101, String::new()),
+    };
+    let params = AttachParams::default().stderr(true);
+    let (c, m) = code(
+        pods.exec(AGENT_POD, ["cat", "/etc/hostname"], &params)
+            .await,
+    );
+    assert_ne!(c, 403, "a read-only exec was refused: {m}");
+    let (c, m) = code(pods.exec(AGENT_POD, ["rm", "-rf", "/data"], &params).await);
+    assert_eq!(c, 403, "{m}");
+    assert!(m.contains("tsgnav: read-only run"), "{m}");
+    let d = g.decisions();
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert!(
+        d[0].refused.is_none() && d[0].target.contains("command=cat"),
+        "{d:?}"
+    );
+    assert!(
+        d[1].refused.is_some() && d[1].target.contains("command=rm"),
+        "{d:?}"
+    );
+}
