@@ -13,15 +13,16 @@
 //!
 //! | module | may use | pure |
 //! |---|---|---|
+//! | `human` | | yes |
 //! | `tsg` | | yes |
 //! | `safety` | `tsg` | yes |
 //! | `nav` | `tsg`, `safety` | yes |
 //! | `mitigate` | `tsg`, `safety` | yes |
-//! | `sim` | | no |
+//! | `sim` | `human` | no |
 //! | `load` | `tsg` | no |
-//! | `query` | `tsg`, `safety`, `mitigate` | no |
+//! | `query` | `human`, `tsg`, `safety`, `mitigate` | no |
 //! | `evidence` | `tsg`, `safety`, `mitigate` | no |
-//! | `tui` | `tsg`, `nav`, `safety`, `mitigate` | yes |
+//! | `tui` | `human`, `tsg`, `nav`, `safety`, `mitigate` | yes |
 //! | `tui::runtime` | everything but `cli` | no |
 //! | `cli`, `main`, `lib` | everything | no |
 //!
@@ -32,6 +33,7 @@
 
 pub mod cli;
 pub mod evidence;
+pub mod human;
 pub mod load;
 pub mod mitigate;
 pub mod nav;

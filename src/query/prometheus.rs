@@ -79,34 +79,8 @@ impl PrometheusExecutor {
             Ok(c) => c.clone(),
             Err(e) => return fail(query, e.clone()),
         };
-        // A range the probe asks for (fence attribute or bare `metric[1h]`) wins over the
-        // executor's mode; a bare selector's `[1h]` becomes the window.
-        let mut mode = self.mode;
-        let mut query = query;
-        if let Some(r) = req.target.range {
-            let now = Utc::now().timestamp_millis() as f64 / 1000.0;
-            mode = Mode::Range {
-                start: now - r.span.as_secs_f64(),
-                end: now,
-                step: r.step.as_secs_f64(),
-            };
-            if let Some((q, _)) = super::promrange::bare_range(&query) {
-                query = q;
-            }
-        }
-        let (path, mut params) = match mode {
-            Mode::Instant => ("query", vec![]),
-            Mode::At(t) => ("query", vec![("time", t.to_string())]),
-            Mode::Range { start, end, step } => (
-                "query_range",
-                vec![
-                    ("start", start.to_string()),
-                    ("end", end.to_string()),
-                    ("step", step.to_string()),
-                ],
-            ),
-        };
-        params.push(("query", query.clone()));
+        let (mode, query) = effective_mode(self.mode, &req, query);
+        let (path, params) = api_params(mode, &query);
         let url = format!("{}/api/v1/{path}", base.trim_end_matches('/'));
         let mut result = ProbeResult::new(
             req.id.clone(),
@@ -145,38 +119,13 @@ impl PrometheusExecutor {
 /// The table, series and JSON of a Prometheus answer, or the error it carries.
 pub fn interpret(body: &Body, url: &str) -> Result<(Table, Vec<Series>, Value), ProbeError> {
     let json: Option<Value> = serde_json::from_slice(&body.bytes).ok();
-    if let Some(v) = &json {
-        if v.get("status").and_then(Value::as_str) == Some("error")
-            && !matches!(body.status, 401 | 403)
-        {
-            let message = v
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("(no message)")
-                .to_string();
-            return Err(ProbeError::Server {
-                language: "PromQL".into(),
-                message,
-            });
-        }
+    if let Some(e) = json.as_ref().and_then(|v| promql_error(v, body.status)) {
+        return Err(e);
     }
     let v = net::success_json(body, url, json)?;
     let data = &v["data"];
     let kind = data["resultType"].as_str().unwrap_or("");
     let items = data["result"].as_array().cloned().unwrap_or_default();
-    let labels_of = |item: &Value| -> BTreeMap<String, String> {
-        item["metric"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let point = |p: &Value| -> Option<(f64, f64)> {
-        Some((p.get(0)?.as_f64()?, p.get(1)?.as_str()?.parse().ok()?))
-    };
     let mut series = Vec::new();
     let mut rows: Vec<(BTreeMap<String, String>, String)> = Vec::new();
     match kind {
@@ -213,6 +162,43 @@ pub fn interpret(body: &Body, url: &str) -> Result<(Table, Vec<Series>, Value), 
             })
         }
     }
+    Ok((table_of(&rows, kind == "matrix"), series, v))
+}
+
+/// A PromQL error the server reports in its JSON (not an authentication refusal, which
+/// `net::success_json` explains).
+fn promql_error(v: &Value, status: u16) -> Option<ProbeError> {
+    if v.get("status").and_then(Value::as_str) != Some("error") || matches!(status, 401 | 403) {
+        return None;
+    }
+    let message = v
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or("(no message)")
+        .to_string();
+    Some(ProbeError::Server {
+        language: "PromQL".into(),
+        message,
+    })
+}
+
+fn labels_of(item: &Value) -> BTreeMap<String, String> {
+    item["metric"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn point(p: &Value) -> Option<(f64, f64)> {
+    Some((p.get(0)?.as_f64()?, p.get(1)?.as_str()?.parse().ok()?))
+}
+
+/// One column per label (`__name__` first), then the value (the last one of a range).
+fn table_of(rows: &[(BTreeMap<String, String>, String)], matrix: bool) -> Table {
     let names: BTreeSet<String> = rows.iter().flat_map(|(l, _)| l.keys().cloned()).collect();
     let mut columns: Vec<String> = names.into_iter().collect();
     if let Some(i) = columns.iter().position(|c| c == "__name__") {
@@ -229,19 +215,51 @@ pub fn interpret(body: &Body, url: &str) -> Result<(Table, Vec<Series>, Value), 
                 .collect()
         })
         .collect();
-    columns.push(if kind == "matrix" {
+    columns.push(if matrix {
         "last value".into()
     } else {
         "value".into()
     });
-    Ok((
-        Table {
-            columns,
-            rows: table_rows,
-        },
-        series,
-        v,
-    ))
+    Table {
+        columns,
+        rows: table_rows,
+    }
+}
+
+/// A range the probe asks for (fence attribute or bare `metric[1h]`) wins over the executor's
+/// mode; a bare selector's `[1h]` becomes the window and leaves the query.
+fn effective_mode(mode: Mode, req: &ProbeRequest, query: String) -> (Mode, String) {
+    let Some(r) = req.target.range else {
+        return (mode, query);
+    };
+    let now = Utc::now().timestamp_millis() as f64 / 1000.0;
+    let range = Mode::Range {
+        start: now - r.span.as_secs_f64(),
+        end: now,
+        step: r.step.as_secs_f64(),
+    };
+    match super::promrange::bare_range(&query) {
+        Some((q, _)) => (range, q),
+        None => (range, query),
+    }
+}
+
+/// The API path (`query` or `query_range`) and its parameters for a mode.
+fn api_params(mode: Mode, query: &str) -> (&'static str, Vec<(&'static str, String)>) {
+    let (path, mut params) = match mode {
+        Mode::Instant => ("query", vec![]),
+        Mode::At(t) => ("query", vec![("time", t.to_string())]),
+        Mode::Range { start, end, step } => (
+            "query_range",
+            vec![
+                ("start", start.to_string()),
+                ("end", end.to_string()),
+                ("step", step.to_string()),
+            ],
+        ),
+    };
+    params.push(("query", query.to_string()));
+    (path, params)
 }
 
 impl Executor for PrometheusExecutor {

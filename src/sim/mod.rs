@@ -6,7 +6,8 @@
 //! (`assets/scenarios/`). Both kube-rs and the real `kubectl` talk to it through the
 //! kubeconfig it writes.
 //!
-//! Must not import `tui`, `nav`, `cli` or `query`: it is a stand-in for the outside world.
+//! Must not import `tui`, `nav`, `cli` or `query` (only the leaf `human`, for kubectl's ages): it
+//! is a stand-in for the outside world.
 //! IO is limited to the loopback listener (`server`, `watch`) and `SimHandle::write_kubeconfig`.
 
 mod cells;

@@ -2,63 +2,13 @@
 //! the columns the real API server prints for the built-in kinds and the printer columns of
 //! custom resources.
 //!
-//! No IO; imports only `sim::resources` and `sim::select`.
+//! No IO; imports only `sim::resources`, `sim::select` and the leaf `human`.
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::cells::columns;
 use super::resources::ResourceInfo;
-
-/// kubectl's `duration.HumanDuration`: `45s`, `5m30s`, `12m`, `3h20m`, `20h`, `3d4h`,
-/// `12d`, `2y45d`, `9y`.
-pub fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        return match seconds % 60 {
-            0 => format!("{minutes}m"),
-            s => format!("{minutes}m{s}s"),
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        return match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        return match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        return match (hours / 24) % 365 {
-            0 => format!("{}y", hours / 24 / 365),
-            d => format!("{}y{d}d", hours / 24 / 365),
-        };
-    }
-    format!("{}y", hours / 24 / 365)
-}
 
 /// The age column as the API server prints it (`45s`, `5m30s`, `3d4h`).
 pub fn age(ts: &Value, now: DateTime<Utc>) -> String {
@@ -69,7 +19,7 @@ pub fn age(ts: &Value, now: DateTime<Utc>) -> String {
         return "<unknown>".into();
     };
     // Objects made after a frozen clock read `0s`, not `<invalid>`.
-    human_duration((now - t.with_timezone(&Utc)).num_seconds().max(0))
+    crate::human::duration((now - t.with_timezone(&Utc)).num_seconds().max(0))
 }
 
 /// Evaluates a simple JSONPath (`.status.phase`, `.metadata.labels.app`, `aro\.openshift\.io/x`).

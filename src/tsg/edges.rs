@@ -65,6 +65,10 @@ const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 
 /// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
 pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
+    // Every reference carries a number: most paragraphs have none and cost one scan.
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
     let lower = text.to_lowercase();
     // (start, end, kind, number) of every numbered mention.
     let mut found: Vec<(usize, usize, &str, String)> = Vec::new();

@@ -11,6 +11,7 @@ pub mod lint;
 pub mod model;
 mod outcome;
 mod probe;
+mod probe_ref;
 mod raw;
 pub mod roles;
 pub mod routing;
@@ -27,6 +28,7 @@ pub use edges::{is_external, join, resolve_dest};
 pub use model::*;
 pub use outcome::{FailKind, Outcome};
 pub use probe::split_info;
+pub use probe_ref::{NodeId, ProbeRef};
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used
 /// in node ids. Never panics; problems (bad front matter) are kept in `Guide::problems`.

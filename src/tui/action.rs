@@ -28,15 +28,13 @@ pub enum Action {
     Command(Command),
     // Worker results.
     ProbeFinished {
-        node: String,
-        probe: usize,
+        probe: crate::tsg::ProbeRef,
         result: Result<ProbeOutput, String>,
     },
     Exported(Result<String, String>),
     /// A read-only probe was submitted and is running.
     ProbeStarted {
-        node: String,
-        probe: usize,
+        probe: crate::tsg::ProbeRef,
         what: String,
     },
     /// The runtime prepared the confirmation screen of a mitigation.

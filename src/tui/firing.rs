@@ -206,16 +206,7 @@ pub fn apply(lib: &Library, f: &mut Firing, u: FiringUpdate) {
     .filter(|_| !f.alerts.is_empty());
 }
 
-/// "12m", "3h", "2d" since `since` at `now`.
+/// The age of an alert that started at `since`, as kubectl prints ages (`12m`, `3h20m`).
 pub fn age(since: i64, now: i64) -> String {
-    if since <= 0 {
-        return "?".into();
-    }
-    let s = (now - since).max(0);
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m", s / 60),
-        3600..=86_399 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
+    crate::human::age_since(since, now)
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::app::{App, Input, Item, Live};
 use crate::nav::Effect;
-use crate::tsg::SafetyClass;
+use crate::tsg::{ProbeRef, SafetyClass};
 
 /// `W`: write mode off at once, or on after the context is typed.
 pub fn toggle_write(app: &mut App) -> Vec<Effect> {
@@ -81,7 +81,7 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            super::pager::started(app, node, *probe, vars);
+            super::pager::started(app, ProbeRef::new(node, *probe), vars);
         }
         return vec![effect];
     }

@@ -6,12 +6,13 @@
 
 use super::app::{App, Evidence};
 use crate::nav::Effect;
+use crate::tsg::ProbeRef;
 
 /// The state the quit keys read, kept apart from the rest of the app.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guard {
-    /// Confirmed mutations still running: (node, probe).
-    pub mutations: Vec<(String, usize)>,
+    /// Confirmed mutations still running.
+    pub mutations: Vec<ProbeRef>,
     /// Probe runs recorded since the last export.
     pub runs: usize,
     /// Notes recorded since the last export: steps marked done or skipped, items ticked.
@@ -21,8 +22,8 @@ pub struct Guard {
 }
 
 /// A confirmed mutation started (counted until its result arrives).
-pub fn mutation_started(app: &mut App, node: &str, probe: usize) {
-    app.guard.mutations.push((node.to_string(), probe));
+pub fn mutation_started(app: &mut App, probe: &ProbeRef) {
+    app.guard.mutations.push(probe.clone());
 }
 
 /// Clears what was at stake once the evidence was exported.
@@ -32,10 +33,8 @@ pub fn exported(app: &mut App) {
 }
 
 /// A probe's result arrived (a mutation among them ends).
-pub fn probe_finished(app: &mut App, node: &str, probe: usize) {
-    app.guard
-        .mutations
-        .retain(|(n, p)| !(n == node && *p == probe));
+pub fn probe_finished(app: &mut App, probe: &ProbeRef) {
+    app.guard.mutations.retain(|p| p != probe);
     if app.session.evidence != Evidence::None {
         app.guard.runs += 1;
     }
@@ -43,16 +42,16 @@ pub fn probe_finished(app: &mut App, node: &str, probe: usize) {
 
 /// "a confirmed mutation is still running (probe 2 of Strategy 2: …)", if one is.
 fn running_mutation(app: &App) -> Option<String> {
-    let (node, probe) = app.guard.mutations.first()?;
+    let probe = app.guard.mutations.first()?;
     let title = app
         .nav
         .index
-        .node(&app.lib, node)
+        .node(&app.lib, probe.node.as_str())
         .map(|n| n.title.clone())
-        .unwrap_or_else(|| node.clone());
+        .unwrap_or_else(|| probe.node.to_string());
     Some(format!(
         "a confirmed mutation is still running (probe {} of {title})",
-        probe + 1
+        probe.index + 1
     ))
 }
 

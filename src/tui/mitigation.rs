@@ -10,13 +10,12 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use crate::nav::Effect;
-use crate::tsg::SafetyClass;
+use crate::tsg::{ProbeRef, SafetyClass};
 
 /// What the runtime prepared for the screen (plain text, after substitution).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MitigationView {
-    pub node: String,
-    pub probe: usize,
+    pub probe: ProbeRef,
     pub class: SafetyClass,
     pub title: String,
     pub goal: Option<String>,
@@ -198,8 +197,8 @@ fn dry_run(app: &mut App) -> Vec<Effect> {
             m.busy = true;
             m.dry_output = Some((true, "Dry run running…".into()));
             vec![Effect::DryRun {
-                node: m.view.node.clone(),
-                probe: m.view.probe,
+                node: m.view.probe.node.to_string(),
+                probe: m.view.probe.index,
             }]
         }
         DryRunView::Runnable(_) => Vec::new(),
@@ -243,8 +242,8 @@ fn submit(app: &mut App) -> Vec<Effect> {
     m.busy = true;
     m.error = None;
     vec![Effect::ConfirmMitigation {
-        node: m.view.node.clone(),
-        probe: m.view.probe,
+        node: m.view.probe.node.to_string(),
+        probe: m.view.probe.index,
         acknowledged: m.acks.clone(),
         typed: m.typed.clone(),
     }]

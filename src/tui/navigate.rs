@@ -5,6 +5,7 @@
 use super::app::{App, Input, Live, Screen};
 use super::search::Hit;
 use crate::nav::{self, AlertContext, Cmd, Effect};
+use crate::tsg::ProbeRef;
 
 /// Opens the selected hit (a guide, a step or an alert).
 pub fn open_hit(app: &mut App) -> Vec<Effect> {
@@ -77,7 +78,7 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     }
     let mut out = Vec::new();
     if let Some(left) = before.filter(|b| app.nav.current.as_ref() != Some(b)) {
-        if app.probes.running.iter().any(|(n, _)| *n == left) {
+        if app.probes.running.iter().any(|p| p.is_in(&left)) {
             out.push(Effect::CancelProbes { node: left });
         }
     }
@@ -116,7 +117,7 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
             } => match &app.session.live {
                 Live::Available => {
                     let vars = bindings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                    super::pager::started(app, node, probe, vars);
+                    super::pager::started(app, ProbeRef::new(node, probe), vars);
                     out.push(e)
                 }
                 Live::Unavailable(why) => app.set_message(

@@ -9,6 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use crate::nav::Effect;
+use crate::tsg::ProbeRef;
 
 /// When a probe's output was asked for, and the values it ran with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,7 +38,7 @@ pub struct Reading {
     /// The wall clock (HH:MM:SS) as the runtime last set it; empty in tests.
     pub now: String,
     /// (node, probe) → when it was started and with which values.
-    pub ran: HashMap<(String, usize), Ran>,
+    pub ran: HashMap<ProbeRef, Ran>,
     pub pager: Option<Pager>,
 }
 
@@ -145,11 +146,10 @@ pub fn open(app: &mut App) -> Vec<Effect> {
         Some(super::app::Item::Probe(p)) => Some(*p),
         _ => None,
     };
+    let has = |p: usize| app.probes.results.contains_key(&ProbeRef::new(&id, p));
     let probe = selected
-        .filter(|p| app.probes.results.contains_key(&(id.clone(), *p)))
-        .or_else(|| {
-            (0..node.probes.len()).find(|p| app.probes.results.contains_key(&(id.clone(), *p)))
-        });
+        .filter(|p| has(*p))
+        .or_else(|| (0..node.probes.len()).find(|p| has(*p)));
     let Some(p) = probe else {
         app.set_message(
             "No output on this step yet: r runs the selected probe, then o shows all of it.",
@@ -168,11 +168,12 @@ pub fn open(app: &mut App) -> Vec<Effect> {
         .and_then(|q| q.attrs.get("name"))
         .map(|n| format!(" {n}"))
         .unwrap_or_default();
-    let stamp = stamp(app, &id, p);
+    let key = ProbeRef::new(id, p);
+    let stamp = stamp(app, &key);
     let text = app
         .probes
         .results
-        .get(&(id.clone(), p))
+        .get(&key)
         .map(|r| r.text.clone())
         .unwrap_or_default();
     let title = format!("probe {}{name} · {}", p + 1, node.title);
@@ -182,8 +183,8 @@ pub fn open(app: &mut App) -> Vec<Effect> {
 }
 
 /// "ran 03:12:09 with NODE=aks-1", "STALE: NODE is now aks-2 · ran …", or "" when unknown.
-pub fn stamp(app: &App, node: &str, probe: usize) -> String {
-    let Some(ran) = app.reading.ran.get(&(node.to_string(), probe)) else {
+pub fn stamp(app: &App, probe: &ProbeRef) -> String {
+    let Some(ran) = app.reading.ran.get(probe) else {
         return String::new();
     };
     let changed = stale(app, ran);
@@ -209,11 +210,9 @@ pub fn stale(app: &App, ran: &Ran) -> Vec<String> {
 }
 
 /// A probe was submitted with these values: remember when and with what.
-pub fn started(app: &mut App, node: &str, probe: usize, vars: Vec<(String, String)>) {
+pub fn started(app: &mut App, probe: ProbeRef, vars: Vec<(String, String)>) {
     let at = app.reading.now.clone();
-    app.reading
-        .ran
-        .insert((node.to_string(), probe), Ran { at, vars });
+    app.reading.ran.insert(probe, Ran { at, vars });
 }
 
 /// `y` outside the pager: the selected probe's command to the clipboard.

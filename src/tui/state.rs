@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 
 use super::search::Hit;
 use crate::mitigate::OpenMitigation;
-use crate::tsg::SafetyClass;
+use crate::tsg::{ProbeRef, SafetyClass};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -128,13 +128,13 @@ pub struct ChartSeries {
 /// Probe results and what is running.
 #[derive(Debug, Clone, Default)]
 pub struct ProbeState {
-    pub results: HashMap<(String, usize), ProbeResult>,
+    pub results: HashMap<ProbeRef, ProbeResult>,
     /// Bumped whenever `results` changes (the view re-renders the node then).
     pub generation: u64,
     /// Safety classes of the current node's probes (node id, classes), set on navigation.
     pub classes: Option<(String, Vec<SafetyClass>)>,
-    /// Read-only probes running: (node, probe).
-    pub running: Vec<(String, usize)>,
+    /// Read-only probes running.
+    pub running: Vec<ProbeRef>,
     /// Background tasks (long-running probes) still running: (id, what).
     pub tasks: Vec<(u64, String)>,
 }

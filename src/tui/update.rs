@@ -242,7 +242,7 @@ fn cancel_running(app: &mut App) -> Vec<Effect> {
     let Some(node) = app.current_id().map(str::to_string) else {
         return Vec::new();
     };
-    if app.probes.running.iter().any(|(n, _)| *n == node) {
+    if app.probes.running.iter().any(|p| p.is_in(&node)) {
         app.set_message("Cancelling the running probes of this step…", false);
         return vec![Effect::CancelProbes { node }];
     }

@@ -11,11 +11,8 @@ use crate::nav::{self, Cmd, Effect};
 /// Folds a worker's result into the state, whatever the screen.
 pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
     match a {
-        Action::ProbeFinished {
-            node,
-            probe,
-            result,
-        } => {
+        Action::ProbeFinished { probe: key, result } => {
+            let (node, probe) = (key.node.to_string(), key.index);
             let r = match result {
                 Ok(out) => {
                     for (name, value) in out.assigns {
@@ -74,11 +71,9 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             };
             app.set_message(msg, !r.ok && !cancelled);
             let ok = r.ok;
-            app.probes
-                .running
-                .retain(|(n, p)| !(n == &node && *p == probe));
-            super::guard::probe_finished(app, &node, probe);
-            app.probes.results.insert((node.clone(), probe), r);
+            app.probes.running.retain(|p| *p != key);
+            super::guard::probe_finished(app, &key);
+            app.probes.results.insert(key, r);
             app.probes.generation += 1;
             if ok {
                 super::flow::offer_after_check(app, &node, probe);
@@ -110,7 +105,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
         },
         Action::MitigationStarted(what) => {
             if let Some(m) = app.mitigation.take() {
-                super::guard::mutation_started(app, &m.view.node, m.view.probe);
+                super::guard::mutation_started(app, &m.view.probe);
             }
             app.set_message(what, false);
         }
@@ -121,8 +116,8 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             }
         }
         Action::OpenMitigations(open) => app.session.open = open,
-        Action::ProbeStarted { node, probe, what } => {
-            app.probes.running.push((node, probe));
+        Action::ProbeStarted { probe, what } => {
+            app.probes.running.push(probe);
             app.set_message(what, false);
         }
         Action::Tasks(tasks) => app.probes.tasks = tasks,

@@ -283,8 +283,11 @@ fn a_hanging_alertmanager_never_blocks_a_key() {
     configure(&t, &hang, "");
     let start = Instant::now();
     t.send_line(&format!("{} --no-evidence {}", bin(), guides()));
-    t.wait_for("the library, still asking", |s| {
-        s.contains("asking the Alertmanager") && s.contains("FIRING …")
+    // The guides load in the background after the first frame: Enter needs one listed.
+    t.wait_for("the library with its guides, still asking", |s| {
+        s.contains("asking the Alertmanager")
+            && s.contains("FIRING …")
+            && s.contains("▤ Ingress gateway")
     });
     // Keys work while the request hangs: the guide opens while the status line still says
     // the first answer is awaited.

@@ -33,7 +33,8 @@ fn table(lib_rs: &str) -> BTreeMap<String, Rule> {
                 .filter(|c| !c.is_empty())
                 .collect()
         };
-        const ALL: [&str; 11] = [
+        const ALL: [&str; 12] = [
+            "human",
             "tsg",
             "safety",
             "nav",

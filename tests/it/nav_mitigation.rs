@@ -55,8 +55,7 @@ fn message(a: &App) -> String {
 
 fn view(a: &App, preconditions: usize) -> MitigationView {
     MitigationView {
-        node: a.current_id().expect("node").to_string(),
-        probe: 1,
+        probe: tsgnav::tsg::ProbeRef::new(a.current_id().expect("node"), 1),
         class: SafetyClass::Mutating,
         title: "Strategy 2 · probe 2".into(),
         goal: Some("remove the recreated ManifestWorks".into()),
@@ -167,7 +166,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     assert_eq!(
         fx,
         vec![Effect::ConfirmMitigation {
-            node: v.node.clone(),
+            node: v.probe.node.to_string(),
             probe: 1,
             acknowledged: vec![true; 3],
             typed: CTX.into(),
@@ -283,8 +282,7 @@ fn after_a_mitigation_ran_its_status_check_is_selected_next() {
     update(
         &mut a,
         Action::ProbeFinished {
-            node: restore,
-            probe: 0,
+            probe: tsgnav::tsg::ProbeRef::new(restore, 0),
             result: Ok(tsgnav::tui::action::ProbeOutput {
                 outcome: tsgnav::tsg::Outcome::Exited(0),
                 output: "deployment.apps/maestro-agent scaled".into(),
@@ -314,8 +312,7 @@ fn a_probe_is_cancelled_by_its_outcome_not_by_what_it_printed() {
         update(
             &mut a,
             Action::ProbeFinished {
-                node,
-                probe: 0,
+                probe: tsgnav::tsg::ProbeRef::new(node, 0),
                 result: Ok(tsgnav::tui::action::ProbeOutput {
                     outcome,
                     output: "failed: cancelled".into(),

@@ -35,7 +35,7 @@ fn a_range_result_is_charted_under_its_probe() {
     let rising = series("{namespace=\"ocm-hcp-1\"}", |i| 0.5 + i * i / 400.0);
     let flat = series("{namespace=\"ocm-hcp-2\"}", |i| 1.0 + (i / 6.0).sin() * 0.2);
     a.probes.results.insert(
-        (step, probe),
+        tsgnav::tsg::ProbeRef::new(step, probe),
         ProbeResult {
             outcome: tsgnav::tsg::Outcome::Exited(0),
             ok: true,

@@ -6,7 +6,7 @@
 
 use tsgnav::mitigate::OpenMitigation;
 use tsgnav::nav::{Cmd, Effect};
-use tsgnav::tsg::SafetyClass;
+use tsgnav::tsg::{ProbeRef, SafetyClass};
 use tsgnav::tui::app::Live;
 use tsgnav::tui::mitigation::{show_values, DryRunView, Focus, MitigationView};
 use tsgnav::tui::navigate::nav_cmd;
@@ -36,8 +36,7 @@ fn at_scenario() -> App {
 
 fn view(a: &App) -> MitigationView {
     MitigationView {
-        node: a.current_id().expect("node").to_string(),
-        probe: 0,
+        probe: ProbeRef::new(a.current_id().expect("node"), 0),
         class: SafetyClass::Mutating,
         title: "Delete the router pod".into(),
         goal: Some("free the NIC held in ${OCM_NAMESPACE}".into()),
@@ -168,8 +167,7 @@ fn ctrl_c_asks_once_with_a_mitigation_open_or_running_else_quits() {
     update(
         &mut a,
         Action::ProbeFinished {
-            node,
-            probe: 0,
+            probe: ProbeRef::new(node, 0),
             result: Err("failed: exit 1".into()),
         },
     );
@@ -192,8 +190,7 @@ fn q_asks_only_when_probe_runs_or_notes_would_miss_the_bundle() {
     update(
         &mut a,
         Action::ProbeFinished {
-            node,
-            probe: 1,
+            probe: ProbeRef::new(node, 1),
             result: Err("failed: exit 1".into()),
         },
     );

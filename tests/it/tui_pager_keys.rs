@@ -33,7 +33,7 @@ fn the_pager_reads_searches_wraps_and_copies() {
     let node = a.current_id().expect("node").to_string();
     a.screen.item_sel = item_index(&a, |i| matches!(i, Item::Probe(0)));
     a.probes.results.insert(
-        (node, 0),
+        tsgnav::tsg::ProbeRef::new(node, 0),
         ProbeResult {
             outcome: tsgnav::tsg::Outcome::Exited(0),
             ok: true,

@@ -26,6 +26,11 @@
 #              the cheapest way to make it read them all, so the ratio is conservative.
 # Both run with a warm page cache (hyperfine warm-up runs); both write their whole output.
 # Goals: tsgnav no slower than cmark-gfm, without the cache; tsgnav peak RSS under 10x input size.
+#
+# Environment:
+#   TSGNAV_BIN         time this binary instead of building target/release/tsgnav here
+#   TSGNAV_BEFORE_BIN  also time an earlier build (e.g. one built from an older commit) in the
+#                      same hyperfine run, without the cache, as tsgnav-before
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -71,8 +76,14 @@ input_bytes=$(find "$lib" -name '*.md' -type f -printf '%s\n' | awk '{ s += $1 }
 echo "library: $files guides, $input_bytes bytes ($(awk -v b="$input_bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }'))"
 
 # --- build ---------------------------------------------------------------------------------
-cargo build --release --quiet --bin tsgnav
-bin="${CARGO_TARGET_DIR:-target}/release/tsgnav"
+if [ -n "${TSGNAV_BIN:-}" ]; then
+    bin="$TSGNAV_BIN"
+else
+    cargo build --release --quiet --bin tsgnav
+    bin="${CARGO_TARGET_DIR:-target}/release/tsgnav"
+fi
+before="${TSGNAV_BEFORE_BIN:-}"
+[ -z "$before" ] || [ -x "$before" ] || { echo "error: TSGNAV_BEFORE_BIN=$before is not executable" >&2; exit 2; }
 [ -x "$bin" ] || { echo "error: $bin was not built" >&2; exit 2; }
 
 # tsgnav must accept the whole library before it is timed: hyperfine would stop on a
@@ -95,7 +106,12 @@ tsgnav_cached_cmd="TSGNAV_CACHE_DIR='$work/cache' '$bin' tree --json '$lib' > /d
 cmark_cmd="find '$lib' -name '*.md' -print0 | xargs -0 cmark-gfm -e table -e tasklist > /dev/null"
 
 # --- time ----------------------------------------------------------------------------------
+before_args=()
+if [ -n "$before" ]; then
+    before_args=(-n tsgnav-before "TSGNAV_CACHE_DIR=/dev/null/no-cache '$before' tree --json '$lib' > /dev/null")
+fi
 hyperfine --warmup 2 --runs "$runs" --export-json "$work/times.json" \
+    "${before_args[@]}" \
     -n tsgnav "$tsgnav_cmd" \
     -n tsgnav-cached "$tsgnav_cached_cmd" \
     -n cmark-gfm "$cmark_cmd"
@@ -124,6 +140,10 @@ print(f"time   tsgnav    {t['mean']*1000:8.1f} ms ± {t['stddev']*1000:.1f}   (m
 print(f"time   tsgnav (cached) {tc['mean']*1000:8.1f} ms ± {tc['stddev']*1000:.1f}   (min {tc['min']*1000:.1f})")
 print(f"time   cmark-gfm {c['mean']*1000:8.1f} ms ± {c['stddev']*1000:.1f}   (min {c['min']*1000:.1f})")
 print(f"time ratio tsgnav (cached)/cmark-gfm: {tc['mean'] / c['mean']:.2f}x")
+if "tsgnav-before" in r:
+    b = r["tsgnav-before"]
+    print(f"time   tsgnav-before {b['mean']*1000:8.1f} ms ± {b['stddev']*1000:.1f}   (min {b['min']*1000:.1f})")
+    print(f"time ratio tsgnav-before/cmark-gfm: {b['mean'] / c['mean']:.2f}x   tsgnav/tsgnav-before: {t['mean'] / b['mean']:.2f}x")
 print(f"time ratio tsgnav/cmark-gfm: {ratio:.2f}x   goal <= 1x (no slower): {'met' if ratio <= 1 else 'MISSED'}")
 print(f"peak RSS tsgnav    {t_kib/1024:8.1f} MiB = {t_kib*1024/input_bytes:.2f}x input   goal < 10x: {'met' if t_kib*1024 < 10*input_bytes else 'MISSED'}")
 print(f"peak RSS cmark-gfm {c_kib/1024:8.1f} MiB = {c_kib*1024/input_bytes:.2f}x input")

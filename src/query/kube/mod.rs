@@ -10,7 +10,6 @@
 //! `tui`, `nav` or `sim`.
 
 pub mod client;
-pub mod describe;
 pub mod error;
 pub mod expand;
 pub mod fanout;

@@ -1,6 +1,5 @@
 //! PURE presentation of kube answers: the server-side `Table` as a [`Table`] (wide columns,
-//! NAMESPACE for `-A`, `-L` label columns), the `-o name|json|yaml` text, and a generic
-//! `describe` (metadata, spec and status as YAML, then the object's events).
+//! NAMESPACE for `-A`, `-L` label columns) and the `-o name|json` text.
 //!
 //! No IO; imports only `query::Table`.
 
@@ -90,62 +89,12 @@ pub fn from_server_table(
     Some((Table { columns, rows }, raw))
 }
 
-/// kubectl's `duration.HumanDuration`: `45s`, `5m30s`, `12m`, `3h20m`, `20h`, `3d4h`,
-/// `12d`, `2y45d`, `9y`.
-pub fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        return match seconds % 60 {
-            0 => format!("{minutes}m"),
-            s => format!("{minutes}m{s}s"),
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        return match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        return match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        return match (hours / 24) % 365 {
-            0 => format!("{}y", hours / 24 / 365),
-            d => format!("{}y{d}d", hours / 24 / 365),
-        };
-    }
-    format!("{}y", hours / 24 / 365)
-}
-
 /// Kubernetes-style age.
 pub fn age(ts: Option<&str>, now: DateTime<Utc>) -> String {
     let Some(t) = ts.and_then(|s| DateTime::parse_from_rfc3339(s).ok()) else {
         return "<unknown>".into();
     };
-    human_duration((now - t.with_timezone(&Utc)).num_seconds())
+    crate::human::duration((now - t.with_timezone(&Utc)).num_seconds())
 }
 
 /// A NAME / STATUS / AGE table for servers that do not print tables.
@@ -215,11 +164,6 @@ pub fn document(objs: &[Value], single: bool) -> Value {
     }
 }
 
-/// YAML text (JSON when YAML cannot be written).
-pub fn yaml(v: &Value) -> String {
-    yaml_serde::to_string(v).unwrap_or_else(|_| format!("{v:#}\n"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,31 +182,6 @@ mod tests {
         let (wide, _) = from_server_table(&t, true, false, &[]).unwrap();
         assert_eq!(wide.columns, vec!["NAME", "STATUS", "NODE"]);
         assert!(from_server_table(&json!({"kind": "PodList"}), false, false, &[]).is_none());
-    }
-
-    #[test]
-    fn ages_follow_kubectl_human_duration() {
-        let cases = [
-            (-5, "<invalid>"),
-            (-1, "0s"),
-            (45, "45s"),
-            (119, "119s"),
-            (120, "2m"),
-            (330, "5m30s"),
-            (600, "10m"),
-            (179 * 60 + 59, "179m"),
-            (3 * 3600, "3h"),
-            (3 * 3600 + 20 * 60, "3h20m"),
-            (20 * 3600, "20h"),
-            (48 * 3600, "2d"),
-            (76 * 3600, "3d4h"),
-            (12 * 86400, "12d"),
-            (2 * 365 * 86400 + 45 * 86400, "2y45d"),
-            (9 * 365 * 86400, "9y"),
-        ];
-        for (secs, want) in cases {
-            assert_eq!(human_duration(secs), want, "{secs}s");
-        }
     }
 
     #[test]

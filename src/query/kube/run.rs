@@ -1,4 +1,4 @@
-//! Runs one parsed `kubectl get|describe` through kube-rs: resolve each resource by
+//! Runs one parsed `kubectl get` through kube-rs (`describe` is kubectl's own: see `native_form`): resolve each resource by
 //! discovery, ask the server for its table (as kubectl does) or the plain objects, and shape
 //! the answer as kubectl would print it, keeping the raw objects.
 
@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::super::Table;
 use super::client::{read_kubeconfig, KubeClient};
-use super::describe;
 use super::error::KubeError;
 use super::jsonpath;
 use super::parse::{Format, KubeCommand, Verb};
@@ -147,13 +146,6 @@ pub async fn run_on(
         }
         let mut objs = render::items(&v);
         objs.iter_mut().for_each(|o| fill_kind(o, &r));
-        if cmd.verb == Verb::Describe {
-            for o in &objs {
-                let events = events_for(client, o).await.unwrap_or_default();
-                out.text.push_str(&describe::describe(o, &events, now));
-                out.text.push('\n');
-            }
-        }
         names.extend(
             objs.iter()
                 .map(|o| render::name_line(&r.ar.kind, &r.ar.group, o)),
@@ -166,7 +158,10 @@ pub async fn run_on(
         names = ord.iter().filter_map(|i| names.get(*i).cloned()).collect();
     }
     match (&cmd.verb, &cmd.format) {
-        (Verb::Describe, _) => {}
+        (Verb::Describe, _) => return Err(KubeError::Usage(
+            "kubectl describe prints a layout per kind that only kubectl has; run it with kubectl"
+                .into(),
+        )),
         (_, Format::Table | Format::Wide) => {
             if kinds.len() > 1 {
                 // Several kinds: kubectl names each row `kind.group/name`.
@@ -198,7 +193,13 @@ pub async fn run_on(
                 None => format!("{doc:#}\n"),
             }
         }
-        (_, Format::Yaml) => out.text = render::yaml(&render::document(&out.raw, single)),
+        // `native_form` hands these to kubectl; a caller that skipped it is told, not answered.
+        (_, Format::Yaml) => {
+            return Err(KubeError::Usage(
+                "-o yaml is printed by kubectl itself (its YAML quoting); run it with kubectl"
+                    .into(),
+            ))
+        }
         (_, Format::Name) => out.text = names.iter().map(|n| format!("{n}\n")).collect(),
         (_, Format::CustomColumns(cols)) => {
             let t = sort::custom_columns(&out.raw, cols).map_err(KubeError::Usage)?;
@@ -248,18 +249,4 @@ pub fn merge(mut tables: Vec<Table>) -> Option<Table> {
         }
     }
     Some(first)
-}
-
-/// The events about `o` (as `kubectl describe` lists them).
-async fn events_for(client: &KubeClient, o: &Value) -> Result<Vec<Value>, KubeError> {
-    let events = client.resolve("events").await?;
-    let md = &o["metadata"];
-    let name = md["name"].as_str().unwrap_or("");
-    let mut sel = format!("involvedObject.name={name}");
-    if let Some(uid) = md["uid"].as_str() {
-        sel.push_str(&format!(",involvedObject.uid={uid}"));
-    }
-    let ns = md["namespace"].as_str();
-    let v = client.list(&events, ns, None, Some(&sel), false).await?;
-    Ok(render::items(&v))
 }

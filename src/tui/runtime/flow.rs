@@ -14,7 +14,7 @@ use crate::mitigate::{self, DryRun};
 use crate::query::runner::{effective_class, gate};
 use crate::query::tasks::Tasks;
 use crate::query::{target_name, Cancel, ProbeId, ProbeRequest};
-use crate::tsg::{CalloutKind, Library, SafetyClass};
+use crate::tsg::{CalloutKind, Library, ProbeRef, SafetyClass};
 use crate::tui::action::Action;
 use crate::tui::mitigation::{DryRunView, MitigationView};
 
@@ -60,17 +60,17 @@ impl Probes {
     pub fn prepare(
         &mut self,
         lib: &Library,
-        node: &str,
-        probe: usize,
+        key: &ProbeRef,
         class: SafetyClass,
         bindings: &BTreeMap<String, String>,
     ) -> Vec<Action> {
-        let req = match self.request(lib, node, probe, bindings) {
+        let (node, probe) = (key.node.as_str(), key.index);
+        let req = match self.request(lib, key, bindings) {
             Ok(r) => r,
             Err(e) => return vec![Action::MitigationRefused(e)],
         };
         if class == SafetyClass::LongRunning && !effective_class(&req).0.needs_confirmation() {
-            self.track(&req, node, probe);
+            self.track(&req, key);
             let _enter = self.rt.enter();
             return match self.tasks.start(req) {
                 Ok(id) => vec![
@@ -106,8 +106,7 @@ impl Probes {
         }
         let dry = mitigate::dry_run(req.lang, &req.code);
         let view = MitigationView {
-            node: node.to_string(),
-            probe,
+            probe: key.clone(),
             class: effective_class(&req).0.max(class),
             title: format!("{} · probe {}", n.title, probe + 1),
             goal: n.fields.get("goal").cloned(),
@@ -139,7 +138,7 @@ impl Probes {
                 .collect(),
         };
         self.prepared.insert(
-            (node.to_string(), probe),
+            key.clone(),
             Prepared {
                 req,
                 preconditions,
@@ -150,8 +149,8 @@ impl Probes {
     }
 
     /// Runs the prepared dry run (read-only by construction; the gate checks it again).
-    pub fn dry_run(&self, node: &str, probe: usize) -> Vec<Action> {
-        let Some(p) = self.prepared.get(&(node.to_string(), probe)) else {
+    pub fn dry_run(&self, probe: &ProbeRef) -> Vec<Action> {
+        let Some(p) = self.prepared.get(probe) else {
             return vec![Action::DryRunFinished(
                 false,
                 "Open the probe again.".into(),
@@ -183,14 +182,13 @@ impl Probes {
     }
 
     /// Issues the confirmation (or says why not) and starts the mitigation.
-    pub fn confirm(&mut self, node: &str, probe: usize, acks: &[bool], typed: &str) -> Action {
+    pub fn confirm(&mut self, key: &ProbeRef, acks: &[bool], typed: &str) -> Action {
         if !self.write {
             return Action::MitigationRefused(
                 "This session is read-only: nothing was run. Press W to turn write mode on.".into(),
             );
         }
-        let key = (node.to_string(), probe);
-        let Some(p) = self.prepared.get(&key) else {
+        let Some(p) = self.prepared.get(key) else {
             return Action::MitigationRefused("Open the probe again: nothing was run.".into());
         };
         let confirmation =
@@ -198,7 +196,7 @@ impl Probes {
                 Ok(c) => c,
                 Err(e) => return Action::MitigationRefused(format!("Not run: {e}")),
             };
-        let Some(p) = self.prepared.remove(&key) else {
+        let Some(p) = self.prepared.remove(key) else {
             return Action::MitigationRefused("Open the probe again: nothing was run.".into());
         };
         let mut req = p.req;
@@ -210,17 +208,16 @@ impl Probes {
         let target = req.target.describe();
         if effective_class(&req).0 == SafetyClass::Interactive {
             let _ = self.tx.send(Msg::Handover {
-                node: node.to_string(),
-                probe,
+                probe: key.clone(),
                 req: Box::new(req),
             });
             return Action::MitigationStarted(format!(
                 "Confirmed: probe {} gets the terminal on {target}.",
-                probe + 1
+                key.index + 1
             ));
         }
-        self.track(&req, node, probe);
-        let (runner, tx, node) = (self.runner.clone(), self.tx.clone(), node.to_string());
+        self.track(&req, key);
+        let (runner, tx, probe) = (self.runner.clone(), self.tx.clone(), key.clone());
         self.rt.spawn(async move {
             match crate::query::capture::capture(&runner, &req).await {
                 Ok(caps) => {
@@ -235,7 +232,6 @@ impl Probes {
                 }
                 Err(e) => {
                     let _ = tx.send(Msg::Ui(Action::ProbeFinished {
-                        node,
                         probe,
                         result: Err(format!("Not run: {e}")),
                     }));
@@ -244,7 +240,7 @@ impl Probes {
         });
         Action::MitigationStarted(format!(
             "Confirmed: probe {} runs on {target}; its prior state is recorded first.",
-            probe + 1
+            key.index + 1
         ))
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{probes, record};
 use crate::nav::Effect;
+use crate::tsg::ProbeRef;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 
@@ -35,7 +36,7 @@ impl Fx {
                 probe,
                 bindings,
             } => vec![match &self.live {
-                Some(p) => p.run(&app.lib, &node, probe, &bindings),
+                Some(p) => p.run(&app.lib, &ProbeRef::new(node, probe), &bindings),
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
                         .into(),
@@ -57,7 +58,7 @@ impl Fx {
                 class,
                 bindings,
             } => match self.live.as_mut() {
-                Some(p) => p.prepare(&app.lib, &node, probe, class, &bindings),
+                Some(p) => p.prepare(&app.lib, &ProbeRef::new(node, probe), class, &bindings),
                 None => vec![Action::MitigationRefused(
                     "Live queries are unavailable: nothing was run.".into(),
                 )],
@@ -68,13 +69,13 @@ impl Fx {
                 acknowledged,
                 typed,
             } => match self.live.as_mut() {
-                Some(p) => vec![p.confirm(&node, probe, &acknowledged, &typed)],
+                Some(p) => vec![p.confirm(&ProbeRef::new(node, probe), &acknowledged, &typed)],
                 None => vec![Action::MitigationRefused(
                     "Live queries are unavailable: nothing was run.".into(),
                 )],
             },
             Effect::DryRun { node, probe } => match self.live.as_ref() {
-                Some(p) => p.dry_run(&node, probe),
+                Some(p) => p.dry_run(&ProbeRef::new(node, probe)),
                 None => Vec::new(),
             },
             Effect::WriteMode(on) => {

@@ -15,8 +15,12 @@ use crate::nav::{Cmd, Effect, VarSource};
 use crate::tsg::Guide;
 use crate::tui::app::App;
 
-/// How often a batch of parsed guides is handed to the screen.
+/// How soon the first batch of parsed guides is handed to the screen. Each later batch waits
+/// twice as long as the one before, up to [`BATCH_MAX`]: every batch re-links and re-indexes
+/// the whole library on the UI thread, so a big library arrives in a dozen batches, not a
+/// hundred, while a small one still appears at once.
 const BATCH_EVERY: Duration = Duration::from_millis(40);
+const BATCH_MAX: Duration = Duration::from_millis(640);
 
 /// A load problem, kept for the CLI to print after the terminal is restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +87,7 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         let mut loaded = 0;
         let mut shown = 0;
         let mut last = Instant::now();
+        let mut every = BATCH_EVERY;
         let mut open = true;
         load::parse_steps(&files, cache.as_ref(), BATCH_EVERY, |step| {
             if let load::Step::Ready(_, r) = step {
@@ -97,10 +102,11 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
             }
             // A batch every interval, and whatever is ready when a slow file holds up the rest.
             // (an idle step means the interval passed with nothing new to read).
-            if open && loaded > shown && last.elapsed() >= BATCH_EVERY {
+            if open && loaded > shown && last.elapsed() >= every {
                 open = send(std::mem::take(&mut batch), loaded, None);
                 shown = loaded;
                 last = Instant::now();
+                every = (every * 2).min(BATCH_MAX);
             }
         });
         if open {

@@ -81,8 +81,7 @@ pub struct Options {
 pub enum Msg {
     Ui(Action),
     Probe {
-        node: String,
-        probe: usize,
+        probe: crate::tsg::ProbeRef,
         result: Box<crate::query::ProbeResult>,
     },
     /// A record to append (a confirmation, a prior state).
@@ -95,8 +94,7 @@ pub enum Msg {
     Guides(Box<library::Batch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
-        node: String,
-        probe: usize,
+        probe: crate::tsg::ProbeRef,
         req: Box<crate::query::ProbeRequest>,
     },
 }
@@ -218,15 +216,10 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
         match rx.recv() {
             Ok(Msg::Ui(a)) => queue.push_back(a),
-            Ok(Msg::Probe {
-                node,
-                probe,
-                result,
-            }) => {
+            Ok(Msg::Probe { probe, result }) => {
                 // Recorded (fsync'd) before the UI shows the result.
                 queue.extend(fx.record_run(&app, &result));
                 queue.push_back(Action::ProbeFinished {
-                    node,
                     probe,
                     result: Ok(probes::convert(&result)),
                 });
@@ -258,11 +251,10 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                     }
                 }
             }
-            Ok(Msg::Handover { node, probe, req }) => {
+            Ok(Msg::Handover { probe, req }) => {
                 let result = handover(&mut term, &req, &paused)?;
                 queue.extend(fx.record_run(&app, &result));
                 queue.push_back(Action::ProbeFinished {
-                    node,
                     probe,
                     result: Ok(probes::convert(&result)),
                 });

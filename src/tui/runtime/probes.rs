@@ -14,7 +14,7 @@ use crate::query::runner::{gate, Runner, RunnerConfig};
 use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
 use crate::query::{setup, Event, ProbeRequest, ProbeResult, Status};
-use crate::tsg::Library;
+use crate::tsg::{Library, ProbeRef};
 use crate::tui::action::{Action, ProbeOutput};
 
 /// Where probes go: the backends' settings plus the kube context for shell probes.
@@ -25,7 +25,8 @@ pub struct LiveSettings {
     pub kubeconfig: Option<PathBuf>,
 }
 
-pub(super) type Pending = Arc<Mutex<HashMap<String, (String, usize)>>>;
+/// Submitted request id → the probe it answers.
+pub(super) type Pending = Arc<Mutex<HashMap<String, ProbeRef>>>;
 
 pub struct Probes {
     pub(super) rt: tokio::runtime::Runtime,
@@ -40,8 +41,8 @@ pub struct Probes {
     pub(super) session: String,
     /// Ids of the read-only probes submitted (what Esc and navigating away may cancel).
     pub(super) diagnostic: Arc<Mutex<std::collections::HashSet<String>>>,
-    /// Mitigations on their confirmation screen: (node, probe) → request and preconditions.
-    pub(super) prepared: HashMap<(String, usize), super::flow::Prepared>,
+    /// Mitigations on their confirmation screen: probe → request and preconditions.
+    pub(super) prepared: HashMap<ProbeRef, super::flow::Prepared>,
 }
 
 impl Probes {
@@ -80,15 +81,8 @@ impl Probes {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .remove(&id.0);
-                if let Some((node, probe)) = key {
-                    if tx
-                        .send(Msg::Probe {
-                            node,
-                            probe,
-                            result,
-                        })
-                        .is_err()
-                    {
+                if let Some(probe) = key {
+                    if tx.send(Msg::Probe { probe, result }).is_err() {
                         return;
                     }
                 }
@@ -113,18 +107,21 @@ impl Probes {
         })
     }
 
-    /// The request for probe `probe` of `node` with these values, aimed at the session's
-    /// kube context and kubeconfig unless the probe names its own.
+    /// The request for `probe` with these values, aimed at the session's kube context and
+    /// kubeconfig unless the probe names its own.
     pub(super) fn request(
         &self,
         lib: &Library,
-        node: &str,
-        probe: usize,
+        probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
     ) -> Result<ProbeRequest, String> {
+        let node = probe.node.as_str();
         let index = crate::nav::Index::new(lib);
-        let Some(p) = index.node(lib, node).and_then(|n| n.probes.get(probe)) else {
-            return Err(format!("No probe {} in {node}.", probe + 1));
+        let Some(p) = index
+            .node(lib, node)
+            .and_then(|n| n.probes.get(probe.index))
+        else {
+            return Err(format!("No probe {} in {node}.", probe.index + 1));
         };
         let mut vars = Vars::new();
         for (k, v) in bindings {
@@ -147,29 +144,27 @@ impl Probes {
         Ok(req)
     }
 
-    /// Sends `req`'s result back as the result of probe `probe` of `node`.
-    pub(super) fn track(&self, req: &ProbeRequest, node: &str, probe: usize) {
+    /// Sends `req`'s result back as the result of `probe`.
+    pub(super) fn track(&self, req: &ProbeRequest, probe: &ProbeRef) {
         self.pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(req.id.0.clone(), (node.to_string(), probe));
+            .insert(req.id.0.clone(), probe.clone());
     }
 
-    /// Submits probe `probe` of `node`; returns an action to report at once (a refusal, a
-    /// missing value, or "running").
+    /// Submits `probe`; returns an action to report at once (a refusal, a missing value, or
+    /// "running").
     pub fn run(
         &self,
         lib: &Library,
-        node: &str,
-        probe: usize,
+        probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
     ) -> Action {
         let fail = |e: String| Action::ProbeFinished {
-            node: node.to_string(),
-            probe,
+            probe: probe.clone(),
             result: Err(e),
         };
-        let req = match self.request(lib, node, probe, bindings) {
+        let req = match self.request(lib, probe, bindings) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
@@ -177,7 +172,7 @@ impl Probes {
             return fail(e.to_string());
         }
         let target = req.target.describe();
-        self.track(&req, node, probe);
+        self.track(&req, probe);
         self.diagnostic
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -185,9 +180,11 @@ impl Probes {
         let _enter = self.rt.enter();
         self.runner.submit(req);
         Action::ProbeStarted {
-            node: node.to_string(),
-            probe,
-            what: format!("Running probe {} ({target})… Esc cancels it.", probe + 1),
+            probe: probe.clone(),
+            what: format!(
+                "Running probe {} ({target})… Esc cancels it.",
+                probe.index + 1
+            ),
         }
     }
 
@@ -201,7 +198,7 @@ impl Probes {
                 .unwrap_or_else(PoisonError::into_inner);
             pending
                 .iter()
-                .filter(|(id, (n, _))| n == node && diagnostic.contains(*id))
+                .filter(|(id, p)| p.is_in(node) && diagnostic.contains(*id))
                 .map(|(id, _)| id.clone())
                 .collect()
         };

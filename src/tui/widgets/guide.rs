@@ -193,14 +193,15 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                 .probes
                 .iter()
                 .enumerate()
-                .map(|(i, p)| ProbeView {
+                .map(|(i, p)| (crate::tsg::ProbeRef::new(&id, i), i, p))
+                .map(|(key, i, p)| ProbeView {
                     probe: p,
                     class: classes
                         .get(i)
                         .copied()
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
-                    result: app.probes.results.get(&(id.clone(), i)),
-                    stamp: crate::tui::pager::stamp(app, &id, i),
+                    result: app.probes.results.get(&key),
+                    stamp: crate::tui::pager::stamp(app, &key),
                 })
                 .collect();
             markdown::render(&node.body, width, &app.theme, &views)
