@@ -51,6 +51,8 @@ mod query_http;
 mod query_kusto;
 mod query_prometheus;
 mod query_proxy;
+mod query_proxy_native;
+mod query_proxy_writes;
 mod query_runner;
 mod query_sandbox;
 mod query_shell;
