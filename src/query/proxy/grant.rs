@@ -184,6 +184,8 @@ pub(super) async fn upstream(
         context: Some(name.clone()),
         ..Default::default()
     };
+    // Only what this context needs: a kubeconfig with hundreds of contexts is not loaded whole.
+    let kc = super::super::kube::client::only(&kc, Some(&name));
     let mut config = kube::Config::from_custom_kubeconfig(kc, &opts)
         .await
         .map_err(|e| GrantError::Kubeconfig(format!("{}: {e}", path.display())))?;
