@@ -140,6 +140,10 @@ pub struct ProbeRun {
     /// Landlock` …); absent for backends that start no process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
+    /// The Kubernetes API requests tsgnav's read-only proxy decided for the probe, in order
+    /// (`forwarded GET /api/v1/…`, `refused DELETE /api/v1/…: why`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api: Vec<String>,
     /// How the run ended (`{"exited":0}`, `"cancelled"`, `"timed_out"` …); absent in records
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

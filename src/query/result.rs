@@ -109,6 +109,9 @@ pub struct ProbeResult {
     /// The sandbox a shell probe ran in ("landlock v7 fs+net", "none: kernel has no
     /// Landlock" …); `None` for backends that start no process.
     pub sandbox: Option<String>,
+    /// The Kubernetes API requests the read-only proxy decided for this probe, in order
+    /// (`forwarded GET /api/v1/…`, `refused DELETE /api/v1/…: why`); empty when it used none.
+    pub api: Vec<String>,
 }
 
 impl ProbeResult {
@@ -135,6 +138,7 @@ impl ProbeResult {
             captured: BTreeMap::new(),
             raw: None,
             sandbox: None,
+            api: Vec::new(),
         }
     }
 

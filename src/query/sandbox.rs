@@ -1,7 +1,7 @@
 //! The kernel sandbox for read-only shell probes (Landlock, where the kernel has it): the
 //! probe may read and run anything, but write only inside its own scratch folder (plus
 //! `/dev/null`, the tty and the kubectl discovery cache), and open TCP connections only to
-//! the allowed ports (the kube API servers of the kubeconfig, the session's port-forwards,
+//! the allowed ports (the read-only API proxy, the session's port-forwards,
 //! `[sandbox] allow_connect_ports`). Landlock filters TCP by port, not by host: an allowed
 //! port is open to every host.
 //!
@@ -212,38 +212,15 @@ pub fn restrict(ruleset: RulesetCreated) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(e.to_string()))
 }
 
-/// The TCP ports of every `server:` URL in the kubeconfig files (`KUBECONFIG` may list
-/// several), so kubectl reaches the API servers it is configured for.
-pub fn kubeconfig_ports(files: &[PathBuf]) -> Vec<u16> {
-    let mut out = Vec::new();
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(f) else {
-            continue;
-        };
-        for line in text.lines() {
-            let Some(url) = line.trim().strip_prefix("server:") else {
-                continue;
-            };
-            let url = url.trim().trim_matches(['"', '\'']);
-            let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
-            let host = rest.split('/').next().unwrap_or("");
-            let port = host
-                .rsplit_once(':')
-                .and_then(|(_, p)| p.parse().ok())
-                .unwrap_or(if scheme == "http" { 80 } else { 443 });
-            out.push(port);
-        }
-    }
-    out
-}
-
 /// Sets `cmd` up to run confined by `policy` (read-only probes): the rules are built here and
-/// applied in the child before `exec`. Returns the sandbox to record.
+/// applied in the child before `exec`. TCP may reach the read-only API proxy (`proxy_port`),
+/// the session's port-forwards and `[sandbox] allow_connect_ports`; never the API servers
+/// themselves. Returns the sandbox to record.
 pub fn confine(
     cmd: &mut tokio::process::Command,
     policy: &SandboxPolicy,
     scratch: &Path,
-    req: &super::ProbeRequest,
+    proxy_port: Option<u16>,
 ) -> Result<Sandbox, SandboxError> {
     let sandbox = detect(policy);
     if !matches!(sandbox, Sandbox::Landlock { .. }) {
@@ -265,15 +242,10 @@ pub fn confine(
             writable.push(c);
         }
     }
-    let kubeconfigs: Vec<PathBuf> = match (&req.target.kubeconfig, env_of("KUBECONFIG")) {
-        (Some(k), _) => vec![k.clone()],
-        (None, Some(list)) => std::env::split_paths(&list).collect(),
-        (None, None) => home.iter().map(|h| h.join(".kube/config")).collect(),
-    };
     let mut ports = policy.allow_connect_ports.clone();
     ports.extend(&policy.forwarded_ports);
     ports.extend(Forwarded::ports());
-    ports.extend(kubeconfig_ports(&kubeconfigs));
+    ports.extend(proxy_port);
     let refs: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
     let prepared = prepare(sandbox, &refs, &ports)?;
     let mut slot = prepared.ruleset;

@@ -62,15 +62,19 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
     if let Some(replay) = &s.replay {
         return replay.0.clone();
     }
+    // One read-only API proxy for the session, shared by the shell and the native backend.
+    let proxy = super::proxy::SessionProxy::default();
     let mut v: Vec<Arc<dyn Executor>> = vec![
         Arc::new(shell::ShellExecutor {
             sandbox: s.sandbox.clone(),
             tracker: s.tracker.clone(),
+            proxy: proxy.clone(),
             ..shell::ShellExecutor::default()
         }),
         Arc::new(kube::KubeExecutor {
             kubeconfig: s.kubeconfig.clone(),
             contexts: s.contexts.clone(),
+            proxy: Some(proxy),
             ..kube::KubeExecutor::default()
         }),
         Arc::new(prometheus::PrometheusExecutor::new(

@@ -1,5 +1,6 @@
 //! The shell backend: `bash -o pipefail -c SCRIPT` in its own process group, values in the
-//! environment, kube context and kubeconfig passed through, output streamed, variables the
+//! environment, kube context passed through, kubectl/oc/helm pointed at the read-only API
+//! proxy (`proxy::probe`), output streamed, variables the
 //! script assigns captured for later probes. On timeout or cancel the whole process group gets
 //! SIGTERM, then SIGKILL after a grace period; nothing is left running.
 //!
@@ -30,6 +31,8 @@ pub struct ShellExecutor {
     /// Notes each running probe's process group, so a resumed session can stop what a
     /// killed navigator left running.
     pub tracker: super::strays::Tracker,
+    /// The read-only API proxy kubectl/oc/helm reach the cluster through.
+    pub proxy: super::proxy::SessionProxy,
 }
 
 impl Default for ShellExecutor {
@@ -39,6 +42,7 @@ impl Default for ShellExecutor {
             shell: "bash".into(),
             sandbox: Default::default(),
             tracker: Default::default(),
+            proxy: Default::default(),
         }
     }
 }
@@ -212,11 +216,23 @@ impl ShellExecutor {
                 }
             }
         }
+        // kubectl, oc and helm reach the cluster only through the read-only API proxy.
+        let access = match super::proxy::probe::uses_kube_cli(&sub.text) {
+            true => Some(self.proxy.access(&req, &scratch).await),
+            false => None,
+        };
+        if let Some(super::proxy::ProbeAccess::Proxied {
+            kubeconfig, cache, ..
+        }) = &access
+        {
+            cmd.env("KUBECONFIG", kubeconfig).env("KUBECACHEDIR", cache);
+        }
         // A probe that runs without a confirmation gets the kernel sandbox where there is one.
         let confined = req.confirmation.is_none();
         if confined {
             cmd.env("TMPDIR", &scratch);
-            match super::sandbox::confine(&mut cmd, &self.sandbox, &scratch, &req) {
+            let proxy_port = access.as_ref().and_then(|a| a.port());
+            match super::sandbox::confine(&mut cmd, &self.sandbox, &scratch, proxy_port) {
                 Ok(s) => result.sandbox = Some(s.describe()),
                 Err(e) => {
                     result.status = Status::Failed(ProbeError::Io {
@@ -284,6 +300,10 @@ impl ShellExecutor {
         }
         while let Ok(chunk) = rx.try_recv() {
             out.write(&chunk);
+        }
+        if let Some(a) = &access {
+            out.write(a.report().as_bytes());
+            result.api = a.decisions();
         }
         result.captured = read_capture(&capture_file);
         result.status = match (failure, status) {

@@ -242,6 +242,8 @@ fn resource(c: &mut Cluster, group: &str, version: &str, plural: &str, req: Req)
             (&Method::GET, Some(name), Some("log")) if r.kind == "Pod" => {
                 let tail = req.q.get("tailLines").and_then(|t| t.parse().ok());
                 let prev = req.q.get("previous").is_some_and(|p| p == "true");
+                // `logs -f`: the lines so far, then the stream stays open (no new lines come).
+                let follow = req.q.get("follow").is_some_and(|f| f == "true");
                 return match workload::logs(
                     c,
                     &ns,
@@ -250,6 +252,17 @@ fn resource(c: &mut Cluster, group: &str, version: &str, plural: &str, req: Req)
                     prev,
                     tail,
                 ) {
+                    Ok(text) if follow => {
+                        let first = futures::stream::once(async move {
+                            Ok::<_, std::convert::Infallible>(Bytes::from(text))
+                        });
+                        let body = Body::from_stream(futures::StreamExt::chain(
+                            first,
+                            futures::stream::pending(),
+                        ));
+                        (StatusCode::OK, [(header::CONTENT_TYPE, "text/plain")], body)
+                            .into_response()
+                    }
                     Ok(text) => (
                         StatusCode::OK,
                         [(header::CONTENT_TYPE, "text/plain")],

@@ -241,3 +241,63 @@ async fn sandbox_start_up_cost_is_printed() {
         medians[1].saturating_sub(medians[0]).max(Duration::ZERO)
     );
 }
+
+/// The API layer under the kernel one: a read-only probe that the executor runs as it is
+/// (no classifier in front) reaches the simulator only through the read-only proxy: its
+/// delete gets the 403 and is named in its output, a direct connection to the API server's
+/// port is blocked, and a kubectl pointed straight at the real kubeconfig cannot connect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_probe_reaches_the_api_server_only_through_the_proxy() {
+    if landlock_net("a_trusted_probe_reaches_the_api_server_only_through_the_proxy").is_none() {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("a_trusted_probe_reaches_the_api_server") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let sim_port = sim
+        .handle
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let pod = "maestro-agent-6c9d8b7f5-hx4tq";
+    let code = format!(
+        "kubectl get pods -n maestro --no-headers\n\
+         kubectl delete pod {pod} -n maestro || echo DELETE-REFUSED\n\
+         (exec 3<>\"/dev/tcp/127.0.0.1/$SIMPORT\") 2>/dev/null && echo CONNECTED || echo BLOCKED-CONNECT\n\
+         command kubectl --kubeconfig \"$REAL\" get pods -n maestro >/dev/null 2>&1 && echo DIRECT-READ || echo DIRECT-BLOCKED\n"
+    );
+    let mut req = request(
+        &code,
+        "SIMPORT",
+        &sim_port,
+        "mc-eastus-1",
+        Some(&sim.kubeconfig),
+    );
+    req.bindings
+        .insert("REAL".into(), sim.kubeconfig.to_string_lossy().into_owned());
+    let writes = sim.handle.writes();
+    let (r, out) = run(&shell(strict()), req).await;
+    assert!(r.sandbox.unwrap_or_default().starts_with("landlock"));
+    assert!(out.contains(pod), "reads pass through the proxy: {out}");
+    assert!(out.contains("DELETE-REFUSED"), "{out}");
+    assert!(
+        out.contains("tsgnav: read-only run; confirm this mitigation to change mc-eastus-1"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "tsgnav proxy: refused DELETE /api/v1/namespaces/maestro/pods/{pod}"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("BLOCKED-CONNECT"), "{out}");
+    assert!(out.contains("DIRECT-BLOCKED"), "{out}");
+    assert_eq!(
+        sim.handle.writes(),
+        writes,
+        "no write reached the simulator"
+    );
+}

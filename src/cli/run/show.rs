@@ -17,13 +17,18 @@ pub fn to_json(r: &ProbeResult) -> Value {
         }
         Status::Failed(e) => ("failed", json!(e.to_string()), Value::Null),
     };
-    json!({
+    let mut v = json!({
         "probe": r.id, "backend": r.backend, "target": r.target, "command": r.command_as_run,
         "ran": r.ran,
         "status": status, "error": error, "exit": exit,
         "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
         "output": r.output.text(), "table": r.table, "sandbox": r.sandbox,
-    })
+    });
+    // The Kubernetes requests the read-only proxy decided, when the probe made any.
+    if !r.api.is_empty() {
+        v["api"] = json!(r.api);
+    }
+    v
 }
 
 pub fn render(r: &ProbeResult) -> String {

@@ -57,7 +57,7 @@ pub fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, KubeError> {
 
 /// The part of `kc` one context needs (its context, cluster and user): loading a config from
 /// a kubeconfig with hundreds of contexts would otherwise cost as much per context.
-fn only(kc: &Kubeconfig, context: Option<&str>) -> Kubeconfig {
+pub(crate) fn only(kc: &Kubeconfig, context: Option<&str>) -> Kubeconfig {
     let Some(name) = context.or(kc.current_context.as_deref()) else {
         return kc.clone();
     };

@@ -48,6 +48,8 @@ pub struct KubeExecutor {
     pub contexts: Option<String>,
     /// Contexts queried at once when fanning out (0: the default, 32).
     pub concurrency: usize,
+    /// The read-only API proxy a single-context probe goes through, when set.
+    pub proxy: Option<super::proxy::SessionProxy>,
 }
 
 /// The kubeconfig kubectl would read: `explicit`, else `$KUBECONFIG` (a list is merged when
@@ -169,10 +171,25 @@ impl KubeExecutor {
                         (text, Some(f.table), objs)
                     }
                     None => {
+                        let context = cmd
+                            .context
+                            .as_deref()
+                            .or(req.target.kube_context.as_deref());
+                        let access = match &self.proxy {
+                            Some(p) => Some(p.native(&kubeconfig, context).await.map_err(|e| {
+                                KubeError::Kubeconfig {
+                                    path: kubeconfig.display().to_string(),
+                                    detail: e.to_string(),
+                                }
+                            })?),
+                            None => None,
+                        };
+                        let path = access.as_ref().map_or(&kubeconfig, |a| &a.kubeconfig);
+                        let ctx = access.as_ref().map(|a| a.grant.context()).or(context);
                         let o = run_kube_with(
                             cmd,
-                            &kubeconfig,
-                            req.target.kube_context.as_deref(),
+                            path,
+                            ctx,
                             req.target.namespace.as_deref(),
                             req.timeout,
                         )

@@ -82,14 +82,54 @@ fn exec_script(query: &str) -> String {
         .join(" ")
 }
 
-/// Decides one request: `method`, the URL `path` (no query) and the raw `query`.
+/// Whether a write is a server-side dry run, read as the API server reads it: a DELETE
+/// with a body takes its options (`"dryRun": ["All"]`) from the body and ignores the query;
+/// every other write (and a DELETE without a body) from `?dryRun=All`.
+fn dry_run(method: &str, query: &str, body: &[u8]) -> bool {
+    let all = |v: &[String]| !v.is_empty() && v.iter().all(|d| d == "All");
+    if method == "DELETE" && !body.iter().all(u8::is_ascii_whitespace) {
+        let opts: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let listed: Vec<String> = opts["dryRun"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|d| d.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return all(&listed);
+    }
+    all(&params(query, "dryRun"))
+}
+
+/// Decides one request without a body (see [`decide_with_body`]).
 pub fn decide(run: &Run<'_>, method: &str, path: &str, query: &str) -> Decision {
+    decide_with_body(run, method, path, query, &[])
+}
+
+/// Decides one request: `method`, the URL `path` (no query), the raw `query` and the body.
+pub fn decide_with_body(
+    run: &Run<'_>,
+    method: &str,
+    path: &str,
+    query: &str,
+    body: &[u8],
+) -> Decision {
     let method = method.to_ascii_uppercase();
     let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
     let deny = |why: &str| Decision::Deny(forbidden(run.context, why));
+    // A `..` could climb out of the API server's path (a cluster behind a path prefix) once
+    // a server normalises it; the API itself never needs one.
+    if path
+        .split('/')
+        .any(|seg| matches!(decode(seg).as_str(), "." | ".."))
+    {
+        return deny("a path with `.` or `..` segments is not an API request");
+    }
     if last == "exec" && path.contains("/pods/") {
         let flag = |n: &str| params(query, n).iter().any(|v| v == "true" || v == "1");
-        if flag("stdin") || flag("tty") {
+        let confirmed = run.confirmed == Some(run.context);
+        if (flag("stdin") || flag("tty")) && !confirmed {
             return deny("an interactive exec needs a confirmation");
         }
         let script = exec_script(query);
@@ -124,7 +164,7 @@ pub fn decide(run: &Run<'_>, method: &str, path: &str, query: &str) -> Decision 
     {
         return Decision::Forward;
     }
-    if params(query, "dryRun").iter().any(|v| v == "All") {
+    if dry_run(&method, query, body) {
         return Decision::Forward;
     }
     if run.confirmed == Some(run.context) {
@@ -208,8 +248,32 @@ mod tests {
     }
 
     #[test]
+    fn a_delete_is_a_dry_run_by_its_body_when_it_has_one() {
+        let p = "/api/v1/namespaces/m/pods/p";
+        let body = br#"{"kind":"DeleteOptions","dryRun":["All"]}"#;
+        let dry = |q: &str, b: &[u8]| decide_with_body(&RO, "DELETE", p, q, b) == Decision::Forward;
+        assert!(dry("", body));
+        assert!(dry("dryRun=All", b""));
+        // The API server ignores the query when the body has options.
+        assert!(!dry("dryRun=All", br#"{"kind":"DeleteOptions"}"#));
+        assert!(!dry("", br#"{"dryRun":[]}"#));
+        assert!(!dry("", br#"{"dryRun":["All","None"]}"#));
+        assert!(!dry("", b"not json"));
+        assert!(!dry("dryRun=All&dryRun=None", b""));
+    }
+
+    #[test]
     fn writes_pass_in_a_confirmed_run_for_that_context_only() {
         assert!(fwd(&CONFIRMED, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
+        // Not into another cluster behind the same server's path prefix.
+        for p in [
+            "/../clusters/b/api/v1/namespaces/m/pods/p",
+            "/api/v1/namespaces/m/pods/%2e%2e/p",
+            "/api/./v1/pods",
+        ] {
+            assert!(!fwd(&CONFIRMED, "DELETE", p, ""), "{p}");
+            assert!(!fwd(&RO, "GET", p, ""), "{p}");
+        }
         assert!(!fwd(&OTHER, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
     }
 
@@ -232,6 +296,19 @@ mod tests {
         assert!(!fwd(&RO, "POST", p, "command=sh&command=-c&command=kill+1"));
         assert!(!fwd(&RO, "GET", p, "command=sh&stdin=true&tty=true"));
         assert!(fwd(&CONFIRMED, "POST", p, "command=rm&command=%2Fx"));
+        // `kubectl cp` into a pod, in a confirmed change: exec with stdin.
+        assert!(fwd(
+            &CONFIRMED,
+            "POST",
+            p,
+            "command=tar&command=xf&command=-&stdin=true"
+        ));
+        assert!(!fwd(
+            &OTHER,
+            "POST",
+            p,
+            "command=tar&command=xf&command=-&stdin=true"
+        ));
         assert!(!fwd(
             &RO,
             "POST",

@@ -27,6 +27,7 @@ pub fn probe_run(r: &ProbeResult) -> evidence::ProbeRun {
         exit,
         error,
         sandbox: r.sandbox.clone(),
+        api: r.api.clone(),
         outcome: Some(r.outcome()),
         ..Default::default()
     }

@@ -74,6 +74,9 @@ impl Probes {
                     kubeconfig,
                     contexts: Some(glob),
                     concurrency: 0,
+                    // Fanned-out native reads ask each context's API server directly, like
+                    // `run --contexts`; the proxy serves one context per probe.
+                    proxy: None,
                 };
                 let out = OutputSink::detached(req.id.clone());
                 exec.run(req, out, cancel.clone()).await

@@ -1,0 +1,233 @@
+//! Giving one shell probe its way to the cluster: when the script runs kubectl, oc or helm,
+//! the session's proxy (started on first use, then reused) grants the probe a pass for its
+//! context, writes the probe's kubeconfig into its scratch folder, and afterwards names every
+//! refused request in the probe's output. When no pass can be given (no kubeconfig, an
+//! unknown context), the probe runs without one and its output says why; a read-only probe
+//! then cannot reach the API server at all under Landlock (only the proxy's port is open).
+//!
+//! IO edge. Must not import `cli`, `tui`, `nav` or `evidence`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Grant, Proxy};
+use crate::query::ProbeRequest;
+
+/// The session's proxy, started by the first probe that needs it, and the discovery cache
+/// its probes share.
+#[derive(Clone, Default)]
+pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>, Arc<SessionCache>);
+
+/// kubectl's cache folder for the session's probes (`KUBECACHEDIR`), removed with the session.
+/// kubectl keys its discovery cache by the server URL, which holds each probe's own token;
+/// each probe's key is linked to one folder per real kubeconfig and context, so probes after
+/// the first skip API discovery.
+#[derive(Default)]
+struct SessionCache(std::sync::OnceLock<PathBuf>);
+
+impl SessionCache {
+    fn dir(&self) -> &Path {
+        self.0.get_or_init(|| {
+            static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::env::temp_dir().join(format!("tsgnav-kube-cache-{}-{n}", std::process::id()))
+        })
+    }
+}
+
+impl Drop for SessionCache {
+    fn drop(&mut self) {
+        if let Some(d) = self.0.get() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
+/// context; returns the `KUBECACHEDIR` to give the probe (its own scratch cache if linking
+/// fails, which costs only a fresh discovery).
+fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> PathBuf {
+    use sha2::Digest;
+    let key = hex::encode(sha2::Sha256::digest(format!(
+        "{}\0{}",
+        real.display(),
+        grant.context()
+    )));
+    let shared = cache.join("shared").join(&key[..24]);
+    // kubectl's folder name: the server URL without its scheme, `:` made `_`.
+    let own = cache
+        .join("discovery")
+        .join(format!("127.0.0.1_{}", grant.port()))
+        .join("p")
+        .join(grant.token());
+    let linked = std::fs::create_dir_all(&shared).is_ok()
+        && own
+            .parent()
+            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+        && std::os::unix::fs::symlink(&shared, &own).is_ok();
+    match linked {
+        true => cache.to_path_buf(),
+        false => scratch.join(".kube-cache"),
+    }
+}
+
+impl std::fmt::Debug for SessionProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.get() {
+            Some(p) => write!(f, "SessionProxy(127.0.0.1:{})", p.port()),
+            None => f.write_str("SessionProxy(not started)"),
+        }
+    }
+}
+
+/// Whether a script names kubectl, oc or helm anywhere (a word of its own).
+pub fn uses_kube_cli(script: &str) -> bool {
+    script
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .any(|w| matches!(w, "kubectl" | "oc" | "helm"))
+}
+
+/// What a probe got: its pass and kubeconfig, or why it has none.
+pub enum ProbeAccess {
+    Proxied {
+        grant: Grant,
+        kubeconfig: PathBuf,
+        /// `KUBECACHEDIR` for the probe.
+        cache: PathBuf,
+    },
+    Direct {
+        why: String,
+    },
+}
+
+impl ProbeAccess {
+    /// The proxy's port, when the probe goes through it.
+    pub fn port(&self) -> Option<u16> {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => Some(grant.port()),
+            ProbeAccess::Direct { .. } => None,
+        }
+    }
+
+    /// Every request decided for the probe, one line each (`forwarded GET /api/…`).
+    pub fn decisions(&self) -> Vec<String> {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => grant
+                .decisions()
+                .iter()
+                .map(|d| d.line().trim_start_matches("tsgnav proxy: ").to_string())
+                .collect(),
+            ProbeAccess::Direct { .. } => Vec::new(),
+        }
+    }
+
+    /// The lines the probe's output ends with: each refused request, or why there was no
+    /// proxy.
+    pub fn report(&self) -> String {
+        match self {
+            ProbeAccess::Proxied { grant, .. } => grant
+                .decisions()
+                .iter()
+                .filter(|d| d.refused.is_some())
+                .map(|d| format!("{}\n", d.line()))
+                .collect(),
+            ProbeAccess::Direct { why } => {
+                format!("tsgnav proxy: this probe ran without the read-only API proxy: {why}\n")
+            }
+        }
+    }
+}
+
+impl SessionProxy {
+    /// A pass for `req` (its kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`; its
+    /// context, else the current one), with the kubeconfig written to `scratch/kubeconfig`.
+    /// Writes pass only for a confirmed request.
+    pub async fn access(&self, req: &ProbeRequest, scratch: &Path) -> ProbeAccess {
+        let Some(real) = crate::query::kube::default_kubeconfig(req.target.kubeconfig.clone())
+        else {
+            return ProbeAccess::Direct {
+                why: "no kubeconfig (set KUBECONFIG or pass --kubeconfig)".into(),
+            };
+        };
+        if !std::env::split_paths(real.as_os_str()).any(|p| p.exists()) {
+            return ProbeAccess::Direct {
+                why: format!("the kubeconfig {} does not exist", real.display()),
+            };
+        }
+        let proxy = match self.0.get_or_try_init(Proxy::start).await {
+            Ok(p) => p,
+            Err(e) => return ProbeAccess::Direct { why: e.to_string() },
+        };
+        let context = req.target.kube_context.as_deref();
+        let confirmed = req.confirmation.is_some();
+        let grant = match proxy.grant(&real, context, confirmed).await {
+            Ok(g) => g,
+            Err(e) => return ProbeAccess::Direct { why: e.to_string() },
+        };
+        let kubeconfig = scratch.join("kubeconfig");
+        match grant.write_kubeconfig(&kubeconfig) {
+            Ok(()) => ProbeAccess::Proxied {
+                cache: shared_cache(self.1.dir(), &real, &grant, scratch),
+                grant,
+                kubeconfig,
+            },
+            Err(e) => ProbeAccess::Direct { why: e.to_string() },
+        }
+    }
+}
+
+/// A kubeconfig file of the native backend's own, removed when dropped.
+pub struct NativeAccess {
+    pub grant: Grant,
+    pub kubeconfig: PathBuf,
+}
+
+impl Drop for NativeAccess {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.kubeconfig);
+    }
+}
+
+impl SessionProxy {
+    /// How many requests the session's proxy has decided (0 before it started).
+    pub fn decided(&self) -> u64 {
+        self.0.get().map_or(0, Proxy::decided)
+    }
+
+    /// A read-only pass for the native backend: `context` (else the current one) of
+    /// `kubeconfig`, with its kubeconfig written to a temporary file of its own.
+    pub async fn native(
+        &self,
+        kubeconfig: &Path,
+        context: Option<&str>,
+    ) -> Result<NativeAccess, super::GrantError> {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let proxy = self.0.get_or_try_init(Proxy::start).await?;
+        let grant = proxy.grant(kubeconfig, context, false).await?;
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "tsgnav-native-{}-{n}.kubeconfig",
+            std::process::id()
+        ));
+        grant.write_kubeconfig(&path)?;
+        Ok(NativeAccess {
+            grant,
+            kubeconfig: path,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uses_kube_cli;
+
+    #[test]
+    fn kube_clis_are_found_as_words() {
+        assert!(uses_kube_cli("kubectl get pods"));
+        assert!(uses_kube_cli("x=$(oc get ns -o name)"));
+        assert!(uses_kube_cli("/usr/bin/helm list"));
+        assert!(uses_kube_cli("echo a | xargs kubectl delete pod"));
+        assert!(!uses_kube_cli("echo kubectl-ish; ocean"));
+        assert!(!uses_kube_cli("curl https://example.org"));
+    }
+}
