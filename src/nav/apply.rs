@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::index::{checklist, choices, next_in_document};
 use super::{AlertContext, Cmd, Effect, Event, NavState, Status, Var, VarSource};
-use crate::tsg::Library;
+use crate::tsg::{Library, ProbeRef};
 
 /// Applies `cmd` to `state` and returns what the runtime must do.
 pub fn apply(state: &mut NavState, lib: &Library, cmd: Cmd) -> Vec<Effect> {
@@ -188,8 +188,7 @@ fn run_probe(
             }
             None => {
                 return vec![Effect::NeedVar {
-                    node: cur,
-                    probe: i,
+                    probe: ProbeRef::new(cur, i),
                     var: v.clone(),
                 }]
             }
@@ -197,15 +196,13 @@ fn run_probe(
     }
     if class != crate::tsg::SafetyClass::ReadOnly {
         return vec![Effect::NeedsMitigationFlow {
-            node: cur,
-            probe: i,
+            probe: ProbeRef::new(cur, i),
             class,
             bindings,
         }];
     }
     vec![Effect::RunProbe {
-        node: cur,
-        probe: i,
+        probe: ProbeRef::new(cur, i),
         bindings,
     }]
 }

@@ -18,7 +18,7 @@ pub use index::{checklist, choices, guide_vars, Choice, ChoiceKind, Index};
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::tsg::SafetyClass;
+use crate::tsg::{ProbeRef, SafetyClass};
 
 /// Progress on one node, shown in the outline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -191,34 +191,27 @@ pub enum Effect {
     Record(Event),
     /// Run a read-only probe with these variable values (as environment, never pasted).
     RunProbe {
-        node: String,
-        probe: usize,
+        probe: ProbeRef,
         bindings: BTreeMap<String, String>,
     },
     /// The probe needs `var`, which has no value: ask the operator.
-    NeedVar {
-        node: String,
-        probe: usize,
-        var: String,
-    },
+    NeedVar { probe: ProbeRef, var: String },
     /// The probe changes a system (or runs until stopped, or needs a terminal): it goes
     /// through the mitigation flow (or runs as a background task), with these values.
     NeedsMitigationFlow {
-        node: String,
-        probe: usize,
+        probe: ProbeRef,
         class: SafetyClass,
         bindings: BTreeMap<String, String>,
     },
     /// Issue a confirmation for the prepared mitigation of this probe and run it: the runtime
     /// checks each acknowledgement and the typed-back target itself (nothing runs otherwise).
     ConfirmMitigation {
-        node: String,
-        probe: usize,
+        probe: ProbeRef,
         acknowledged: Vec<bool>,
         typed: String,
     },
     /// Run the dry run of the prepared mitigation of this probe (read-only by construction).
-    DryRun { node: String, probe: usize },
+    DryRun { probe: ProbeRef },
     /// Write mode on or off for this session (the runtime issues no confirmation when off).
     WriteMode(bool),
     /// Stop background task `id` (a long-running probe).

@@ -5,7 +5,6 @@
 
 use super::app::{App, Item, Live};
 use crate::nav::{self, Cmd, Effect};
-use crate::tsg::ProbeRef;
 
 /// Asks the runtime to fan the selected probe out over the contexts matching `pattern`.
 pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
@@ -30,11 +29,9 @@ pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
     for e in nav::apply(&mut app.nav, &app.lib, Cmd::RunProbe { probe: p, class }) {
         match e {
             Effect::RunProbe {
-                node,
-                probe,
+                probe: key,
                 bindings,
             } => {
-                let key = ProbeRef::new(node, probe);
                 let vars = bindings.iter().map(|(k, v)| (k.clone(), v.clone()));
                 super::pager::started(app, key.clone(), vars.collect());
                 out.push(Effect::FanOut {

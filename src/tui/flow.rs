@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::app::{App, Input, Item, Live};
 use crate::nav::Effect;
-use crate::tsg::{ProbeRef, SafetyClass};
+use crate::tsg::SafetyClass;
 
 /// `W`: write mode off at once, or on after the context is typed.
 pub fn toggle_write(app: &mut App) -> Vec<Effect> {
@@ -71,17 +71,14 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
     }
     if *class == SafetyClass::LongRunning || app.session.write {
         if let Effect::NeedsMitigationFlow {
-            node,
-            probe,
-            bindings,
-            ..
+            probe, bindings, ..
         } = &effect
         {
             let vars = bindings
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            super::pager::started(app, ProbeRef::new(node, *probe), vars);
+            super::pager::started(app, probe.clone(), vars);
         }
         return vec![effect];
     }
@@ -89,7 +86,7 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
         format!(
             "Probe {} is {}: this session is read-only. Press W and type the kube context to \
              turn write mode on; nothing was run.",
-            probe + 1,
+            probe.index + 1,
             class.as_str()
         ),
         true,

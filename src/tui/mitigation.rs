@@ -205,8 +205,7 @@ fn dry_run(app: &mut App) -> Vec<Effect> {
             m.busy = true;
             m.dry_output = Some((true, "Dry run running…".into()));
             vec![Effect::DryRun {
-                node: m.view.probe.node.to_string(),
-                probe: m.view.probe.index,
+                probe: m.view.probe.clone(),
             }]
         }
         DryRunView::Runnable(_) => Vec::new(),
@@ -262,8 +261,7 @@ fn submit(app: &mut App) -> Vec<Effect> {
     m.busy = true;
     m.error = None;
     vec![Effect::ConfirmMitigation {
-        node: m.view.probe.node.to_string(),
-        probe: m.view.probe.index,
+        probe: m.view.probe.clone(),
         acknowledged: m.acks.clone(),
         typed: m.typed.clone(),
     }]

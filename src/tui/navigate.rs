@@ -5,7 +5,6 @@
 use super::app::{App, Input, Live, Screen};
 use super::search::Hit;
 use crate::nav::{self, AlertContext, Cmd, Effect};
-use crate::tsg::ProbeRef;
 
 /// Opens the selected hit (a guide, a step or an alert).
 pub fn open_hit(app: &mut App) -> Vec<Effect> {
@@ -85,8 +84,8 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     for e in effects {
         match e {
             Effect::Notice(s) => app.set_message(s, false),
-            Effect::NeedVar { node, probe, var } => {
-                let offer = super::flow::restore_offer(app, &node, probe, &var);
+            Effect::NeedVar { probe, var } => {
+                let offer = super::flow::restore_offer(app, probe.node.as_str(), probe.index, &var);
                 let buf = match &offer {
                     Some((value, why)) => {
                         app.set_message(
@@ -106,18 +105,17 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                 app.input = Some(Input::Prompt {
                     var,
                     buf,
-                    rerun: Some(probe),
+                    rerun: Some(probe.index),
                 });
             }
             e @ Effect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
             Effect::RunProbe {
-                ref node,
-                probe,
+                ref probe,
                 ref bindings,
             } => match &app.session.live {
                 Live::Available => {
                     let vars = bindings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                    super::pager::started(app, ProbeRef::new(node, probe), vars);
+                    super::pager::started(app, probe.clone(), vars);
                     out.push(e)
                 }
                 Live::Unavailable(why) => app.set_message(

@@ -162,9 +162,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     let started: Vec<(usize, &BTreeMap<String, String>)> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::RunProbe {
-                probe, bindings, ..
-            } => Some((*probe, bindings)),
+            Effect::RunProbe { probe, bindings } => Some((probe.index, bindings)),
             _ => None,
         })
         .collect();

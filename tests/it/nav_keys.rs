@@ -109,11 +109,9 @@ fn a_probe_missing_a_variable_prompts_then_runs_with_the_typed_value() {
     type_text(&mut a, "ocm-x");
     let effects = keys(&mut a, "<Enter>");
     let run = effects.iter().find_map(|e| match e {
-        Effect::RunProbe {
-            node,
-            probe,
-            bindings,
-        } => Some((node.clone(), *probe, bindings.clone())),
+        Effect::RunProbe { probe, bindings } => {
+            Some((probe.node.to_string(), probe.index, bindings.clone()))
+        }
         _ => None,
     });
     let (node, p, bindings) = run.expect("the probe runs once the value is typed");

@@ -49,7 +49,7 @@ fn select(a: &mut App, probe: usize) {
 }
 
 fn reruns(fx: &[Effect], probe: usize) -> bool {
-    matches!(fx, [Effect::RunProbe { probe: p, .. }] if *p == probe)
+    matches!(fx, [Effect::RunProbe { probe: p, .. }] if p.index == probe)
 }
 
 #[test]

@@ -3,7 +3,6 @@
 
 use super::{probes, record};
 use crate::nav::Effect;
-use crate::tsg::ProbeRef;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 
@@ -52,15 +51,10 @@ impl Fx {
     /// Carries out one effect; returns the actions that report its outcome.
     pub(super) fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
         match effect {
-            Effect::RunProbe {
-                node,
-                probe,
-                bindings,
-            } => vec![match &self.live {
+            Effect::RunProbe { probe, bindings } => vec![match &self.live {
                 Some(p) => {
-                    let key = ProbeRef::new(node, probe);
-                    let mode = app.probes.modes.get(&key).copied();
-                    p.run(&app.lib, &key, &bindings, mode)
+                    let mode = app.probes.modes.get(&probe).copied();
+                    p.run(&app.lib, &probe, &bindings, mode)
                 }
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
@@ -78,29 +72,27 @@ impl Fx {
                 ))],
             },
             Effect::NeedsMitigationFlow {
-                node,
                 probe,
                 class,
                 bindings,
             } => match self.live.as_mut() {
-                Some(p) => p.prepare(&app.lib, &ProbeRef::new(node, probe), class, &bindings),
+                Some(p) => p.prepare(&app.lib, &probe, class, &bindings),
                 None => vec![Action::MitigationRefused(
                     "Live queries are unavailable: nothing was run.".into(),
                 )],
             },
             Effect::ConfirmMitigation {
-                node,
                 probe,
                 acknowledged,
                 typed,
             } => match self.live.as_mut() {
-                Some(p) => vec![p.confirm(&ProbeRef::new(node, probe), &acknowledged, &typed)],
+                Some(p) => vec![p.confirm(&probe, &acknowledged, &typed)],
                 None => vec![Action::MitigationRefused(
                     "Live queries are unavailable: nothing was run.".into(),
                 )],
             },
-            Effect::DryRun { node, probe } => match self.live.as_ref() {
-                Some(p) => p.dry_run(&ProbeRef::new(node, probe)),
+            Effect::DryRun { probe } => match self.live.as_ref() {
+                Some(p) => p.dry_run(&probe),
                 None => Vec::new(),
             },
             Effect::WriteMode(on) => {
