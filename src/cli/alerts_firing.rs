@@ -64,9 +64,13 @@ pub fn sources(
     auto_run_flag: bool,
 ) -> anyhow::Result<Option<FiringSettings>> {
     let mut s = FiringSettings {
-        every: Duration::from_secs(30),
+        every: refresh(config)?,
         ..FiringSettings::default()
     };
+    let all = auto_run_choice(
+        config.alertmanager_auto_run.as_deref(),
+        "alertmanager_auto_run",
+    )?;
     if urls.is_empty() {
         for (i, am) in config.alertmanager.iter().enumerate() {
             if am.url.trim().is_empty() {
@@ -77,14 +81,12 @@ pub fn sources(
             } else {
                 am.name.clone()
             };
-            match am.auto_run.as_deref() {
-                None | Some("off") => {}
-                Some("read-only") => {
-                    s.auto_run.insert(name.clone());
-                }
-                Some(other) => anyhow::bail!(
-                    "config file: [[alertmanager]] `{name}`: auto_run = \"{other}\" is not a choice; write \"read-only\" or \"off\""
-                ),
+            let own = auto_run_choice(
+                am.auto_run.as_deref(),
+                &format!("[[alertmanager]] `{name}`: auto_run"),
+            )?;
+            if own.unwrap_or(all.unwrap_or(false)) {
+                s.auto_run.insert(name.clone());
             }
             s.endpoints.push(Endpoint {
                 name,
@@ -102,11 +104,37 @@ pub fn sources(
             })
             .collect();
     }
-    if auto_run_flag {
+    if auto_run_flag || (!urls.is_empty() && all == Some(true)) {
         s.auto_run
             .extend(s.endpoints.iter().map(|e| e.name.clone()));
     }
     Ok((!s.endpoints.is_empty()).then_some(s))
+}
+
+/// `"read-only"` → `Some(true)`, `"off"` → `Some(false)`, unset → `None`; anything else is an
+/// error naming `key` and the choices.
+fn auto_run_choice(value: Option<&str>, key: &str) -> anyhow::Result<Option<bool>> {
+    match value {
+        None => Ok(None),
+        Some("off") => Ok(Some(false)),
+        Some("read-only") => Ok(Some(true)),
+        Some(other) => anyhow::bail!(
+            "config file: {key} = \"{other}\" is not a choice; write \"read-only\" or \"off\""
+        ),
+    }
+}
+
+/// `alertmanager_refresh`, or 30 s.
+fn refresh(config: &Config) -> anyhow::Result<Duration> {
+    let Some(text) = config.alertmanager_refresh.as_deref() else {
+        return Ok(Duration::from_secs(30));
+    };
+    match crate::query::parse_duration(text) {
+        Some(d) if d >= Duration::from_secs(1) => Ok(d),
+        _ => anyhow::bail!(
+            "config file: alertmanager_refresh = \"{text}\" is not a duration of at least 1 s; write e.g. \"30s\" or \"2m\""
+        ),
+    }
 }
 
 /// The navigator's sources: the Alertmanagers, else (with only a Prometheus configured and
@@ -120,16 +148,21 @@ pub fn navigator_sources(
         return Ok(Some(s));
     }
     let q = &config.query;
+    let every = refresh(config)?;
+    let all = auto_run_choice(
+        config.alertmanager_auto_run.as_deref(),
+        "alertmanager_auto_run",
+    )?;
     Ok(q.prometheus_url
         .clone()
         .filter(|_| q.live != Some(false))
         .map(|url| {
             let mut s = FiringSettings {
-                every: Duration::from_secs(30),
+                every,
                 prometheus: Some((url, q.prometheus_token_cmd.clone())),
                 ..FiringSettings::default()
             };
-            if auto_run_flag {
+            if auto_run_flag || all == Some(true) {
                 s.auto_run.insert("prometheus".into());
             }
             s
@@ -274,5 +307,32 @@ mod tests {
         let c = config("[[alertmanager]]\nname = \"east\"\n");
         let e = sources(&c, &[], false).unwrap_err().to_string();
         assert!(e.contains("entry 1 has no `url`"), "{e}");
+    }
+
+    #[test]
+    fn one_top_level_switch_turns_auto_run_on_for_every_alertmanager_and_an_entry_wins() {
+        let c = config(
+            "alertmanager_auto_run = \"read-only\"\nalertmanager_refresh = \"2s\"\n\n[[alertmanager]]\nname = \"east\"\nurl = \"http://a\"\n\n[[alertmanager]]\nname = \"west\"\nurl = \"http://b\"\n\n[[alertmanager]]\nname = \"quiet\"\nurl = \"http://c\"\nauto_run = \"off\"\n",
+        );
+        let s = sources(&c, &[], false).unwrap().unwrap();
+        let on: Vec<&str> = s.auto_run.iter().map(String::as_str).collect();
+        assert_eq!(on, ["east", "west"]);
+        assert_eq!(s.every, Duration::from_secs(2));
+        // `--alertmanager-url` sources follow the switch too, and so does the Prometheus fallback.
+        let s = sources(&c, &["http://x".into()], false).unwrap().unwrap();
+        assert!(s.auto_run.contains("http://x"));
+        let p = config(
+            "alertmanager_auto_run = \"read-only\"\n[query]\nprometheus_url = \"http://p:9090\"\n",
+        );
+        let s = navigator_sources(&p, &[], false).unwrap().unwrap();
+        assert!(s.auto_run.contains("prometheus"));
+        assert_eq!(s.every, Duration::from_secs(30));
+        let bad = config("alertmanager_auto_run = \"yes\"\n[[alertmanager]]\nurl = \"http://a\"\n");
+        let e = sources(&bad, &[], false).unwrap_err().to_string();
+        assert!(e.contains("alertmanager_auto_run = \"yes\""), "{e}");
+        let slow =
+            config("alertmanager_refresh = \"10ms\"\n[[alertmanager]]\nurl = \"http://a\"\n");
+        let e = sources(&slow, &[], false).unwrap_err().to_string();
+        assert!(e.contains("at least 1 s"), "{e}");
     }
 }

@@ -169,6 +169,12 @@ pub fn check(file: &Path) -> Vec<String> {
             ));
         }
     }
+    if let Some(v) = &cfg.runbooks.node_shell {
+        let image = cfg.runbooks.node_shell_image.as_deref();
+        if let Err(e) = crate::query::entry::NodeShell::parse(v, image) {
+            problems.push(format!("{shown}:{}: {e}", line(v, "node_shell")));
+        }
+    }
     let dir = file.parent().unwrap_or(Path::new("."));
     let km = dir.join("keymap.toml");
     if let Ok(t) = std::fs::read_to_string(&km) {

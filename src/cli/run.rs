@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
-mod fanout;
+use crate::query::fanout;
 mod record;
 mod show;
 mod write;
@@ -150,6 +150,7 @@ impl RunArgs {
             ),
         };
         let pre = crate::mitigate::preconditions(&node);
+        let node_shell = config::node_shell()?;
         let executors = self.executors()?;
         crate::query::net::install_crypto();
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -161,7 +162,7 @@ impl RunArgs {
             &node.probes,
             vars,
             executors,
-            (&mode, &pre),
+            (&mode, &pre, node_shell.as_ref()),
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
@@ -254,7 +255,11 @@ impl RunArgs {
         probes: &[crate::tsg::Probe],
         mut vars: Vars,
         executors: Vec<Arc<dyn Executor>>,
-        (mode, pre): (&write::WriteMode, &[String]),
+        (mode, pre, node_shell): (
+            &write::WriteMode,
+            &[String],
+            Option<&crate::query::entry::NodeShell>,
+        ),
     ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let config = RunnerConfig {
@@ -288,16 +293,16 @@ impl RunArgs {
                 }
             }
             let bindings = vars.resolve(p.lang, &text);
-            let mut req =
-                match ProbeRequest::from_probe(node_id, p, bindings.clone().unwrap_or_default()) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        // A node-shell command is refused on purpose, not failed.
-                        let refused = matches!(e, crate::query::ProbeError::Refused { .. });
-                        out.push((failed(node_id, p, e), refused, Vec::new()));
-                        continue;
-                    }
-                };
+            let values = bindings.clone().unwrap_or_default();
+            let mut req = match ProbeRequest::from_probe_with(node_id, p, values, node_shell) {
+                Ok(r) => r,
+                Err(e) => {
+                    // A node-shell command is refused on purpose, not failed.
+                    let refused = matches!(e, crate::query::ProbeError::Refused { .. });
+                    out.push((failed(node_id, p, e), refused, Vec::new()));
+                    continue;
+                }
+            };
             req.target.kubeconfig = self.kubeconfig.clone();
             if req.target.kube_context.is_none() {
                 // As kubectl: no --context means the kubeconfig's current context.
@@ -359,7 +364,10 @@ impl RunArgs {
                         .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
             });
             let r = match fan {
-                Some(pattern) => fanout::run(&runner, req, self.kubeconfig.clone(), pattern).await,
+                Some(pattern) => {
+                    let kubeconfig = self.kubeconfig.clone();
+                    fanout::run(&runner, req, kubeconfig, pattern, Cancel::new()).await
+                }
                 None => runner.run(req, Cancel::new()).await,
             };
             vars.absorb(&r.captured);

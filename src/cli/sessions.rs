@@ -42,12 +42,23 @@ pub enum SessionsCommand {
         /// journal still holds the record with this hash.
         #[arg(long, value_name = "HASH")]
         head: Option<String>,
+        /// Fail unless every record is signed by this key: a key id (16 hex digits, as
+        /// verify prints it), or the signer's minisign public key file (which also pins the
+        /// key itself). Repeat to accept several signers.
+        #[arg(long = "key", value_name = "KEYID|PUBKEYFILE")]
+        keys: Vec<String>,
     },
     /// Write the IcM bundle (summary.md / summary.json, manifest.json, .tar.gz), or with
     /// --handoff a .tar.gz of the session for another engineer.
     Export(ExportArgs),
     /// Import a hand-off .tar.gz; the chain and blobs are verified before it is accepted.
-    Import { file: PathBuf },
+    Import {
+        file: PathBuf,
+        /// Refuse the archive unless every record is signed by this key (a key id or the
+        /// sender's minisign public key file). Repeat to accept several signers.
+        #[arg(long = "key", value_name = "KEYID|PUBKEYFILE")]
+        keys: Vec<String>,
+    },
     /// Start a session for a guide (a path, or the name of a bundled guide); prints its id.
     Start {
         guide: String,
@@ -123,12 +134,18 @@ impl SessionsArgs {
             SessionsCommand::Show { session } => out.write_all(
                 evidence::render_timeline(&SessionLog::read(&find(&session)?)?).as_bytes(),
             )?,
-            SessionsCommand::Verify { session, head } => {
-                return ops::verify(&find(&session)?, head.as_deref(), &mut out);
+            SessionsCommand::Verify {
+                session,
+                head,
+                keys,
+            } => {
+                let keys = expected_keys(&keys)?;
+                return ops::verify(&find(&session)?, head.as_deref(), &keys, &mut out);
             }
             SessionsCommand::Export(a) => export(&find(&a.session)?, a, &opts, &mut out)?,
-            SessionsCommand::Import { file } => {
-                let i = evidence::import_handoff(&file, &state)?;
+            SessionsCommand::Import { file, keys } => {
+                let keys = expected_keys(&keys)?;
+                let i = evidence::import_handoff_with(&file, &state, &keys)?;
                 let whose = match (&i.unsigned, i.signers.as_slice()) {
                     (Some(why), _) => format!("UNSIGNED: {why}"),
                     (None, s) => s
@@ -137,9 +154,14 @@ impl SessionsArgs {
                         .collect::<Vec<_>>()
                         .join(", then "),
                 };
+                let check = if keys.is_empty() {
+                    "compare the key id with the one the sender shared (or pass --key)"
+                } else {
+                    "every signature is by the key given with --key"
+                };
                 writeln!(
                     out,
-                    "imported {} ({} records, verified; had {}) into {}\n{whose}; compare the key id with the one the sender shared",
+                    "imported {} ({} records, verified; had {}) into {}\n{whose}; {check}",
                     i.id,
                     i.records,
                     i.had,
@@ -231,4 +253,11 @@ impl SessionsArgs {
         out.flush()?;
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The `--key` values, each checked.
+fn expected_keys(args: &[String]) -> anyhow::Result<Vec<evidence::ExpectedKey>> {
+    args.iter()
+        .map(|a| evidence::ExpectedKey::from_arg(a).map_err(anyhow::Error::msg))
+        .collect()
 }

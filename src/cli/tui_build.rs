@@ -190,6 +190,12 @@ impl TuiArgs {
                     config.sandbox.enabled,
                     &config.sandbox.allow_connect_ports,
                 ),
+                tracker: Default::default(),
+                // A bad value is reported by `tsgnav config`; here node commands stay refused.
+                node_shell: config.runbooks.node_shell.as_deref().and_then(|v| {
+                    let image = config.runbooks.node_shell_image.as_deref();
+                    crate::query::entry::NodeShell::parse(v, image).ok()
+                }),
             },
             context: self
                 .context

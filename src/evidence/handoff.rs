@@ -79,6 +79,16 @@ pub struct Imported {
 /// Unpacks `archive` into `state_dir`, verifies it, and only then makes it a session. An existing
 /// copy is replaced only when the archive continues it (same records, more of them).
 pub fn import_handoff(archive: &Path, state_dir: &Path) -> Result<Imported, EvidenceError> {
+    import_handoff_with(archive, state_dir, &[])
+}
+
+/// [`import_handoff`] that also refuses the archive unless every signature is by one of
+/// `expected` (`--key`); nothing is imported then.
+pub fn import_handoff_with(
+    archive: &Path,
+    state_dir: &Path,
+    expected: &[super::expect::ExpectedKey],
+) -> Result<Imported, EvidenceError> {
     let bad = |message: String| EvidenceError::Archive {
         path: archive.to_owned(),
         message,
@@ -89,7 +99,7 @@ pub fn import_handoff(archive: &Path, state_dir: &Path) -> Result<Imported, Evid
     std::fs::create_dir_all(&staging).map_err(EvidenceError::io(&staging))?;
     let result = unpack(archive, &staging).and_then(|id| {
         let id = id.ok_or_else(|| bad("holds no <session>/journal.jsonl; is it a `tsgnav sessions export --handoff` file?".into()))?;
-        accept(&staging.join(&id), state_dir, &id)
+        accept(&staging.join(&id), state_dir, &id, expected)
     });
     let _ = std::fs::remove_dir_all(&staging);
     result
@@ -167,7 +177,12 @@ fn unpack(archive: &Path, staging: &Path) -> Result<Option<String>, EvidenceErro
 }
 
 /// Verifies the unpacked session and moves it into `state_dir`.
-fn accept(unpacked: &Path, state_dir: &Path, id: &str) -> Result<Imported, EvidenceError> {
+fn accept(
+    unpacked: &Path,
+    state_dir: &Path,
+    id: &str,
+    expected: &[super::expect::ExpectedKey],
+) -> Result<Imported, EvidenceError> {
     let report = verify(unpacked)?;
     if let Some(problem) = report.problem {
         return Err(EvidenceError::Broken {
@@ -175,6 +190,15 @@ fn accept(unpacked: &Path, state_dir: &Path, id: &str) -> Result<Imported, Evide
             problem,
         });
     }
+    super::expect::check_signers(&report.signers, report.unsigned.as_deref(), expected).map_err(
+        |message| EvidenceError::Broken {
+            path: PathBuf::from(id),
+            problem: Problem {
+                location: "import --key".into(),
+                message,
+            },
+        },
+    )?;
     let dest = state_dir.join(id);
     let mut had = 0;
     if dest.join("journal.jsonl").is_file() {

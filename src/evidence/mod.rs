@@ -44,6 +44,7 @@ mod checklist;
 mod clock;
 mod describe;
 mod error;
+mod expect;
 mod export;
 mod handoff;
 mod journal;
@@ -71,8 +72,9 @@ pub use checklist::{build_checklist, find_team, mentions, terms, CheckItem, Item
 pub use clock::{rfc3339, Clock, StepClock, SystemClock};
 pub use describe::{describe, render_timeline};
 pub use error::{EvidenceError, Problem};
+pub use expect::{check_signers, ExpectedKey};
 pub use export::{export, export_name, pack, ExportFormat, ExportRequest, Exported};
-pub use handoff::{export_handoff, import_handoff, Imported};
+pub use handoff::{export_handoff, import_handoff, import_handoff_with, Imported};
 pub use journal::{redact_value, Appended, Journal};
 pub use keys::{key_dir, prehash, KeyError, OperatorKey, PublicKey, Signature};
 pub use log::{guide_records, list, resolve, SessionLog, SessionSummary};

@@ -137,11 +137,7 @@ fn split_docs(input: &[u8]) -> Vec<&[u8]> {
 /// start of an unterminated PEM private key block, or of the current document when it opens a
 /// `data:`/`stringData:` block. `None`: anywhere.
 pub fn hold_from(text: &[u8]) -> Option<usize> {
-    let pem = last(text, b"PRIVATE KEY-----").and_then(|i| {
-        let begin = last(&text[..i], b"-----BEGIN")?;
-        let ended = last(&text[i..], b"-----END").is_some();
-        (!ended).then(|| line_start(text, begin))
-    });
+    let pem = pem_header(text).map(|(begin, _)| line_start(text, begin));
     let doc = {
         let start = text
             .windows(5)
@@ -153,6 +149,33 @@ pub fn hold_from(text: &[u8]) -> Option<usize> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// Whether `text` ends inside a PEM private key block: its last BEGIN … PRIVATE KEY line
+/// has no END after it.
+pub fn open_pem(text: &[u8]) -> bool {
+    pem_header(text).is_some()
+}
+
+/// The first PEM private key BEGIN line of `text` that has no END after it: (where
+/// `-----BEGIN` starts, where the line's `PRIVATE KEY-----` ends).
+pub fn pem_header(text: &[u8]) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(b) = text[from..]
+        .windows(10)
+        .position(|w| w == b"-----BEGIN")
+        .map(|i| from + i)
+    {
+        let rest = &text[b..text.len().min(b + 80)];
+        if let Some(k) = rest.windows(16).position(|w| w == b"PRIVATE KEY-----") {
+            let header_end = b + k + 16;
+            if last(&text[header_end..], b"-----END").is_none() {
+                return Some((b, header_end));
+            }
+        }
+        from = b + 10;
+    }
+    None
 }
 
 fn data_block() -> &'static Regex {

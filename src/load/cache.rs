@@ -83,11 +83,17 @@ impl Cache {
         .then_some(e.guide)
     }
 
-    /// Keeps `guide`, parsed from `file` as it was when `meta` was read.
-    pub fn put(&self, file: &str, rel: &str, meta: &Metadata, guide: &Guide) {
-        let Some(mtime_ns) = mtime_ns(meta) else {
-            return;
-        };
+    /// The entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
+    /// serialized but not yet written: the parse threads prepare
+    /// entries and one writer thread writes them, so a slow disk never holds up parsing.
+    pub fn prepare(
+        &self,
+        file: &str,
+        rel: &str,
+        meta: &Metadata,
+        guide: &Guide,
+    ) -> Option<Pending> {
+        let mtime_ns = mtime_ns(meta)?;
         let entry = EntryOut {
             stamp: &self.stamp,
             file,
@@ -96,19 +102,37 @@ impl Cache {
             mtime_ns,
             guide,
         };
-        let Ok(bytes) = serde_json::to_vec(&entry) else {
-            return;
-        };
-        if std::fs::create_dir_all(&self.dir).is_err() {
+        let bytes = serde_json::to_vec(&entry).ok()?;
+        Some(Pending {
+            dir: self.dir.clone(),
+            target: self.entry(file, rel),
+            bytes,
+        })
+    }
+}
+
+/// A serialized cache entry waiting to be written (see [`Cache::prepare`]).
+pub struct Pending {
+    dir: PathBuf,
+    target: PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl Pending {
+    /// Writes the entry to a temporary file and renames it into place; any failure leaves the
+    /// cache without this entry (the guide is parsed again next time), never a torn entry.
+    pub fn write(self) {
+        if !self.dir.is_dir() && std::fs::create_dir_all(&self.dir).is_err() {
             return;
         }
-        let target = self.entry(file, rel);
-        let tmp = target.with_extension(format!(
+        let tmp = self.target.with_extension(format!(
             "tmp.{}.{}",
             std::process::id(),
             TMP.fetch_add(1, Ordering::Relaxed)
         ));
-        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, &target).is_err() {
+        if std::fs::write(&tmp, &self.bytes).is_err()
+            || std::fs::rename(&tmp, &self.target).is_err()
+        {
             let _ = std::fs::remove_file(&tmp);
         }
     }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use super::cache::Pending;
 use super::{read_text, Cache, LoadError, Source};
 use crate::tsg::{self, Guide};
 
@@ -57,15 +58,22 @@ pub fn parse_steps(
     let cached = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<Guide, LoadError>)>();
     std::thread::scope(|s| {
+        // New cache entries are written by one thread of their own, off the parse threads.
+        let writes = cache.map(|_| {
+            let (wtx, wrx) = mpsc::channel::<Pending>();
+            s.spawn(move || wrx.into_iter().for_each(Pending::write));
+            wtx
+        });
         for _ in 0..workers {
             let tx = tx.clone();
+            let writes = writes.clone();
             let (next, cached) = (&next, &cached);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = files.get(i) else {
                     return;
                 };
-                let (result, hit) = parse_one(src, cache);
+                let (result, hit) = parse_one(src, cache, writes.as_ref());
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
@@ -75,6 +83,7 @@ pub fn parse_steps(
             });
         }
         drop(tx);
+        drop(writes);
         let mut ready = BTreeMap::new();
         let mut want = 0;
         loop {
@@ -100,9 +109,13 @@ pub fn parse_steps(
     }
 }
 
-/// One guide: from the cache when its entry matches the file, else read and parsed (and the
-/// cache updated). The flag says whether the cache answered.
-fn parse_one(src: &Source, cache: Option<&Cache>) -> (Result<Guide, LoadError>, bool) {
+/// One guide: from the cache when its entry matches the file, else read and parsed (and its
+/// new cache entry handed to `writes`). The flag says whether the cache answered.
+fn parse_one(
+    src: &Source,
+    cache: Option<&Cache>,
+    writes: Option<&mpsc::Sender<Pending>>,
+) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
     let meta = match std::fs::metadata(&src.file) {
         Ok(m) => m,
@@ -123,8 +136,10 @@ fn parse_one(src: &Source, cache: Option<&Cache>) -> (Result<Guide, LoadError>, 
     let result = read_text(&src.file).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, &text);
         g.file = shown.clone();
-        if let Some(c) = cache {
-            c.put(&shown, &src.rel, &meta, &g);
+        if let (Some(c), Some(w)) = (cache, writes) {
+            if let Some(entry) = c.prepare(&shown, &src.rel, &meta, &g) {
+                let _ = w.send(entry);
+            }
         }
         g
     });

@@ -34,7 +34,8 @@ impl Index {
         lib.guides.get(g)
     }
     /// Resolves what an operator typed: a full id, `dir/file.md#slug` (the guide matched by
-    /// path suffix), a slug of `within`'s guide, a slug anywhere, or a slug prefix (first match).
+    /// path suffix), a slug or slug prefix of `within`'s guide (that guide is searched
+    /// first), then a slug anywhere, or a slug prefix anywhere (first match).
     pub fn resolve(&self, lib: &Library, within: Option<&str>, typed: &str) -> Option<String> {
         let typed = typed.trim().trim_start_matches('#');
         if self.by_id.contains_key(typed) {
@@ -44,6 +45,11 @@ impl Index {
             let id = format!("{}#{typed}", g.path);
             if self.by_id.contains_key(&id) {
                 return Some(id);
+            }
+            if !typed.contains('#') {
+                if let Some(n) = g.nodes.iter().find(|n| n.slug.starts_with(typed)) {
+                    return Some(n.id.clone());
+                }
             }
         }
         // `tsg/guide.md#slug` as typed from the repository root: match the guide by path suffix.

@@ -232,6 +232,8 @@ pub enum Effect {
         hours: u32,
         typed: String,
     },
+    /// Expire silence `id` on Alertmanager `source` (one this session created).
+    ExpireSilence { source: String, id: String },
     /// Cancel the read-only probes of this step that are still running (Esc, or navigating
     /// away); their process groups are killed. Mitigations and background tasks go on.
     CancelProbes { node: String },
@@ -241,4 +243,11 @@ pub enum Effect {
     Notice(String),
     /// Put this text on the operator's clipboard (the terminal's OSC 52).
     Copy(String),
+    /// Run a read-only probe once per kube context matching `pattern` (`:contexts mc-*`),
+    /// with these values; the answers come back as one result.
+    FanOut {
+        probe: crate::tsg::ProbeRef,
+        bindings: BTreeMap<String, String>,
+        pattern: String,
+    },
 }

@@ -25,6 +25,11 @@ impl Cancel {
         self.0.notify.notify_waiters();
     }
 
+    /// Whether `other` is a clone of this flag.
+    pub fn same(&self, other: &Cancel) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     pub fn is_cancelled(&self) -> bool {
         self.0.flag.load(Ordering::SeqCst)
     }

@@ -3,6 +3,7 @@
 
 use super::vars::url_encode;
 use super::{Bindings, ProbeError};
+use crate::tsg::shell::quoting::{QuoteMap, Quoting};
 
 /// A GET the http backend can run, and the shell pipeline its body feeds (`| jq …`).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,50 +34,57 @@ const HARMLESS: &[&str] = &[
     "--insecure",
 ];
 
-/// Splits at the first `|` outside quotes.
-fn split_pipe(text: &str) -> (&str, Option<&str>) {
-    let (mut single, mut double) = (false, false);
-    for (i, c) in text.char_indices() {
-        match c {
-            '\'' if !double => single = !single,
-            '"' if !single => double = !double,
-            '|' if !single && !double && !text[i + 1..].starts_with('|') => {
-                return (&text[..i], Some(&text[i + 1..]))
-            }
-            _ => {}
+/// Splits at the first pipe `|` the shell sees (not `||`, not inside quotes), as the shell
+/// lexer marks it.
+fn split_pipe<'a>(text: &'a str, map: &QuoteMap) -> (&'a str, Option<&'a str>) {
+    let b = text.as_bytes();
+    for (i, _) in text.match_indices('|') {
+        let lone = b.get(i + 1) != Some(&b'|') && (i == 0 || b[i - 1] != b'|');
+        if lone && map.at(i) == Quoting::Bare {
+            return (&text[..i], Some(&text[i + 1..]));
         }
     }
     (text, None)
 }
 
-/// Words of a simple command, with how each was quoted.
-fn words(text: &str) -> Option<Vec<(String, bool)>> {
+/// Words of a simple command after quote removal, each with whether its `$VAR` forms expand
+/// (no single-quoted part), from the shell lexer's quoting map. `None` for anything but one
+/// plain command (an operator, a redirection, a substitution).
+fn words(text: &str, map: &QuoteMap) -> Option<Vec<(String, bool)>> {
+    if text.contains("$(") || text.contains('`') {
+        return None;
+    }
     let mut out = Vec::new();
     let mut cur = String::new();
-    let (mut quote, mut expand, mut any) = (None::<char>, true, false);
-    for c in text.chars() {
-        match (quote, c) {
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                expand &= c == '"';
-                any = true;
+    let (mut expand, mut any) = (true, false);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match (map.at(i), c) {
+            (Quoting::Single, '\'') => (expand, any) = (false, true),
+            (Quoting::Single, c) => {
+                expand = false;
+                cur.push(c);
             }
-            (Some(q), c) if c == q => quote = None,
-            (None, c) if c.is_whitespace() => {
+            (Quoting::Double, '"') => any = true,
+            (Quoting::Escaped, '\\') => {
+                if let Some((_, next)) = chars.next() {
+                    cur.push(next);
+                    any = true;
+                }
+            }
+            (Quoting::Bare, c) if c.is_whitespace() => {
                 if any {
                     out.push((std::mem::take(&mut cur), expand));
                 }
                 (expand, any) = (true, false);
             }
-            (None, ';' | '&' | '`' | '(' | ')' | '<' | '>') => return None,
+            (Quoting::Bare, ';' | '&' | '(' | ')' | '<' | '>' | '|') => return None,
+            (Quoting::Comment | Quoting::Heredoc { .. }, _) => return None,
             (_, c) => {
                 cur.push(c);
                 any = true;
             }
         }
-    }
-    if quote.is_some() {
-        return None;
     }
     if any {
         out.push((cur, expand));
@@ -91,8 +99,13 @@ pub fn parse_curl(code: &str) -> Option<Call> {
     if text.lines().count() != 1 || !text.starts_with("curl ") {
         return None;
     }
-    let (head, tail) = split_pipe(text);
-    let ws = words(head)?;
+    let parsed = crate::tsg::shell::parse(text);
+    if !parsed.problems.is_empty() {
+        return None;
+    }
+    let map = parsed.quoting;
+    let (head, tail) = split_pipe(text, &map);
+    let ws = words(head, &map)?;
     let mut url = None;
     for (w, expand) in ws.iter().skip(1) {
         if w.starts_with('-') {
@@ -198,6 +211,14 @@ mod tests {
             parse_curl("curl -X DELETE 'http://h/api/maestro/v1/resource-bundles/1'").is_none()
         );
         assert!(parse_curl("curl -s 'http://h/api/maestro/v1/x'; rm -rf /").is_none());
+        // Quoting as the shell lexer reads it: an escaped quote, a `|` inside quotes, `||`.
+        let c = parse_curl("curl -s \"http://h/api/maestro/v1/a\\\"b|c\" | jq .").unwrap();
+        assert_eq!(
+            (c.url.as_str(), c.tail.as_deref()),
+            ("http://h/api/maestro/v1/a\"b|c", Some("jq ."))
+        );
+        assert!(parse_curl("curl -s 'http://h/api/maestro/v1/x' || true").is_none());
+        assert!(parse_curl("curl -s 'http://h/api/maestro/v1/x").is_none());
         assert!(parse_curl("curl -s http://h/other").is_none());
         let single = parse_curl("curl -s 'http://h/api/maestro/v1/x?q=$HOME'").unwrap();
         assert_eq!(

@@ -1,7 +1,9 @@
 //! Probes that run inside another shell (`runs_in`): a pod command is run through the
 //! Kubernetes exec API of its pod (`kubectl exec POD -- sh -c '…'`, classified by the inner
-//! command); a node or host command is never run on the operator's machine and is refused
-//! with how to reach it. Pure request building; imports `tsg` only.
+//! command); a node or host command is never run on the operator's machine: a node command
+//! goes through the way `[runbooks] node_shell` names (`oc debug node/N -- chroot /host …`,
+//! a write because it creates a pod) or is refused with how to enable that. Pure request
+//! building; imports `tsg` only.
 
 use super::ProbeError;
 use crate::tsg::{Probe, RunsIn, SafetyClass, ShellKind};
@@ -37,9 +39,60 @@ fn pod_flags(via: &str) -> Vec<String> {
     out
 }
 
+/// The config key that turns node commands on.
+pub const NODE_SHELL_KEY: &str = "[runbooks] node_shell";
+
+/// How a command a guide types on a node reaches it (`[runbooks] node_shell`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeShell {
+    /// `oc debug node/N -- chroot /host sh -c '…'`.
+    OcDebug,
+    /// `kubectl debug node/N --image=IMAGE --profile=sysadmin --attach --quiet -- chroot /host sh -c '…'`.
+    KubectlDebug { image: String },
+}
+
+/// The image `kubectl debug` runs when the config names none.
+pub const DEFAULT_DEBUG_IMAGE: &str = "registry.access.redhat.com/ubi9/ubi-minimal";
+
+impl NodeShell {
+    /// Reads `node_shell = "oc debug" | "kubectl debug"` (and `node_shell_image`).
+    pub fn parse(value: &str, image: Option<&str>) -> Result<Self, String> {
+        match value.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["oc", "debug"] => Ok(NodeShell::OcDebug),
+            ["kubectl", "debug"] => Ok(NodeShell::KubectlDebug {
+                image: image.unwrap_or(DEFAULT_DEBUG_IMAGE).to_string(),
+            }),
+            _ => Err(format!(
+                "{NODE_SHELL_KEY} = {value:?} is not a way into a node: write \"oc debug\" or \"kubectl debug\""
+            )),
+        }
+    }
+
+    /// The command that runs `code` on `node` through a debug pod.
+    pub fn command(&self, node: &str, code: &str) -> String {
+        let inner = format!("chroot /host sh -c {}", quote(code.trim()));
+        match self {
+            NodeShell::OcDebug => format!("oc debug node/{node} -- {inner}"),
+            NodeShell::KubectlDebug { image } => format!(
+                "kubectl debug node/{node} --image={} --profile=sysadmin --attach --quiet -- {inner}",
+                quote(image)
+            ),
+        }
+    }
+}
+
 /// The code to run for `probe`: itself when it runs locally, the exec call of its pod when
 /// it runs in one, or a refusal for a node or host shell.
 pub fn local_code(probe: &Probe, bindings: &super::Bindings) -> Result<String, ProbeError> {
+    local_code_with(probe, bindings, None)
+}
+
+/// [`local_code`], with node commands run through `node_shell` when the config names one.
+pub fn local_code_with(
+    probe: &Probe,
+    bindings: &super::Bindings,
+    node_shell: Option<&NodeShell>,
+) -> Result<String, ProbeError> {
     let Some(r) = probe.runs_in.as_ref() else {
         return Ok(probe.code.clone());
     };
@@ -54,7 +107,16 @@ pub fn local_code(probe: &Probe, bindings: &super::Bindings) -> Result<String, P
     let r = &r;
     match r.kind {
         ShellKind::Pod => Ok(pod_exec(r, &probe.code)),
-        ShellKind::Node | ShellKind::Host => Err(refusal(r)),
+        ShellKind::Node => match node_shell {
+            Some(ns) if !r.target.contains(['$', '<', ' ']) && !r.target.is_empty() => {
+                Ok(ns.command(&r.target, &probe.code))
+            }
+            Some(_) => Err(ProbeError::MissingVar {
+                name: super::vars::canonical(r.target.trim_matches(['$', '{', '}', '<', '>'])),
+            }),
+            None => Err(refusal(r)),
+        },
+        ShellKind::Host => Err(refusal(r)),
     }
 }
 
@@ -78,10 +140,16 @@ fn refusal(r: &RunsIn) -> ProbeError {
             "the guide types it {place}, in the shell entered by `{}`, and tsgnav never runs such a command on your machine",
             r.via
         ),
-        what: format!(
-            "open that shell yourself (`{}`) and type it there; tsgnav has no way into node or host shells, so it never runs them",
-            r.via
-        ),
+        what: match r.kind {
+            ShellKind::Node => format!(
+                "open that shell yourself (`{}`) and type it there, or set {NODE_SHELL_KEY} = \"oc debug\" (or \"kubectl debug\") in the config file so tsgnav runs it through a debug pod, which needs --write",
+                r.via
+            ),
+            _ => format!(
+                "open that shell yourself (`{}`) and type it there; tsgnav has no way into host shells, so it never runs them",
+                r.via
+            ),
+        },
     }
 }
 
@@ -114,5 +182,30 @@ mod tests {
             e.contains("on node w-1") && e.contains("`oc debug node/w-1`"),
             "{e}"
         );
+        assert!(e.contains("[runbooks] node_shell"), "{e}");
+        let oc = NodeShell::parse("oc  debug", None).expect("oc debug");
+        assert_eq!(
+            local_code_with(&p, &Default::default(), Some(&oc)).expect("through oc debug"),
+            "oc debug node/w-1 -- chroot /host sh -c 'etcdctl member list -w table'"
+        );
+        let k = NodeShell::parse("kubectl debug", Some("busybox:1.36")).expect("kubectl debug");
+        assert_eq!(
+            k.command("w-1", "uptime"),
+            "kubectl debug node/w-1 --image='busybox:1.36' --profile=sysadmin --attach --quiet -- chroot /host sh -c 'uptime'"
+        );
+        p.runs_in = Some(RunsIn {
+            kind: ShellKind::Node,
+            via: "oc debug node/<node-name>".into(),
+            target: "<node-name>".into(),
+        });
+        assert_eq!(
+            local_code_with(&p, &Default::default(), Some(&oc)),
+            Err(ProbeError::MissingVar {
+                name: "NODE_NAME".into()
+            })
+        );
+        assert!(NodeShell::parse("ssh", None)
+            .unwrap_err()
+            .contains("[runbooks] node_shell = \"ssh\""));
     }
 }

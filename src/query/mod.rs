@@ -14,6 +14,7 @@ pub mod confirm;
 pub mod curl;
 pub mod entry;
 mod error;
+pub mod fanout;
 mod gate;
 pub mod http;
 pub mod kube;
@@ -29,6 +30,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod setup;
 pub mod shell;
+pub mod strays;
 pub mod tasks;
 mod token;
 pub mod vars;
@@ -191,6 +193,17 @@ impl ProbeRequest {
         probe: &Probe,
         bindings: Bindings,
     ) -> Result<Self, ProbeError> {
+        Self::from_probe_with(node_id, probe, bindings, None)
+    }
+
+    /// [`ProbeRequest::from_probe`], with a node command run through `node_shell` (from
+    /// `[runbooks] node_shell`): such a request is always a write, since it creates a pod.
+    pub fn from_probe_with(
+        node_id: &str,
+        probe: &Probe,
+        bindings: Bindings,
+        node_shell: Option<&entry::NodeShell>,
+    ) -> Result<Self, ProbeError> {
         let timeout = match probe.attrs.get("timeout") {
             Some(t) => parse_duration(t).ok_or_else(|| ProbeError::Config {
                 detail: format!(
@@ -220,8 +233,10 @@ impl ProbeRequest {
             range,
             ..Target::default()
         };
-        let code = entry::local_code(probe, &bindings)?;
-        let class = match probe.runs_in {
+        let code = entry::local_code_with(probe, &bindings, node_shell)?;
+        let class = match &probe.runs_in {
+            // A debug pod is created on the node: a write, whatever the command does.
+            Some(r) if r.kind == crate::tsg::ShellKind::Node => SafetyClass::Mutating,
             Some(_) => crate::safety::classify(&code).class,
             None => crate::safety::classify_probe(probe),
         };

@@ -29,6 +29,10 @@ pub struct Settings {
     pub replay: Option<Replaying>,
     /// The kernel sandbox of read-only shell probes (`[sandbox]`).
     pub sandbox: super::sandbox::SandboxPolicy,
+    /// Where shell probes note their process groups (see `strays`).
+    pub tracker: super::strays::Tracker,
+    /// How commands typed in node shells run (`[runbooks] node_shell`); `None` refuses them.
+    pub node_shell: Option<super::entry::NodeShell>,
 }
 
 /// The executors of a replay (built where the evidence records are read).
@@ -64,6 +68,7 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
         Arc::new(shell::ShellExecutor {
             sandbox: s.sandbox.clone(),
             proxy: proxy.clone(),
+            tracker: s.tracker.clone(),
             ..shell::ShellExecutor::default()
         }),
         Arc::new(kube::KubeExecutor {

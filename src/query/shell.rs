@@ -30,6 +30,9 @@ pub struct ShellExecutor {
     pub sandbox: super::sandbox::SandboxPolicy,
     /// The read-only API proxy kubectl/oc/helm reach the cluster through.
     pub proxy: super::proxy::SessionProxy,
+    /// Notes each running probe's process group, so a resumed session can stop what a
+    /// killed navigator left running.
+    pub tracker: super::strays::Tracker,
 }
 
 impl Default for ShellExecutor {
@@ -39,6 +42,7 @@ impl Default for ShellExecutor {
             shell: "bash".into(),
             sandbox: Default::default(),
             proxy: Default::default(),
+            tracker: Default::default(),
         }
     }
 }
@@ -258,6 +262,8 @@ impl ShellExecutor {
             }
         };
         let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        // Removed when this run ends, after the group got its last signal below.
+        let _running = self.tracker.started(pgid, &req.id.0);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let readers = [
             child

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Bindings, ProbeError};
+use crate::tsg::shell::quoting::{quoting, QuoteMap, Quoting};
 use crate::tsg::{vars as tv, Lang};
 
 /// Where a value came from; a higher source wins over a lower one.
@@ -180,8 +181,14 @@ pub fn substitute(lang: Lang, code: &str, bindings: &Bindings) -> Result<Substit
             name: canonical(name),
         })
     };
+    // The shell lexer says how each byte is quoted; query languages track their own literals.
+    let map = if shell {
+        quoting(code)
+    } else {
+        QuoteMap::default()
+    };
     let mut out = String::with_capacity(code.len());
-    let (mut single, mut double, mut quote): (bool, bool, Option<char>) = (false, false, None);
+    let mut quote: Option<char> = None;
     let mut i = 0;
     while i < code.len() {
         let rest = &code[i..];
@@ -208,11 +215,7 @@ pub fn substitute(lang: Lang, code: &str, bindings: &Bindings) -> Result<Substit
             let value = value_of(&name)?;
             if shell {
                 let e = env_name(&name);
-                out.push_str(&match (single, double) {
-                    (true, _) => format!("'\"${{{e}}}\"'"),
-                    (_, true) => format!("${{{e}}}"),
-                    _ => format!("\"${{{e}}}\""),
-                });
+                out.push_str(&shell_reference(&e, &name, map.at(i))?);
                 if !env.iter().any(|(n, _)| *n == e) {
                     env.push((e, value.clone()));
                 }
@@ -223,14 +226,12 @@ pub fn substitute(lang: Lang, code: &str, bindings: &Bindings) -> Result<Substit
             continue;
         }
         match c {
-            '\\' if (shell && !single) || (!shell && quote.is_some()) => {
+            '\\' if (shell && map.at(i) == Quoting::Escaped) || (!shell && quote.is_some()) => {
                 let n = rest.chars().nth(1).map_or(0, char::len_utf8);
                 out.push_str(&rest[..1 + n]);
                 i += 1 + n;
                 continue;
             }
-            '\'' if shell && !double => single = !single,
-            '"' if shell && !single => double = !double,
             '\'' | '"' if !shell => match quote {
                 None => quote = Some(c),
                 Some(q) if q == c => quote = None,
@@ -242,6 +243,25 @@ pub fn substitute(lang: Lang, code: &str, bindings: &Bindings) -> Result<Substit
         i += c.len_utf8();
     }
     Ok(Substituted { text: out, env })
+}
+
+/// The reference to environment variable `e` that keeps its value one inert word where the
+/// placeholder stood, by how the shell quotes that spot.
+fn shell_reference(e: &str, name: &str, at: Quoting) -> Result<String, ProbeError> {
+    Ok(match at {
+        Quoting::Single => format!("'\"${{{e}}}\"'"),
+        Quoting::Double | Quoting::Heredoc { quoted: false } => format!("${{{e}}}"),
+        Quoting::Heredoc { quoted: true } => {
+            return Err(ProbeError::Config {
+                detail: format!(
+                    "<{name}> sits in a heredoc whose delimiter is quoted (<<'EOF'), where the \
+                     shell expands nothing, so its value cannot be filled in safely; unquote the \
+                     delimiter in the guide (<<EOF)"
+                ),
+            })
+        }
+        Quoting::Bare | Quoting::Escaped | Quoting::Comment => format!("\"${{{e}}}\""),
+    })
 }
 
 /// A value inside a PromQL/KQL string literal (escaped) or outside one (only plain words).

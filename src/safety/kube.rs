@@ -124,6 +124,9 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
         },
         "rollout" => rollout(&cmd2, sub, &a),
         "exec" => exec(&cmd, args, &a),
+        "debug" if a.after_dashes.is_some_and(|i| i < args.len()) => mutating(format!(
+            "{cmd} creates a debug pod to run its command (on a node: with the host mounted)"
+        )),
         "attach" | "debug" | "rsh" => interactive(format!("{cmd} opens an interactive session")),
         "port-forward" | "proxy" => {
             long_running(format!("{cmd} keeps a tunnel open until it is stopped"))

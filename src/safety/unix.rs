@@ -60,6 +60,8 @@ const READ_ONLY: &[&str] = &[
     "stat",
     "du",
     "df",
+    "findmnt",
+    "lsblk",
     "free",
     "ps",
     "uptime",

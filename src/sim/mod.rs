@@ -11,9 +11,12 @@
 //! IO is limited to the loopback listener (`server`, `watch`) and `SimHandle::write_kubeconfig`.
 
 mod cells;
+mod exec;
 mod maestro;
 mod mutate;
 mod patch;
+mod pod_files;
+mod pod_shell;
 mod portforward;
 pub mod resources;
 mod route;
@@ -78,6 +81,7 @@ impl Sim {
         let state_for_handle = state.clone();
         let app = axum::Router::new()
             .merge(portforward::routes(state.clone(), addr))
+            .merge(exec::routes(state.clone()))
             .fallback(server::handle)
             .with_state(state);
         let (tx, rx) = oneshot::channel::<()>();

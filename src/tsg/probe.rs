@@ -283,7 +283,10 @@ pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
         }
         None => (raw.code.clone(), String::new(), Vec::new(), None),
     };
-    let lang = if commands.is_some() {
+    let lang = if commands.is_some() && code.trim().is_empty() {
+        // Prompts with no command after them: shown (and linted), nothing to run.
+        Lang::Text
+    } else if commands.is_some() {
         Lang::Shell
     } else if shellish(&word) && looks_like_promql(&code) {
         Lang::Promql

@@ -142,6 +142,16 @@ impl Default for Synonyms {
 impl Synonyms {
     /// The role a heading names by itself, if any.
     pub fn own(&self, title: &str) -> Option<Role> {
+        // An alert name as a title ("KeyVaultSecretAccessDenied") names no phase: the words
+        // inside the identifier are not headings.
+        let id = title.trim();
+        if id.len() > 1
+            && id.chars().all(|c| c.is_ascii_alphanumeric())
+            && id.chars().skip(1).any(|c| c.is_ascii_uppercase())
+            && id.chars().any(|c| c.is_ascii_lowercase())
+        {
+            return None;
+        }
         let t = format!("{} ", title.to_lowercase());
         let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
         // "Step N: …" is a diagnostic step unless it names another phase.
@@ -250,6 +260,9 @@ mod tests {
     fn infers_roles_from_real_headings() {
         let s = Synonyms::default();
         assert_eq!(s.infer("Alert Triage", None), Role::Triage);
+        assert_eq!(s.infer("KeyVaultSecretAccessDenied", None), Role::Other);
+        assert_eq!(s.infer("ClusterOperatorDown", None), Role::Other);
+        assert_eq!(s.infer("Mitigation", None), Role::Mitigation);
         assert_eq!(s.infer("When to Use This TSG", None), Role::WhenToUse);
         assert_eq!(
             s.infer("Step 1: Establish blast radius", Some(Role::Diagnostic)),

@@ -22,6 +22,7 @@
 
 mod group;
 mod lex;
+pub mod quoting;
 mod subst;
 #[cfg(test)]
 mod tests;
@@ -115,6 +116,8 @@ impl Problem {
 pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
     pub problems: Vec<Problem>,
+    /// Quoting by byte position and the expansions bash performs (see [`quoting`]).
+    pub quoting: quoting::QuoteMap,
 }
 
 /// Parse a script. Never fails.

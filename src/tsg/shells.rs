@@ -263,9 +263,27 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
             out.push(q);
             continue;
         }
-        for (runs_in, lines) in segs {
+        // Each part keeps the output lines printed after its own commands.
+        let starts: Vec<usize> = segs
+            .iter()
+            .map(|(_, l)| l.first().map_or(0, |l| l.0))
+            .collect();
+        let outputs: Vec<&str> = p.expected_output.lines().collect();
+        let source: Vec<&str> = p.source.lines().collect();
+        for (k, (runs_in, lines)) in segs.into_iter().enumerate() {
             let code: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+            let end = starts.get(k + 1).copied().unwrap_or(source.len());
+            // Output before the first part (what the entering command printed) stays with it.
+            let start = if k == 0 { 0 } else { starts[k] };
+            let own: Vec<&str> = source
+                .get(start..end.max(start))
+                .unwrap_or_default()
+                .iter()
+                .copied()
+                .filter(|l| outputs.contains(l))
+                .collect();
             let mut q = super::probe::reanalyse(&p, &code.join("\n"));
+            q.expected_output = own.join("\n");
             q.line = raw.line + lines.first().map_or(0, |l| l.0);
             q.runs_in = runs_in;
             with_entry_vars(&mut q);

@@ -140,10 +140,18 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
 
 fn prompt(line: &str, root_ok: bool) -> Option<Prompt> {
     let t = line.trim_start_matches(' ');
-    let lead = line.len() - t.len();
+    let mut lead = line.len() - t.len();
     if lead > 3 {
         return None;
     }
+    // toolbox marks its container prompt with a glyph: `⬢ [root@toolbox ~]# `.
+    let t = match t.strip_prefix("\u{2b22} ") {
+        Some(rest) => {
+            lead += t.len() - rest.len();
+            rest
+        }
+        None => t,
+    };
     if t == "$" || t == "#" && root_ok {
         return Some(Prompt::Empty);
     }
@@ -173,49 +181,13 @@ struct Open {
     more: bool,
 }
 
+/// Reads one line of a command (the shell lexer decides what is quoted, continued or a
+/// heredoc start), carrying a quote left open by the line before.
 fn scan(line: &str, open: &mut Open) {
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match (open.quote, c) {
-            (Some(q), _) if c == q => open.quote = None,
-            (Some(b'"'), b'\\') => i += 1,
-            (Some(_), _) => {}
-            (None, b'\\') => i += 1,
-            (None, b'\'' | b'"') => open.quote = Some(c),
-            (None, b'#') if i == 0 || b[i - 1] == b' ' => break,
-            (None, b'<') if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
-                let mut j = i + 2;
-                let strip = b.get(j) == Some(&b'-');
-                if strip {
-                    j += 1;
-                }
-                while b.get(j) == Some(&b' ') {
-                    j += 1;
-                }
-                let rest = &line[j..];
-                let word: String = rest
-                    .trim_start_matches(['\'', '"'])
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-                    .collect();
-                if !word.is_empty() {
-                    open.heredocs.push((word, strip));
-                }
-                i = j;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    let t = line.trim_end();
-    open.more = open.quote.is_none()
-        && (t.ends_with('\\') && !t.ends_with("\\\\")
-            || t.ends_with('|')
-            || t.ends_with("&&")
-            || t.ends_with("||"));
+    let end = super::shell::quoting::line_end(line, open.quote.map(char::from));
+    open.quote = end.quote.and_then(|c| u8::try_from(c).ok());
+    open.more = end.more;
+    open.heredocs.extend(end.heredocs);
 }
 
 /// Whether the block has a line that only a transcript would have, given the fence word.

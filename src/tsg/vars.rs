@@ -43,130 +43,11 @@ fn push_unique(out: &mut Vec<String>, name: &str) {
     }
 }
 
-/// Splits heredoc bodies out of a script: the script without them, and each body with
-/// whether its delimiter was quoted (`<<'EOF'`, `<<"EOF"`, `<<\EOF`: nothing in the body is
-/// expanded) or not (`$VAR` in the body is expanded, quotes there are plain text).
-pub fn heredocs(code: &str) -> (String, Vec<(String, bool)>) {
-    let mut script = String::with_capacity(code.len());
-    let mut bodies = Vec::new();
-    let mut pending: Vec<(String, bool, bool)> = Vec::new();
-    let mut lines = code.split_inclusive('\n');
-    while let Some(line) = lines.next() {
-        script.push_str(line);
-        let b = line.as_bytes();
-        let mut i = 0;
-        let mut quote: Option<u8> = None;
-        while i < b.len() {
-            let c = b[i];
-            match (quote, c) {
-                (Some(q), _) if c == q => quote = None,
-                (Some(_), _) => {}
-                (None, b'\\') => i += 1,
-                (None, b'\'' | b'"') => quote = Some(c),
-                (None, b'#') if i == 0 || b[i - 1].is_ascii_whitespace() => break,
-                (None, b'<') if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
-                    let mut j = i + 2;
-                    let strip = b.get(j) == Some(&b'-');
-                    j += usize::from(strip);
-                    while b.get(j) == Some(&b' ') {
-                        j += 1;
-                    }
-                    let rest = &line[j..];
-                    let quoted = rest.starts_with(['\'', '"', '\\']);
-                    let word: String = rest
-                        .trim_start_matches(['\'', '"', '\\'])
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-                        .collect();
-                    if !word.is_empty() {
-                        pending.push((word, quoted, strip));
-                    }
-                    i = j;
-                    continue;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        for (delim, quoted, strip) in pending.drain(..) {
-            let mut body = String::new();
-            for l in lines.by_ref() {
-                let t = if strip { l.trim_start_matches('\t') } else { l };
-                if t.trim_end_matches(['\n', '\r']) == delim {
-                    script.push_str(l);
-                    break;
-                }
-                body.push_str(l);
-                script.push('\n');
-            }
-            bodies.push((body, quoted));
-        }
-    }
-    (script, bodies)
-}
-
 /// Shell `$VAR` / `${VAR…}` uses bash would expand: outside single quotes, comments and
-/// quoted heredoc bodies, in first-use order.
+/// quoted heredoc bodies, in first-use order. The shell lexer decides (see
+/// [`super::shell::quoting`]); nothing here scans quotes.
 pub fn shell_uses(code: &str) -> Vec<String> {
-    if !code.contains("<<") {
-        return script_uses(code);
-    }
-    let (script, bodies) = heredocs(code);
-    let mut out = script_uses(&script);
-    for (body, quoted) in bodies {
-        if quoted {
-            continue;
-        }
-        // In an unquoted body only `\$` escapes; quotes are plain text.
-        let b = body.as_bytes();
-        for (i, _) in body.match_indices('$') {
-            if i > 0 && b[i - 1] == b'\\' {
-                continue;
-            }
-            let rest = &body[i + 1..];
-            let rest = rest.strip_prefix('{').unwrap_or(rest);
-            let name: String = rest.chars().take_while(|c| is_name(*c)).collect();
-            if name.chars().next().is_some_and(is_name_start) {
-                push_unique(&mut out, &name);
-            }
-        }
-    }
-    out
-}
-
-fn script_uses(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = code.chars().collect();
-    let (mut i, mut single, mut double) = (0, false, false);
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' if !single => i += 1,
-            '\'' if !double => single = !single,
-            '"' if !single => double = !double,
-            '#' if !single && !double && (i == 0 || chars[i - 1].is_whitespace()) => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '$' if !single => {
-                let braced = chars.get(i + 1) == Some(&'{');
-                let start = if braced { i + 2 } else { i + 1 };
-                if chars.get(start).copied().is_some_and(is_name_start) {
-                    let mut end = start;
-                    while end < chars.len() && is_name(chars[end]) {
-                        end += 1;
-                    }
-                    let name: String = chars[start..end].iter().collect();
-                    push_unique(&mut out, &name);
-                    i = end - 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    out
+    super::shell::quoting::expanded_names(code)
 }
 
 /// Names a shell probe assigns: `X=…` and `export|local|readonly|declare X=…` commands,
@@ -307,8 +188,14 @@ pub fn brace_placeholders_of(lang: crate::tsg::Lang, text: &str) -> Vec<String> 
 fn braces(text: &str, shell: bool) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
+    let map = if shell && text.contains('{') {
+        super::shell::quoting::quoting(text)
+    } else {
+        super::shell::quoting::QuoteMap::default()
+    };
     for (i, _) in text.match_indices('{') {
-        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, i)) {
+        if i > 0 && matches!(bytes[i - 1], b'$' | b'{') || (shell && template_syntax(text, &map, i))
+        {
             continue;
         }
         let rest = &text[i + 1..];
@@ -332,25 +219,27 @@ fn braces(text: &str, shell: bool) -> Vec<String> {
 /// Whether the `{` at `i` is template syntax, never a variable: inside a kubectl
 /// `jsonpath=`/`go-template=`/`custom-columns=`/`--sort-by=` word, or inside a single-quoted
 /// shell word (one that opens after a space or `=`; KQL's `cluster('…{region}')` still counts).
-fn template_syntax(text: &str, i: usize) -> bool {
-    let prefix = &text[text[..i].rfind('\n').map_or(0, |p| p + 1)..i];
-    let (mut single, mut double, mut word) = (None, false, 0);
-    for (k, c) in prefix.char_indices() {
-        match c {
-            '\'' if !double => single = if single.is_some() { None } else { Some(k) },
-            '"' if single.is_none() => double = !double,
-            c if c.is_whitespace() && single.is_none() && !double => word = k + 1,
-            _ => {}
-        }
-    }
+/// How each byte is quoted comes from the shell lexer (`map`).
+fn template_syntax(text: &str, map: &super::shell::quoting::QuoteMap, i: usize) -> bool {
+    use super::shell::quoting::Quoting;
+    let b = text.as_bytes();
+    // The word holding `i` starts after the last unquoted blank before it.
+    let word = (0..i)
+        .rev()
+        .find(|&j| b[j].is_ascii_whitespace() && map.at(j) == Quoting::Bare)
+        .map_or(0, |j| j + 1);
     let marks = ["jsonpath", "template=", "custom-columns=", "sort-by="];
-    marks.iter().any(|m| prefix[word..].contains(m))
-        || single.is_some_and(|q| {
-            prefix[..q]
+    let in_template = marks.iter().any(|m| text[word..i].contains(m));
+    let single_word = map
+        .piece_at(i)
+        .filter(|p| p.quoting == Quoting::Single)
+        .is_some_and(|p| {
+            text[..p.start]
                 .chars()
                 .last()
                 .is_none_or(|c| c.is_whitespace() || c == '=')
-        })
+        });
+    in_template || single_word
 }
 
 #[cfg(test)]
@@ -366,7 +255,7 @@ mod tests {
     #[test]
     fn quoted_heredoc_bodies_are_not_expanded() {
         let code = "cat <<'EOF' > f\n$NOT_A_VAR\nEOF\ncat <<EOF\n'$YES' \\$NO\nEOF\necho $AFTER";
-        assert_eq!(shell_uses(code), vec!["AFTER", "YES"]);
+        assert_eq!(shell_uses(code), vec!["YES", "AFTER"]);
     }
 
     #[test]

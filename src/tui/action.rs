@@ -32,6 +32,8 @@ pub enum Action {
         result: Result<ProbeOutput, String>,
     },
     Exported(Result<String, String>),
+    /// What `y` copies right after an export (the chain head and key id).
+    CopyOffer(String),
     /// A read-only probe was submitted and is running.
     ProbeStarted {
         probe: crate::tsg::ProbeRef,
@@ -52,6 +54,14 @@ pub enum Action {
     /// An evidence session started recording in this folder.
     EvidenceStarted(String),
     Notice(String),
+    /// A silence was created on Alertmanager `source` for `alert`.
+    Silenced {
+        source: String,
+        id: String,
+        alert: String,
+    },
+    /// A silence this session created was expired.
+    SilenceExpired(String),
     /// A background refresh of the firing alerts.
     Firing(Box<crate::tui::firing::FiringUpdate>),
 }

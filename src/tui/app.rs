@@ -62,6 +62,8 @@ pub struct App {
     pub guard: super::guard::Guard,
     /// When each output ran and with what; the output pager.
     pub reading: super::pager::Reading,
+    /// The palette's history and Tab cycling.
+    pub palette: super::complete::PaletteState,
 }
 
 impl App {
@@ -87,6 +89,7 @@ impl App {
             firing: Default::default(),
             guard: Default::default(),
             reading: Default::default(),
+            palette: Default::default(),
         }
     }
 

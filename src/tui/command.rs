@@ -47,6 +47,8 @@ pub enum Command {
     OpenOutput,
     /// The selected probe's command to the clipboard.
     Copy,
+    /// The selected PromQL probe between an instant and a range query, run again.
+    ToggleRange,
     /// `S` on a firing alert: propose a silence.
     Silence,
     /// Lands on the step the alert routes to.
@@ -60,6 +62,8 @@ pub enum Command {
     Tasks,
     /// A background task's number (`3` or `#3`).
     Stop(u64),
+    /// Runs the selected probe once per kube context matching this glob.
+    Contexts(String),
 }
 
 /// One line of the palette's list: the command names it covers, usage, description.
@@ -79,6 +83,11 @@ pub const PALETTE: &[PaletteEntry] = &[
         "Open a step by heading slug or path#slug",
     ),
     (&["set"], ":set VAR=value", "Set a variable for the probes"),
+    (
+        &["contexts"],
+        ":contexts GLOB",
+        "Run the selected probe once per kube context matching GLOB",
+    ),
     (&["export"], ":export", "Export the evidence bundle"),
     (
         &["write"],
@@ -264,7 +273,9 @@ impl fmt::Display for Command {
         match self {
             Command::Follow(n) => write!(f, "{snake} {n}"),
             Command::Stop(n) => write!(f, "{snake} {n}"),
-            Command::Alert(a) | Command::Goto(a) | Command::Set(a) => write!(f, "{snake} {a}"),
+            Command::Alert(a) | Command::Goto(a) | Command::Set(a) | Command::Contexts(a) => {
+                write!(f, "{snake} {a}")
+            }
             Command::Export(Some(t)) => write!(f, "{snake} {t}"),
             _ => f.write_str(&snake),
         }

@@ -25,6 +25,26 @@ pub struct Config {
     /// `[[alertmanager]]`: where the library screen's "Firing" section and `tsgnav alerts
     /// firing` read what is firing (one entry per Alertmanager, e.g. one per region).
     pub alertmanager: Vec<AlertmanagerConfig>,
+    /// `auto_run` for every Alertmanager (and the Prometheus fallback); an entry's own
+    /// `auto_run` wins. TOML cannot hold both `[alertmanager]` and `[[alertmanager]]`, so the
+    /// switch for all of them is a top-level key.
+    pub alertmanager_auto_run: Option<String>,
+    /// Time between refreshes of the Firing section (`"30s"`, the default; at least 1 s).
+    pub alertmanager_refresh: Option<String>,
+    /// `[runbooks]`: how commands a guide types inside node shells are run.
+    pub runbooks: RunbooksConfig,
+}
+
+/// `[runbooks]`: a command a guide types on a node (after `oc debug node/…`, `chroot
+/// /host`) never runs on the operator's machine; with `node_shell` set it runs through a
+/// debug pod on that node (a write: it needs `--write`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunbooksConfig {
+    /// `"oc debug"` or `"kubectl debug"`; unset, node commands are refused.
+    pub node_shell: Option<String>,
+    /// The image of `kubectl debug` (default a UBI minimal image).
+    pub node_shell_image: Option<String>,
 }
 
 /// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP

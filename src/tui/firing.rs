@@ -90,11 +90,13 @@ pub struct Firing {
     pub sel: Option<usize>,
     /// Unix seconds of the last refresh.
     pub at: i64,
-    /// The silence being confirmed (`S`), if any.
-    pub confirm: Option<SilenceDraft>,
+    /// Silences this session created and has not expired.
+    pub created: Vec<super::silence::Created>,
+    /// Silences whose expiry was just offered: the next `x` expires them.
+    pub expire_offer: Vec<super::silence::Created>,
 }
 
-/// A proposed silence waiting for its Alertmanager's name to be typed back.
+/// A proposed silence: what the confirmation screen shows and the runtime sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SilenceDraft {
     pub source: String,
@@ -102,8 +104,6 @@ pub struct SilenceDraft {
     /// Every label of the alert, each an exact matcher.
     pub labels: BTreeMap<String, String>,
     pub hours: u32,
-    /// What has been typed so far.
-    pub buf: String,
 }
 
 impl Firing {

@@ -4,8 +4,6 @@
 //! gate), or opens the library search prefilled with its name when nothing routes it.
 //! Pure: must not import IO nor `crate::query` / `crate::evidence`.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use super::app::App;
 use super::command::Command;
 use super::firing::SilenceDraft;
@@ -129,7 +127,8 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
     fx
 }
 
-/// `S`: proposes a silence for the selected alert (every label an exact matcher, 2 hours).
+/// `S`: proposes a silence for the selected alert (every label an exact matcher, 2 hours);
+/// see `silence` for the gate.
 pub fn propose_silence(app: &mut App) -> Vec<Effect> {
     let Some(a) = app.firing.sel.and_then(|i| app.firing.alerts.get(i)) else {
         app.set_message(
@@ -143,60 +142,11 @@ pub fn propose_silence(app: &mut App) -> Vec<Effect> {
         app.set_message(format!("`{}` is already silenced ({ids}).", a.name), false);
         return Vec::new();
     }
-    app.firing.confirm = Some(SilenceDraft {
+    let draft = SilenceDraft {
         source: a.source.clone(),
         alert: a.name.clone(),
         labels: a.labels.clone(),
         hours: 2,
-        buf: String::new(),
-    });
-    Vec::new()
-}
-
-/// Keys while a silence is being confirmed: type the Alertmanager's name, Enter, or Esc.
-pub fn confirm_key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
-    let Some(mut d) = app.firing.confirm.take() else {
-        return Vec::new();
     };
-    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
-    match ev.code {
-        KeyCode::Esc => {
-            app.set_message("Nothing was silenced.", false);
-            return Vec::new();
-        }
-        KeyCode::Char('c') if ctrl => {
-            app.session.quit = true;
-            return Vec::new();
-        }
-        KeyCode::Char('u') if ctrl => d.buf.clear(),
-        KeyCode::Char('+') if d.buf.is_empty() => d.hours = (d.hours * 2).min(48),
-        KeyCode::Char('-') if d.buf.is_empty() => d.hours = (d.hours / 2).max(1),
-        KeyCode::Char(c) if !ctrl => d.buf.push(c),
-        KeyCode::Backspace => {
-            d.buf.pop();
-        }
-        KeyCode::Enter if d.buf == d.source => {
-            app.set_message(format!("Silencing `{}` on {}…", d.alert, d.source), false);
-            return vec![Effect::Silence {
-                source: d.source,
-                alert: d.alert,
-                labels: d.labels,
-                hours: d.hours,
-                typed: d.buf,
-            }];
-        }
-        KeyCode::Enter => {
-            app.set_message(
-                format!(
-                    "`{}` is not `{}`: nothing was silenced; type the Alertmanager's name exactly, or Esc.",
-                    d.buf, d.source
-                ),
-                true,
-            );
-            d.buf.clear();
-        }
-        _ => {}
-    }
-    app.firing.confirm = Some(d);
-    Vec::new()
+    super::silence::propose(app, draft)
 }

@@ -61,7 +61,9 @@ pub fn quit(app: &mut App) -> Vec<Effect> {
         app.session.quit = true;
         return Vec::new();
     }
-    let warning = if !app.session.open.is_empty() {
+    let warning = if let Some(w) = super::silence::quit_warning(app) {
+        Some(w)
+    } else if !app.session.open.is_empty() {
         let open = super::flow::open_warning(app);
         Some(format!(
             "Press q again to quit with it open, or restore first. {open}."

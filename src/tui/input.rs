@@ -34,11 +34,14 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         KeyCode::Backspace => {
             buf.pop();
         }
-        // Tab in the palette completes the command name to the first that fits.
-        KeyCode::Tab if palette => match super::command::completions(buf).first() {
-            Some(name) => *buf = format!("{name} "),
-            None => app.dirty = false,
-        },
+        // Tab in the palette completes (commands, steps, teams, variables); again cycles.
+        KeyCode::Tab | KeyCode::BackTab if palette => {
+            app.dirty = super::complete::tab(app, buf, ev.code == KeyCode::BackTab)
+        }
+        // ↑/↓ in the palette recall the lines run this session.
+        KeyCode::Up | KeyCode::Down if palette => {
+            app.dirty = super::complete::recall(app, buf, ev.code == KeyCode::Up)
+        }
         KeyCode::Down | KeyCode::Tab => {
             app.search.sel = (app.search.sel + 1).min(app.search.hits.len().saturating_sub(1))
         }
@@ -102,7 +105,10 @@ fn submit(app: &mut App, input: Input) -> Vec<Effect> {
             }
             effects
         }
-        Input::Palette { buf } => super::palette::palette(app, buf.trim()),
+        Input::Palette { buf } => {
+            super::complete::remember(app, buf.trim());
+            super::palette::palette(app, buf.trim())
+        }
         Input::Write { buf } => super::flow::write_typed(app, &buf),
     }
 }

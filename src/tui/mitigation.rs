@@ -36,6 +36,8 @@ pub struct MitigationView {
     pub dry_run: DryRunView,
     /// What is read and recorded before the change (`spec.replicas of deployment/x -n y`).
     pub captures: Vec<String>,
+    /// A silence on Alertmanager rather than a probe: Enter creates it (see `silence`).
+    pub silence: Option<super::firing::SilenceDraft>,
 }
 
 /// The dry run the screen offers.
@@ -113,6 +115,12 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     if cancel {
         app.mitigation = None;
         app.set_message("Mitigation cancelled: nothing was run.", false);
+        return Vec::new();
+    }
+    if let (Some(_), true, KeyCode::Char(c @ ('+' | '-'))) =
+        (&m.view.silence, m.typed.is_empty(), ev.code)
+    {
+        super::silence::adjust(m, c == '+');
         return Vec::new();
     }
     match (ev.code, m.focus) {
@@ -238,6 +246,18 @@ fn submit(app: &mut App) -> Vec<Effect> {
         m.focus = Focus::Preconditions;
         m.sel = i;
         return Vec::new();
+    }
+    if let Some(d) = m.view.silence.clone() {
+        let typed = m.typed.clone();
+        if m.view.confirm_name.as_deref() != Some(typed.as_str()) {
+            m.error = Some(format!(
+                "`{typed}` is not `{}`: nothing was silenced; type the Alertmanager's name exactly, or Esc.",
+                d.source
+            ));
+            m.typed.clear();
+            return Vec::new();
+        }
+        return super::silence::submit(app, d, typed);
     }
     m.busy = true;
     m.error = None;

@@ -5,7 +5,7 @@
 //! `crate::query`, evidence through `crate::evidence`).
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
-//! `widgets`, `flow`, `firing`, `firing_keys`, `guard`, `mitigation`, `pager`, `worker`, `loading`,
+//! `widgets`, `flow`, `firing`, `firing_keys`, `silence`, `guard`, `mitigation`, `pager`, `worker`, `loading`,
 //! `keymap`, `theme`, `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must
 //! not import IO (std::fs, std::process, std::env, std::thread, tokio) nor `crate::query` /
 //! `crate::evidence`.
@@ -13,7 +13,9 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod complete;
 pub mod config;
+pub mod contexts;
 pub mod firing;
 pub mod firing_keys;
 pub mod flow;
@@ -27,9 +29,13 @@ pub mod mouse;
 pub mod navigate;
 pub mod pager;
 pub mod palette;
+pub mod popup;
+pub mod range;
 pub mod runtime;
 pub mod scroll;
 pub mod search;
+pub mod silence;
+pub mod stamp;
 pub mod state;
 pub mod theme;
 pub mod update;

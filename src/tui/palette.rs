@@ -59,7 +59,7 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
                 .index
                 .resolve(&app.lib, app.nav.current.as_deref(), &id)
             {
-                Some(id) => nav_cmd(app, Cmd::Goto(id)),
+                Some(id) => goto(app, id),
                 None => {
                     app.set_message(format!("No step `{id}` in the loaded guides; :goto takes a heading slug (step-2a-…) or path#slug."), true);
                     Vec::new()
@@ -67,6 +67,7 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
             }
         }
         Command::Set(kv) => set(app, &kv),
+        Command::Contexts(pattern) => super::contexts::fan_out(app, &pattern),
         Command::Export(_) if !app.session.open.is_empty() && !app.session.export_armed => {
             app.session.export_armed = true;
             let warning = super::flow::open_warning(app);
@@ -111,6 +112,23 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
         }
         other => update(app, Action::Command(other)),
     }
+}
+
+/// Opens step `id`; says so when it is in another guide than the one open.
+fn goto(app: &mut App, id: String) -> Vec<Effect> {
+    let before = app.current_guide_index();
+    let effects = nav_cmd(app, Cmd::Goto(id));
+    let after = app.current_guide_index();
+    if before.is_some() && before != after {
+        if let (Some(g), Some(n)) = (app.current_guide(), app.current_node()) {
+            let msg = format!(
+                "jumped to {} ({}): {}; h goes back",
+                g.title, g.path, n.title
+            );
+            app.set_message(msg, false);
+        }
+    }
+    effects
 }
 
 fn set(app: &mut App, kv: &str) -> Vec<Effect> {

@@ -85,6 +85,8 @@ pub struct Viewport {
     pub confirm: Option<(bool, u16)>,
     /// Rows of text the output pager showed.
     pub pager_rows: usize,
+    /// Columns the status line had for a message (an error longer than that opens a popup).
+    pub status_room: usize,
 }
 
 impl Viewport {
@@ -137,6 +139,16 @@ pub struct ProbeState {
     pub running: Vec<ProbeRef>,
     /// Background tasks (long-running probes) still running: (id, what).
     pub tasks: Vec<(u64, String)>,
+    /// PromQL probes switched with `t` between an instant and a range query.
+    pub modes: HashMap<ProbeRef, QueryMode>,
+}
+
+/// How a PromQL probe is asked: at one instant, or over a window (a chart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryMode {
+    Instant,
+    /// Over the last hour, a point a minute (unless the probe's fence gives its own range).
+    Range,
 }
 
 /// Whether probes can run in this session.
@@ -186,6 +198,9 @@ pub struct Session {
     pub quit: bool,
     /// Guides still being read in the background: (files read, files found).
     pub loading: Option<(usize, usize)>,
+    /// After an export: the chain head and key id, which the next `y` copies (any other
+    /// key drops the offer).
+    pub copy_offer: Option<String>,
 }
 
 impl Default for Session {
@@ -204,6 +219,7 @@ impl Default for Session {
             quit_armed: false,
             quit: false,
             loading: None,
+            copy_offer: None,
         }
     }
 }

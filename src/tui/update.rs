@@ -27,17 +27,30 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
-            if app.firing.confirm.is_some() {
-                return super::firing_keys::confirm_key(app, ev);
-            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
+            }
+            // Esc closes the error popup (and does nothing else).
+            if ev.code == crossterm::event::KeyCode::Esc && super::popup::close(app) {
+                return Vec::new();
             }
             if app.input.is_some() {
                 return super::input::key(app, ev);
             }
             if app.reading.pager.is_some() {
                 return super::pager::key(app, ev);
+            }
+            if let Some(effects) = super::silence::offer_key(app, &ev) {
+                return effects;
+            }
+            if let Some(text) = app.session.copy_offer.take() {
+                if ev.code == crossterm::event::KeyCode::Char('y') && ev.modifiers.is_empty() {
+                    app.set_message(
+                        "Copied the chain head and key id to the clipboard (OSC 52).",
+                        false,
+                    );
+                    return vec![Effect::Copy(text)];
+                }
             }
             let ctx = if app.screen.help {
                 "help"
@@ -54,8 +67,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 }
             }
         }
-        // The silence confirmation takes keys only (Esc closes it).
-        Action::Mouse(_) if app.firing.confirm.is_some() => Vec::new(),
         Action::Mouse(m) => super::mouse::mouse(app, m),
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {
@@ -83,6 +94,8 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
             Vec::new()
         }
         Command::Palette => {
+            app.palette.recall = None;
+            app.palette.cycle = None;
             app.input = Some(Input::Palette { buf: String::new() });
             Vec::new()
         }
@@ -92,7 +105,8 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
         | Command::Set(_)
         | Command::Export(_)
         | Command::Tasks
-        | Command::Stop(_)) => super::palette::run(app, c),
+        | Command::Stop(_)
+        | Command::Contexts(_)) => super::palette::run(app, c),
         c if app.screen.help => help(app, c),
         c if app.screen.current == Screen::Library => library(app, c),
         c => guide(app, c),
@@ -195,6 +209,7 @@ fn guide(app: &mut App, a: Command) -> Vec<Effect> {
         Command::Cancel => return cancel_running(app),
         Command::OpenOutput => return super::pager::open(app),
         Command::Copy => return super::pager::copy_command(app),
+        Command::ToggleRange => return super::range::toggle(app),
         _ => app.dirty = false,
     }
     Vec::new()

@@ -28,8 +28,9 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }
-    widgets::firing::draw_confirm(f, body, app);
-    status_line(f, status, app);
+    let room = status_line(f, status, app);
+    fs.viewport.status_room = room;
+    widgets::popup::draw(f, body, app, room);
 }
 
 /// The session's mode, always shown first; then where answers come from (demo, replay), the
@@ -94,7 +95,8 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     out
 }
 
-fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
+/// Draws the status line; returns the columns a message had beside the badges.
+fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
     let t = &app.theme;
     // Short badges when the message would not fit beside the long ones.
     let spans_w =
@@ -104,7 +106,11 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
             60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
         }
         (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
-        (Some(Input::Palette { buf } | Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
+        // The palette's completion hint counts too, so the badges shorten to make room.
+        (Some(Input::Palette { buf }), _) => {
+            2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
+        }
+        (Some(Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
         (None, Some(n)) => widgets::wrap::width(&n.text),
         (None, None) => 0,
     };
@@ -118,13 +124,8 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let w = usize::from(area.width).saturating_sub(used);
     let line = match &app.input {
         Some(Input::Palette { buf }) => {
-            // The commands the typed word could become (Tab completes the first).
-            let fits = super::command::completions(buf);
-            let hint = match fits.as_slice() {
-                [] => String::new(),
-                [one] if *one == buf.trim() => String::new(),
-                names => format!("  {}  (Tab completes)", names.join(" · ")),
-            };
+            // What the typed line could become (Tab completes, again cycles).
+            let hint = super::complete::hint(app, buf);
             Line::from(vec![
                 Span::styled(":", t.get("ui.key")),
                 Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -186,4 +187,5 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) {
     let mut spans = mode;
     spans.extend(line.spans);
     f.render_widget(Paragraph::new(Line::from(spans).style(line.style)), area);
+    w
 }

@@ -88,6 +88,17 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             Err(e) => app.set_message(format!("Export failed: {e}"), true),
         },
         Action::Notice(s) => app.set_message(s, false),
+        Action::CopyOffer(text) => {
+            // Said early: the export message ends in a long path, the head and the key id.
+            if let Some(n) = app.notice.as_mut() {
+                n.text = n.text.replacen(
+                    "Evidence exported to ",
+                    "Evidence exported (y copies head + key id) to ",
+                    1,
+                );
+            }
+            app.session.copy_offer = Some(text);
+        }
         Action::EvidenceStarted(dir) => {
             app.session.evidence = Evidence::Unexported;
             app.set_message(format!("Recording evidence in {dir}"), false);
@@ -115,7 +126,12 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
                 m.dry_output = Some((ok, text));
             }
         }
-        Action::OpenMitigations(open) => app.session.open = open,
+        Action::OpenMitigations(open) => {
+            super::silence::mitigations_changed(app, &open);
+            app.session.open = open;
+        }
+        Action::Silenced { source, id, alert } => super::silence::created(app, source, id, alert),
+        Action::SilenceExpired(id) => super::silence::expired(app, &id),
         Action::ProbeStarted { probe, what } => {
             app.probes.running.push(probe);
             app.set_message(what, false);

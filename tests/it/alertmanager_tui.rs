@@ -255,34 +255,50 @@ fn five_thousand_alerts_fold_in_and_draw() {
 }
 
 #[test]
-fn a_silence_needs_the_alertmanager_name_typed_back() {
+fn a_silence_needs_write_mode_and_the_alertmanager_name_typed_back_on_the_confirmation_screen() {
     let mut app = fixture_app();
     refresh(&mut app, three(), vec![]);
-    keys(&mut app, "j S");
-    let draft = app.firing.confirm.clone().expect("the confirmation opens");
+    // Read-only: refused, saying how to turn write mode on.
+    assert!(keys(&mut app, "j S").is_empty());
+    assert!(app.mitigation.is_none());
+    let said = app.notice.clone().expect("a message").text;
+    assert!(
+        said.contains("read-only")
+            && said.contains("Press W")
+            && said.contains("nothing was silenced"),
+        "{said}"
+    );
+    app.session.write = true;
+    keys(&mut app, "S");
+    let m = app
+        .mitigation
+        .clone()
+        .expect("the confirmation screen opens");
+    let draft = m.view.silence.clone().expect("a silence");
     assert_eq!(draft.alert, "IngressGatewayLatencyHigh");
     assert_eq!(draft.labels["namespace"], "gw-east");
+    assert_eq!(m.view.confirm_name.as_deref(), Some("eastus"));
+    // `+` before typing doubles the duration, shown on the screen.
+    keys(&mut app, "+");
     let s = screen(&render(&mut app, 100, 30));
-    assert!(
-        s.contains("Type the Alertmanager's name `eastus` to silence"),
-        "{s}"
-    );
-    // A wrong name: nothing is sent, the confirmation stays open and says why.
+    assert!(s.contains("Mitigation: confirm before it runs"), "{s}");
+    assert!(s.contains("Type the target `eastus` to run"), "{s}");
+    assert!(s.contains("namespace=\"gw-east\""), "{s}");
+    assert!(s.contains("duration: 4 h"), "{s}");
+    // A wrong name: nothing is sent, the screen stays open and says why.
     let fx = super::tui_common::type_text(&mut app, "westus");
     assert!(fx.is_empty());
     let fx = keys(&mut app, "<Enter>");
     assert!(fx.is_empty(), "{fx:?}");
-    assert!(app.firing.confirm.is_some());
-    assert!(app
-        .notice
-        .clone()
-        .unwrap()
-        .text
-        .contains("nothing was silenced"));
-    // The right name: one silence effect with the alert's labels.
+    let m = app.mitigation.clone().expect("still open");
+    assert!(
+        m.error.unwrap_or_default().contains("nothing was silenced"),
+        "the refusal is shown"
+    );
+    // The right name: one silence effect with the alert's labels; the screen closes.
     super::tui_common::type_text(&mut app, "eastus");
     let fx = keys(&mut app, "<Enter>");
-    assert!(app.firing.confirm.is_none());
+    assert!(app.mitigation.is_none());
     match fx.as_slice() {
         [Effect::Silence {
             source,
@@ -293,7 +309,7 @@ fn a_silence_needs_the_alertmanager_name_typed_back() {
         }] => {
             assert_eq!(
                 (source.as_str(), typed.as_str(), *hours),
-                ("eastus", "eastus", 2)
+                ("eastus", "eastus", 4)
             );
             assert_eq!(labels["cluster"], "mc-eastus-1");
         }
@@ -302,5 +318,74 @@ fn a_silence_needs_the_alertmanager_name_typed_back() {
     // Esc cancels without an effect.
     keys(&mut app, "S");
     assert!(keys(&mut app, "<Esc>").is_empty());
-    assert!(app.firing.confirm.is_none());
+    assert!(app.mitigation.is_none());
+}
+
+fn open_mitigation() -> tsgnav::mitigate::OpenMitigation {
+    tsgnav::mitigate::OpenMitigation {
+        resource: "deployment/ingress-gw -n gw-east".into(),
+        field: "spec.replicas".into(),
+        was: "3".into(),
+        now: "0".into(),
+        at: "2026-11-30T03:12:09Z".into(),
+        probe: "gateway.md#scale-down/12".into(),
+    }
+}
+
+#[test]
+fn quitting_and_closing_the_mitigation_offer_to_expire_the_silences_made() {
+    let mut app = fixture_app();
+    refresh(&mut app, three(), vec![]);
+    update(&mut app, Action::OpenMitigations(vec![open_mitigation()]));
+    update(
+        &mut app,
+        Action::Silenced {
+            source: "eastus".into(),
+            id: "sil-1".into(),
+            alert: "IngressGatewayLatencyHigh".into(),
+        },
+    );
+    // q offers to expire it; x does.
+    assert!(keys(&mut app, "q").is_empty());
+    assert!(!app.session.quit);
+    let said = app.notice.clone().expect("the offer").text;
+    assert!(
+        said.contains("sil-1 on eastus") && said.contains("Press x to expire"),
+        "{said}"
+    );
+    assert_eq!(
+        keys(&mut app, "x"),
+        vec![Effect::ExpireSilence {
+            source: "eastus".into(),
+            id: "sil-1".into()
+        }]
+    );
+    // Until the runtime says it expired, it is still offered; then q goes on as before.
+    update(&mut app, Action::SilenceExpired("sil-1".into()));
+    assert!(app.firing.created.is_empty());
+    // The mitigation it was made during closes: expiring is offered again for a new one.
+    update(
+        &mut app,
+        Action::Silenced {
+            source: "eastus".into(),
+            id: "sil-2".into(),
+            alert: "IngressGatewayLatencyHigh".into(),
+        },
+    );
+    update(&mut app, Action::OpenMitigations(vec![]));
+    let said = app.notice.clone().expect("the offer").text;
+    assert!(
+        said.contains("mitigation just closed") && said.contains("sil-2"),
+        "{said}"
+    );
+    // Any other key keeps it (and does what it always does).
+    assert!(!keys(&mut app, "j")
+        .iter()
+        .any(|e| matches!(e, Effect::ExpireSilence { .. })));
+    assert!(app.firing.expire_offer.is_empty());
+    assert_eq!(app.firing.created.len(), 1, "kept");
+    // q q leaves it active and quits.
+    keys(&mut app, "q");
+    keys(&mut app, "q");
+    assert!(app.session.quit);
 }

@@ -110,7 +110,7 @@ fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
 
     t.keys(&[":"]);
     t.send_line("export maestro owners");
-    t.wait_for("the export", |s| s.contains("Evidence exported to "));
+    t.wait_for("the export", |s| s.contains("Evidence exported"));
     t.keys(&["q"]);
     t.restored();
     let dir = t.only_session();

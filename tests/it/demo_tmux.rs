@@ -61,9 +61,7 @@ fn demo_from_a_clean_state_to_an_exported_bundle() {
     t.keys(&[":"]);
     t.keys(&["-l", "export cloudnet/nrp"]);
     t.keys(&["Enter"]);
-    t.wait_for("the export message", |s| {
-        s.contains("Evidence exported to ")
-    });
+    t.wait_for("the export message", |s| s.contains("Evidence exported"));
     t.keys(&["q"]);
     t.restored();
 

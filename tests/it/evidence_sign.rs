@@ -31,7 +31,7 @@ fn minisign() -> Option<PathBuf> {
 }
 
 /// A session of 6 records with a blob, signed by a key made in `keys`.
-fn signed_session(state: &Path, keys: &Path) -> (PathBuf, Arc<OperatorKey>) {
+pub(crate) fn signed_session(state: &Path, keys: &Path) -> (PathBuf, Arc<OperatorKey>) {
     let key = Arc::new(OperatorKey::load_or_create(keys).expect("key"));
     let opts = Options {
         key: Ok(key.clone()),

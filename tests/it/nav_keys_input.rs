@@ -238,7 +238,7 @@ fn the_palette_completes_command_names_and_lists_what_fits() {
     keys(&mut a, ":");
     type_text(&mut a, "go");
     let text = crate::tui_common::screen(&render(&mut a, 100, 24));
-    assert!(text.contains(":go▏  goto  (Tab completes)"), "{text}");
+    assert!(text.contains(":go▏  Tab: goto"), "{text}");
     keys(&mut a, "<Tab>");
     assert_eq!(
         a.input,

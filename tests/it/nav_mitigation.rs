@@ -55,6 +55,7 @@ fn message(a: &App) -> String {
 
 fn view(a: &App, preconditions: usize) -> MitigationView {
     MitigationView {
+        silence: None,
         probe: tsgnav::tsg::ProbeRef::new(a.current_id().expect("node"), 1),
         class: SafetyClass::Mutating,
         title: "Strategy 2 · probe 2".into(),

@@ -105,3 +105,94 @@ fn variables_match_what_bash_expands() {
         wrong.join("\n")
     );
 }
+
+/// Words holding a `<target>` placeholder in every quoting context the shell has.
+const PLACED: &[&str] = &[
+    "<target>",
+    "'<target>'",
+    "\"<target>\"",
+    "x<target>y",
+    "\"a'<target>'b\"",
+    "'a'\"<target>\"",
+    "'-<target>-'\"+<target>+\"",
+    "\"$(printf '[%s]' <target>)\"",
+    "\"`printf %s <target>`\"",
+];
+
+/// Runs `script` in bash with `env` and returns what it printed.
+fn bash_output(script: &str, env: &[(String, String)]) -> String {
+    let out = Command::new("bash")
+        .arg("--norc")
+        .arg("-c")
+        .arg(script)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("bash runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Substitution asks the lexer how each placeholder is quoted: for every context, bash prints
+/// exactly what it prints when the guide's author types a plain value there, and a hostile
+/// value comes out whole and inert (one word, nothing run, nothing globbed).
+#[test]
+fn substituted_values_land_where_bash_reads_the_placeholder() {
+    use tsgnav::query::vars::substitute;
+    use tsgnav::tsg::Lang;
+    let Some(_) = crate::servers::find_or_skip("bash", &[], "runbooks_lexer_substitution") else {
+        return;
+    };
+    const HOSTILE: &str = "a b';echo PWNED;'\"$(echo PWNED)\" *";
+    let mut cases: Vec<String> = PLACED
+        .iter()
+        .map(|w| format!("printf '<%s>\\n' {w}"))
+        .collect();
+    cases.push("cat <<EOF\nx <target> '<target>' \"<target>\"\nEOF".into());
+    cases.push("printf '<%s>\\n' <target> # <target> in a comment".into());
+    let mut wrong = Vec::new();
+    for script in &cases {
+        let typed = bash_output(&script.replace("<target>", "PLAIN"), &[]);
+        for (value, expect) in [
+            ("PLAIN", typed.clone()),
+            (HOSTILE, typed.replace("PLAIN", HOSTILE)),
+        ] {
+            let b = [("target".to_string(), value.to_string())]
+                .into_iter()
+                .collect();
+            let sub = substitute(Lang::Shell, script, &b).expect("substitutes");
+            assert!(
+                !sub.text.contains(value),
+                "value pasted into {:?}",
+                sub.text
+            );
+            let got = bash_output(&sub.text, &sub.env);
+            if got != expect || got.contains("PWNED\n") {
+                wrong.push(format!(
+                    "{script:?} = {value:?}: bash printed {got:?}, want {expect:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// A placeholder in a quoted heredoc body cannot be filled (the shell expands nothing there):
+/// the error says so and names the fix.
+#[test]
+fn a_placeholder_in_a_quoted_heredoc_is_refused_with_the_fix() {
+    use tsgnav::query::vars::substitute;
+    use tsgnav::tsg::Lang;
+    let b = [("node".to_string(), "n1".to_string())]
+        .into_iter()
+        .collect();
+    let e = substitute(Lang::Shell, "cat <<'EOF'\nname: <node>\nEOF", &b).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("<node>") && text.contains("<<EOF"), "{text}");
+    let ok = substitute(Lang::Shell, "cat <<EOF\nname: <node>\nEOF", &b).unwrap();
+    assert_eq!(ok.text, "cat <<EOF\nname: ${TSGNAV_VAR_NODE}\nEOF");
+}

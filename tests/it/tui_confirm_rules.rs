@@ -36,6 +36,7 @@ fn at_scenario() -> App {
 
 fn view(a: &App) -> MitigationView {
     MitigationView {
+        silence: None,
         probe: ProbeRef::new(a.current_id().expect("node"), 0),
         class: SafetyClass::Mutating,
         title: "Delete the router pod".into(),

@@ -136,7 +136,7 @@ fn confirmation_screen_wrong_target_runs_nothing_right_target_scales_and_restore
     t.wait_for("the export warning", |s| s.contains("Run :export again"));
     t.keys(&[":"]);
     t.send_line("export");
-    t.wait_for("the export", |s| s.contains("Evidence exported to "));
+    t.wait_for("the export", |s| s.contains("Evidence exported"));
     let bundle = crate::tui_common::exported_bundle(&t.only_session());
     let summary = std::fs::read_to_string(bundle.join("summary.md")).expect("summary.md");
     assert!(

@@ -109,3 +109,84 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
     );
     assert_verifies(&session);
 }
+
+/// Whether a live process runs exactly `cmdline` (zombies have no command line).
+fn running(cmdline: &str) -> bool {
+    std::process::Command::new("pgrep")
+        .args(["-f", &format!("^{cmdline}$")])
+        .output()
+        .expect("pgrep")
+        .status
+        .success()
+}
+
+#[test]
+fn resume_stops_the_probe_the_killed_navigator_left_running_and_records_it() {
+    let Some(t) = Tmux::start("stray") else {
+        return;
+    };
+    let guide = t.dir.join("g.md");
+    // A duration unique to this run: the probe's command line is its marker.
+    let sleep = format!("sleep 300.{}{}", std::process::id(), crate::common::nanos());
+    std::fs::write(&guide, guide_text(&sleep)).expect("guide");
+    let mark = format!("stray-{}-{}", std::process::id(), crate::common::nanos());
+    t.send_line(&format!(
+        "{} '{}' --node g.md#step-2-carry-on --var MARK={mark}",
+        bin(),
+        guide.display()
+    ));
+    t.wait_for("step 2", |s| {
+        s.contains("Recording evidence in ") && s.contains("Step 2: Carry on ·")
+    });
+    t.keys(&["r"]);
+    t.wait_for("the probe running", |s| s.contains("Esc cancels it"));
+    let session = t.only_session();
+    let running_dir = session.join("running");
+    wait_until("the probe's side file", || {
+        std::fs::read_dir(&running_dir).is_ok_and(|d| d.flatten().count() == 1)
+    });
+    wait_until("the probe process", || running(&sleep));
+    let killed = std::process::Command::new("pkill")
+        .args(["-9", "-f", &format!("MARK={mark}")])
+        .status()
+        .expect("pkill");
+    assert!(killed.success(), "the navigator got SIGKILL");
+    t.wait_for("the shell after the kill", |s| s.contains("Killed"));
+    assert!(
+        running(&sleep),
+        "the killed navigator left its probe running (what resume must clean up)"
+    );
+
+    let Some(t2) = Tmux::start("stray2") else {
+        return;
+    };
+    t2.send_line(&format!(
+        "TSGNAV_STATE_DIR='{}' {} --resume",
+        t.dir.join("state").display(),
+        bin()
+    ));
+    t2.wait_for("the resumed step and the stray stopped", |s| {
+        s.contains("Step 2: Carry on ·") && s.contains("stopped stray probe")
+    });
+    wait_until("the stray probe gone", || !running(&sleep));
+    let journal = std::fs::read_to_string(session.join("journal.jsonl")).expect("journal");
+    let stray = journal
+        .lines()
+        .find(|l| l.contains("\"stray-probe\""))
+        .expect("a stray-probe record");
+    assert!(
+        stray.contains("stopped stray probe g.md#step-2-carry-on")
+            && stray.contains("left by a previous run"),
+        "{stray}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&running_dir)
+            .map(|d| d.flatten().count())
+            .unwrap_or(0),
+        0,
+        "the side file of the stopped probe is gone"
+    );
+    t2.quit_unexported();
+    t2.restored();
+    assert_verifies(&session);
+}

@@ -30,3 +30,18 @@ pub fn config() -> anyhow::Result<crate::tui::config::Config> {
         &text,
     )?)
 }
+
+/// `[runbooks] node_shell` of the config file: how node commands run, if at all.
+pub fn node_shell() -> anyhow::Result<Option<crate::query::entry::NodeShell>> {
+    let r = config()?.runbooks;
+    r.node_shell
+        .map(|v| crate::query::entry::NodeShell::parse(&v, r.node_shell_image.as_deref()))
+        .transpose()
+        .map_err(|e| {
+            let file = std::env::var_os("TSGNAV_CONFIG")
+                .map(PathBuf::from)
+                .or_else(|| dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")))
+                .map_or_else(|| "the config file".into(), |f| f.display().to_string());
+            anyhow::anyhow!("{file}: {e}")
+        })
+}

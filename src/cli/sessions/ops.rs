@@ -42,6 +42,7 @@ pub(super) fn list(state: &Path, json: bool, out: &mut impl std::io::Write) -> a
 pub(super) fn verify(
     dir: &Path,
     head: Option<&str>,
+    keys: &[evidence::ExpectedKey],
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<std::process::ExitCode> {
     let log = SessionLog::read(dir)?;
@@ -63,6 +64,10 @@ pub(super) fn verify(
                 return Ok(std::process::ExitCode::from(1));
             }
         }
+    }
+    if let Err(why) = evidence::check_signers(&r.signers, r.unsigned.as_deref(), keys) {
+        writeln!(out, "FAILED: {why}")?;
+        return Ok(std::process::ExitCode::from(1));
     }
     let signed = match (&r.unsigned, r.signers.as_slice()) {
         (Some(why), _) => format!("UNSIGNED ({why})"),

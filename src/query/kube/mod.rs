@@ -11,6 +11,7 @@
 
 pub mod client;
 pub mod error;
+pub mod exec;
 pub mod expand;
 pub mod fanout;
 pub mod jq;
@@ -85,6 +86,9 @@ impl KubeExecutor {
     async fn execute(&self, req: ProbeRequest, mut out: OutputSink, cancel: Cancel) -> ProbeResult {
         if let Some(pf) = portforward::parse_probe(&req.code, &req.bindings) {
             return portforward::execute(self, req, pf, out, cancel).await;
+        }
+        if let Some(x) = exec::parse_probe(&req.code, &req.bindings) {
+            return exec::execute(self, req, x, out, cancel).await;
         }
         let started = Utc::now();
         let target = req.target.describe();
@@ -343,9 +347,13 @@ impl Executor for KubeExecutor {
     fn accepts(&self, req: &ProbeRequest) -> bool {
         let native = |r: Result<(), Reject>| !matches!(r, Err(Reject::NotNative(_)));
         req.lang == Lang::Shell
-            && (match portforward::parse_probe(&req.code, &req.bindings) {
-                Some(pf) => native(pf.map(|_| ())),
-                None => native(native_form(&req.code, &req.bindings).map(|_| ())),
+            && (match (
+                portforward::parse_probe(&req.code, &req.bindings),
+                exec::parse_probe(&req.code, &req.bindings),
+            ) {
+                (Some(pf), _) => native(pf.map(|_| ())),
+                (None, Some(x)) => native(x.map(|_| ())),
+                (None, None) => native(native_form(&req.code, &req.bindings).map(|_| ())),
             } || (uses_kubectl(&req.code) && !on_path("kubectl")))
     }
 

@@ -10,6 +10,7 @@ use super::{parse_at, Parsed, Problem, Redirect, SimpleCommand, MAX_DEPTH};
 
 /// Group the tokens of one (possibly nested) script into simple commands.
 pub(super) fn group(lexer: Lexer<'_>, depth: usize, ctx: Option<&str>) -> Parsed {
+    let quoting = lexer.map.finish();
     let mut g = Grouper {
         depth,
         ctx,
@@ -35,6 +36,7 @@ pub(super) fn group(lexer: Lexer<'_>, depth: usize, ctx: Option<&str>) -> Parsed
     Parsed {
         commands: g.out,
         problems: g.problems,
+        quoting,
     }
 }
 

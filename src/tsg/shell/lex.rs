@@ -4,6 +4,7 @@
 //! (`$(…)`, backticks, `<(…)`) are parsed through `super::parse_at` with a depth bound,
 //! and their matching close is found by an iterative scan, so no input can exhaust the stack.
 
+use super::quoting::{QuoteMap, Quoting};
 use super::subst::{find_close, placeholder_len};
 use super::{Problem, SimpleCommand};
 
@@ -36,6 +37,13 @@ pub(super) struct Lexer<'a> {
     pub(super) problems: Vec<Problem>,
     pub(super) heredoc_next: bool,
     pub(super) heredocs: Vec<(String, bool)>,
+    /// Every heredoc delimiter seen, in order, with whether it was `<<-` (tabs stripped).
+    pub(super) opened: Vec<(String, bool)>,
+    heredoc_strip: bool,
+    /// Quoting by byte position, and the expansions bash performs.
+    pub(super) map: QuoteMap,
+    /// The quoting in force where the lexer is.
+    pub(super) quoting: Quoting,
 }
 
 fn is_meta(c: u8) -> bool {
@@ -57,6 +65,10 @@ impl<'a> Lexer<'a> {
             problems: Vec::new(),
             heredoc_next: false,
             heredocs: Vec::new(),
+            opened: Vec::new(),
+            heredoc_strip: false,
+            map: QuoteMap::default(),
+            quoting: Quoting::Bare,
         }
     }
 
@@ -85,7 +97,9 @@ impl<'a> Lexer<'a> {
                 }
                 b'#' => {
                     let rest = &self.s[self.pos..];
-                    self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                    let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                    self.map.mark(self.pos, self.pos + len, Quoting::Comment);
+                    self.pos += len;
                 }
                 b'|' => match self.peek(1) {
                     Some(b'|') => self.op("||"),
@@ -136,6 +150,8 @@ impl<'a> Lexer<'a> {
     fn arithmetic(&mut self, close: usize) {
         let line = self.line;
         let expr = String::from_utf8_lossy(&self.s[self.pos + 2..close - 1]).into_owned();
+        self.mark(self.pos, close + 1);
+        self.scan_dollars(self.pos + 2, close);
         for text in ["((".to_string(), expr] {
             let bare = text.len();
             self.toks.push(Tok::Word(Word {
@@ -155,10 +171,12 @@ impl<'a> Lexer<'a> {
             (Some(b'<'), Some(b'-')) => {
                 self.op("<<-");
                 self.heredoc_next = true;
+                self.heredoc_strip = true;
             }
             (Some(b'<'), _) => {
                 self.op("<<");
                 self.heredoc_next = true;
+                self.heredoc_strip = false;
             }
             (Some(b'&'), _) => self.op("<&"),
             (Some(b'>'), _) => self.op("<>"),
@@ -189,6 +207,7 @@ impl<'a> Lexer<'a> {
                 b'<' => match placeholder_len(self.s, self.pos) {
                     Some(n) => {
                         buf.extend_from_slice(&self.s[self.pos..self.pos + n]);
+                        self.mark(self.pos, self.pos + n);
                         self.pos += n;
                     }
                     None => break,
@@ -200,6 +219,7 @@ impl<'a> Lexer<'a> {
                         Some(b'\n') => self.skip_to(self.pos + 2),
                         Some(_) => {
                             let n = self.char_len(self.pos + 1);
+                            self.map.mark(self.pos, self.pos + 1 + n, Quoting::Escaped);
                             buf.extend_from_slice(&self.s[self.pos + 1..self.pos + 1 + n]);
                             self.pos += 1 + n;
                         }
@@ -221,21 +241,27 @@ impl<'a> Lexer<'a> {
                     });
                     buf.extend_from_slice(&rest[..len]);
                     let end = (self.pos + 2 + len).min(self.s.len());
+                    self.map.mark(self.pos, end, Quoting::Single);
                     self.skip_to(end);
                 }
                 b'"' => {
                     bare.get_or_insert(buf.len());
+                    self.quoting = Quoting::Double;
+                    self.mark(self.pos, self.pos + 1);
                     self.pos += 1;
                     self.dquote(&mut buf);
+                    self.quoting = Quoting::Bare;
                 }
                 b'$' if self.peek(1) == Some(b'\'') => {
                     bare.get_or_insert(buf.len());
+                    self.map.mark(self.pos, self.pos + 1, Quoting::Single);
                     self.pos += 1;
                 }
                 b'$' => self.dollar(&mut buf),
                 b'`' => self.backtick(&mut buf),
                 _ => {
                     buf.push(c);
+                    self.mark(self.pos, self.pos + 1);
                     self.pos += 1;
                 }
             }
@@ -251,6 +277,7 @@ impl<'a> Lexer<'a> {
         }
         if std::mem::take(&mut self.heredoc_next) {
             self.heredocs.push((text.clone(), quoted));
+            self.opened.push((text.clone(), self.heredoc_strip));
         }
         let bare = bare.unwrap_or(text.len());
         self.toks.push(Tok::Word(Word {
@@ -272,6 +299,7 @@ impl<'a> Lexer<'a> {
         while self.pos < self.s.len() {
             match self.s[self.pos] {
                 b'"' => {
+                    self.mark(self.pos, self.pos + 1);
                     self.pos += 1;
                     return;
                 }
@@ -279,10 +307,12 @@ impl<'a> Lexer<'a> {
                     Some(b'\n') => self.skip_to(self.pos + 2),
                     Some(c @ (b'"' | b'\\' | b'$' | b'`')) => {
                         buf.push(c);
+                        self.map.mark(self.pos, self.pos + 2, Quoting::Escaped);
                         self.pos += 2;
                     }
                     _ => {
                         buf.push(b'\\');
+                        self.mark(self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                 },
@@ -290,10 +320,12 @@ impl<'a> Lexer<'a> {
                 b'`' => self.backtick(buf),
                 b'\n' => {
                     buf.push(b'\n');
+                    self.mark(self.pos, self.pos + 1);
                     self.skip_to(self.pos + 1);
                 }
                 c => {
                     buf.push(c);
+                    self.mark(self.pos, self.pos + 1);
                     self.pos += 1;
                 }
             }

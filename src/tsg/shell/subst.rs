@@ -4,6 +4,7 @@
 //! Pure; must not import IO nor any tsgnav module outside `tsg::shell`.
 
 use super::lex::{Lexer, Tok};
+use super::quoting::Quoting;
 use super::{basename, Problem, SimpleCommand, MAX_DEPTH};
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash"];
@@ -79,6 +80,7 @@ impl Lexer<'_> {
         let text = self.src.get(start..end).unwrap_or("");
         let parsed = super::parse_at(text, self.line, self.depth + 1, Some(ctx));
         self.problems.extend(parsed.problems);
+        self.map.nest(parsed.quoting, start);
         parsed.commands
     }
 
@@ -95,6 +97,8 @@ impl Lexer<'_> {
                 (self.s.len(), self.s.len())
             }
         };
+        self.mark(start, open + 1);
+        self.mark(close, end);
         let cmds = self.nested(open + 1, close, ctx);
         if !cmds.is_empty() {
             self.toks.push(Tok::Nested(cmds));
@@ -134,11 +138,19 @@ impl Lexer<'_> {
             });
         }
         let end = if closed { i + 1 } else { i };
+        self.mark(start, start + 1);
+        if closed {
+            self.mark(i, end);
+        }
         if self.depth + 1 >= MAX_DEPTH {
             self.problems.push(Problem::TooDeep { line: self.line });
         } else {
             let parsed = super::parse_at(&inner, self.line, self.depth + 1, Some("`…`"));
             self.problems.extend(parsed.problems);
+            // Positions inside carry over only when no escape changed the text.
+            if inner.len() + 1 + usize::from(closed) == end - start {
+                self.map.nest(parsed.quoting, start + 1);
+            }
             if !parsed.commands.is_empty() {
                 self.toks.push(Tok::Nested(parsed.commands));
             }
@@ -154,6 +166,8 @@ impl Lexer<'_> {
                 let start = self.pos;
                 let end = find_close(self.s, self.pos + 1).map_or(self.s.len(), |c| c + 1);
                 buf.extend_from_slice(&self.s[start..end]);
+                self.mark(start, end);
+                self.scan_dollars(start + 3, end);
                 self.skip_to(end);
             }
             (Some(b'('), _) => self.paren_subst(self.pos + 1, buf, "$(…)"),
@@ -164,10 +178,14 @@ impl Lexer<'_> {
                     .position(|&b| b == b'}')
                     .map_or(rest.len(), |p| p + 1);
                 buf.extend_from_slice(&rest[..len]);
+                self.record_expansion(self.pos + len);
+                self.mark(self.pos, self.pos + len);
                 self.skip_to(self.pos + len);
             }
             _ => {
                 buf.push(b'$');
+                self.record_expansion(self.s.len());
+                self.mark(self.pos, self.pos + 1);
                 self.pos += 1;
             }
         }
@@ -193,8 +211,13 @@ impl Lexer<'_> {
                 i = (eol + 1).min(self.s.len());
             }
             let line = self.line;
-            if !quoted {
+            if quoted {
+                let q = Quoting::Heredoc { quoted: true };
+                self.map.mark(body_start, body_end, q);
+            } else {
+                self.quoting = Quoting::Heredoc { quoted: false };
                 self.body_substitutions(body_start, body_end);
+                self.quoting = Quoting::Bare;
             }
             self.pos = body_start;
             self.line = line;
@@ -207,10 +230,17 @@ impl Lexer<'_> {
         let mut sink = Vec::new();
         while self.pos < end {
             match self.s[self.pos] {
-                b'\\' => self.skip_to(self.pos + 2),
-                b'$' if self.peek(1) == Some(b'(') => self.dollar(&mut sink),
+                b'\\' => {
+                    let end = (self.pos + 2).min(end);
+                    self.map.mark(self.pos, end, Quoting::Escaped);
+                    self.skip_to(end);
+                }
+                b'$' => self.dollar(&mut sink),
                 b'`' => self.backtick(&mut sink),
-                _ => self.skip_to(self.pos + 1),
+                _ => {
+                    self.mark(self.pos, self.pos + 1);
+                    self.skip_to(self.pos + 1);
+                }
             }
             sink.clear();
         }

@@ -147,3 +147,35 @@ fn redirect_descriptors_are_kept() {
     assert_eq!(got, [(Some(2), ">"), (Some(3), ">>")]);
     assert_eq!(cmd.words, w(&["kubectl", "logs", "x"]));
 }
+
+#[test]
+fn console_line_ends() {
+    use super::quoting::{line_end, LineEnd};
+    let e = |line: &str, q: Option<char>| line_end(line, q);
+    assert_eq!(e("echo 'a", None).quote, Some('\''));
+    assert_eq!(
+        e("b' | c", Some('\'')),
+        LineEnd {
+            quote: None,
+            more: false,
+            heredocs: vec![]
+        }
+    );
+    assert!(e("kubectl get pods \\", None).more);
+    assert!(
+        !e("echo a\\\\", None).more,
+        "an escaped backslash does not continue"
+    );
+    assert!(e("kubectl get pods |", None).more && e("a &&", None).more && e("a ||", None).more);
+    assert!(!e("echo 'x |'", None).more, "a pipe inside quotes");
+    assert!(!e("echo x # see below |", None).more, "a pipe in a comment");
+    assert_eq!(
+        e("cat <<-EOF | kubectl apply -f - && cat <<'X'", None).heredocs,
+        vec![("EOF".to_string(), true), ("X".to_string(), false)]
+    );
+    assert_eq!(
+        e("\"still open", Some('"')).quote,
+        None,
+        "the carried quote closes"
+    );
+}

@@ -170,12 +170,17 @@ impl Handle {
             .name("tsgnav-silence".into())
             .spawn(move || {
                 let done = silence_now(&endpoint, &req);
-                if let Ok((_, record)) = &done {
+                if let Ok((_, id, record)) = &done {
                     let _ = tx.send(Msg::Record(Box::new(record.clone())));
+                    let _ = tx.send(Msg::Ui(Action::Silenced {
+                        source: req.source.clone(),
+                        id: id.clone(),
+                        alert: req.alert.clone(),
+                    }));
                     let _ = refresh.send(());
                 }
                 let text = match done {
-                    Ok((text, _)) => text,
+                    Ok((text, _, _)) => text,
                     Err(e) => format!(
                         "Could not silence `{}` on {}: {}. Nothing was silenced.",
                         req.alert,
@@ -194,10 +199,68 @@ impl Handle {
     }
 }
 
+impl Handle {
+    /// Expires silence `id` on Alertmanager `source` in the background; records it and asks
+    /// for a refresh; the outcome comes back as a notice.
+    pub fn expire(&self, source: String, id: String) -> Vec<Action> {
+        let Some(endpoint) = self.endpoints.iter().find(|e| e.name == source).cloned() else {
+            return vec![Action::Notice(format!(
+                "No Alertmanager named `{source}` is configured; silence {id} was not expired."
+            ))];
+        };
+        let (tx, refresh) = (self.tx.clone(), self.refresh.clone());
+        let shown = id.clone();
+        let spawned = std::thread::Builder::new()
+            .name("tsgnav-expire".into())
+            .spawn(move || {
+                let done = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| crate::query::ProbeError::Io {
+                        detail: e.to_string(),
+                    })
+                    .and_then(|rt| {
+                        rt.block_on(
+                            Alertmanager::new(endpoint.clone()).expire_silence(&id, &Cancel::new()),
+                        )
+                    });
+                let text = match done {
+                    Ok(()) => {
+                        let text = format!(
+                            "silence {id} expired on Alertmanager {} ({}): it was created by this session",
+                            endpoint.name, endpoint.url
+                        );
+                        let record = crate::evidence::Record::Note(crate::evidence::Note {
+                            text: text.clone(),
+                            topic: Some("silence".into()),
+                            ..crate::evidence::Note::default()
+                        });
+                        let _ = tx.send(Msg::Record(Box::new(record)));
+                        let _ = tx.send(Msg::Ui(Action::SilenceExpired(id.clone())));
+                        let _ = refresh.send(());
+                        format!("Expired {text}.")
+                    }
+                    Err(e) => format!(
+                        "Could not expire silence {id} on {}: {}. It stays active until it ends; expire it in Alertmanager's UI.",
+                        endpoint.name,
+                        explain(&endpoint.url, &e)
+                    ),
+                };
+                let _ = tx.send(Msg::Ui(Action::Notice(text)));
+            });
+        match spawned {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![Action::Notice(format!(
+                "Could not start the expiry request: {e}; silence {shown} stays active."
+            ))],
+        }
+    }
+}
+
 fn silence_now(
     endpoint: &Endpoint,
     req: &SilenceRequest,
-) -> Result<(String, crate::evidence::Record), crate::query::ProbeError> {
+) -> Result<(String, String, crate::evidence::Record), crate::query::ProbeError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -236,5 +299,5 @@ fn silence_now(
         topic: Some("silence".into()),
         ..crate::evidence::Note::default()
     });
-    Ok((format!("Silenced `{}`: {text}.", req.alert), record))
+    Ok((format!("Silenced `{}`: {text}.", req.alert), id, record))
 }

@@ -106,6 +106,7 @@ impl Probes {
         }
         let dry = mitigate::dry_run(req.lang, &req.code);
         let view = MitigationView {
+            silence: None,
             probe: key.clone(),
             class: effective_class(&req).0.max(class),
             title: format!("{} · probe {}", n.title, probe + 1),

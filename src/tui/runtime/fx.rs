@@ -13,9 +13,30 @@ pub(super) struct Fx {
     pub(super) recorder: Option<record::Recorder>,
     /// The firing-alerts refresher, when an Alertmanager is configured.
     pub(super) firing: Option<super::firing::Handle>,
+    /// Alert sources failing now, so each fault is recorded once per episode.
+    pub(super) faults: super::faults::Episodes,
 }
 
 impl Fx {
+    /// Records the start and the end of each alert-source fault a refresh shows (while an
+    /// evidence session is open); returns what to tell the operator.
+    pub(super) fn firing_faults(
+        &mut self,
+        app: &App,
+        u: &crate::tui::firing::FiringUpdate,
+    ) -> Vec<Action> {
+        let Some(r) = self.recorder.as_mut() else {
+            return Vec::new();
+        };
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let open = r.session_id().is_some();
+        let records = self.faults.fold(u, &now, open);
+        records
+            .into_iter()
+            .flat_map(|rec| r.record(app, rec))
+            .collect()
+    }
+
     /// Records a probe run (when recording); returns what to tell the operator.
     pub(super) fn record_run(
         &mut self,
@@ -36,7 +57,11 @@ impl Fx {
                 probe,
                 bindings,
             } => vec![match &self.live {
-                Some(p) => p.run(&app.lib, &ProbeRef::new(node, probe), &bindings),
+                Some(p) => {
+                    let key = ProbeRef::new(node, probe);
+                    let mode = app.probes.modes.get(&key).copied();
+                    p.run(&app.lib, &key, &bindings, mode)
+                }
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
                         .into(),
@@ -98,6 +123,17 @@ impl Fx {
                 None => Vec::new(),
             },
             Effect::Copy(text) => super::clip::copy(&text),
+            Effect::FanOut {
+                probe,
+                bindings,
+                pattern,
+            } => vec![match &self.live {
+                Some(p) => p.fan_out(&app.lib, &probe, &bindings, &pattern),
+                None => Action::Notice(
+                    "Live queries are unavailable: the probe was not run and no result is shown."
+                        .into(),
+                ),
+            }],
             Effect::Silence {
                 source,
                 alert,
@@ -105,6 +141,11 @@ impl Fx {
                 hours,
                 typed,
             } => match self.firing.as_ref() {
+                // Checked again where the write happens, like a probe's confirmation.
+                Some(_) if !app.session.write => vec![Action::Notice(
+                    "This session is read-only: nothing was silenced. Press W and type the kube                      context to turn write mode on."
+                        .into(),
+                )],
                 Some(f) => f.silence(super::firing::SilenceRequest {
                     source,
                     alert,
@@ -116,6 +157,10 @@ impl Fx {
                 None => vec![Action::Notice(
                     "No Alertmanager is configured; nothing was silenced.".into(),
                 )],
+            },
+            Effect::ExpireSilence { source, id } => match self.firing.as_ref() {
+                Some(f) => f.expire(source, id),
+                None => Vec::new(),
             },
             Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
         }

@@ -7,12 +7,15 @@
 
 mod clip;
 pub mod convert;
+pub mod fan;
+mod faults;
 pub mod firing;
 pub mod flow;
 mod fx;
 mod ledger;
 pub mod library;
 pub mod probes;
+mod range;
 pub mod record;
 pub mod replay;
 
@@ -109,6 +112,10 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
+    let mut recorder = opts.recorder;
+    if let (Some(r), Some(l)) = (recorder.as_mut(), opts.live.as_ref()) {
+        r.set_tracker(l.backends.tracker.clone());
+    }
     let sandbox = opts
         .live
         .as_ref()
@@ -131,8 +138,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     }
     let mut fx = Fx {
         live,
-        recorder: opts.recorder,
+        recorder,
         firing: None,
+        faults: Default::default(),
     };
     if app.session.write {
         if let Some(l) = fx.live.as_mut() {
@@ -215,7 +223,12 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             return Ok(());
         }
         match rx.recv() {
-            Ok(Msg::Ui(a)) => queue.push_back(a),
+            Ok(Msg::Ui(a)) => {
+                if let Action::Firing(u) = &a {
+                    queue.extend(fx.firing_faults(&app, u));
+                }
+                queue.push_back(a)
+            }
             Ok(Msg::Probe { probe, result }) => {
                 // Recorded (fsync'd) before the UI shows the result.
                 queue.extend(fx.record_run(&app, &result));

@@ -13,9 +13,10 @@ use super::Msg;
 use crate::query::runner::{gate, Runner, RunnerConfig};
 use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
-use crate::query::{setup, Event, ProbeRequest, ProbeResult, Status};
+use crate::query::{setup, Cancel, Event, ProbeRequest, ProbeResult, Status};
 use crate::tsg::{Library, ProbeRef};
 use crate::tui::action::{Action, ProbeOutput};
+use crate::tui::state::QueryMode;
 
 /// Where probes go: the backends' settings plus the kube context for shell probes.
 #[derive(Debug, Clone, Default)]
@@ -41,6 +42,10 @@ pub struct Probes {
     pub(super) session: String,
     /// Ids of the read-only probes submitted (what Esc and navigating away may cancel).
     pub(super) diagnostic: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// Requests switched with `t` (id → how they were asked), recorded with their run.
+    pub(super) switched: Arc<Mutex<HashMap<String, String>>>,
+    /// Fan-outs running (`:contexts`), cancelled with their step's probes.
+    pub(super) fans: Arc<Mutex<Vec<(ProbeRef, Cancel)>>>,
     /// Mitigations on their confirmation screen: probe → request and preconditions.
     pub(super) prepared: HashMap<ProbeRef, super::flow::Prepared>,
 }
@@ -63,6 +68,8 @@ impl Probes {
         };
         let pending: Pending = Arc::default();
         let map = pending.clone();
+        let switched: Arc<Mutex<HashMap<String, String>>> = Arc::default();
+        let notes = switched.clone();
         let tasks = {
             let _enter = rt.enter();
             Tasks::new(runner.clone(), etx.clone())
@@ -71,9 +78,16 @@ impl Probes {
         let ui = tx.clone();
         rt.spawn(async move {
             while let Some(ev) = erx.recv().await {
-                let Event::Finished { id, result } = ev else {
+                let Event::Finished { id, mut result } = ev else {
                     continue;
                 };
+                let note = notes
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id.0);
+                if let Some(note) = note {
+                    result.ran.get_or_insert(note);
+                }
                 if task_list.list().iter().any(|t| t.probe == id) {
                     let _ = tx.send(Msg::Ui(Action::Tasks(super::flow::running(&task_list))));
                 }
@@ -104,6 +118,8 @@ impl Probes {
             session,
             prepared: HashMap::new(),
             diagnostic: Arc::default(),
+            switched,
+            fans: Arc::default(),
         })
     }
 
@@ -128,7 +144,9 @@ impl Probes {
             vars.set(k, v, Source::Flag);
         }
         let resolved = vars.resolve(p.lang, &p.code).map_err(|e| e.to_string())?;
-        let mut req = ProbeRequest::from_probe(node, p, resolved).map_err(|e| e.to_string())?;
+        let node_shell = self.settings.backends.node_shell.as_ref();
+        let mut req = ProbeRequest::from_probe_with(node, p, resolved, node_shell)
+            .map_err(|e| e.to_string())?;
         req.target.kubeconfig = self.settings.kubeconfig.clone();
         // A namespace hint written as `${OCM_NAMESPACE}` is named by its value.
         if let Some(ns) = req.target.namespace.as_mut().filter(|n| n.contains('$')) {
@@ -154,20 +172,23 @@ impl Probes {
 
     /// Submits `probe`; returns an action to report at once (a refusal, a missing value, or
     /// "running").
+    /// `mode` is how `t` switched a PromQL probe, if it did.
     pub fn run(
         &self,
         lib: &Library,
         probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
+        mode: Option<QueryMode>,
     ) -> Action {
         let fail = |e: String| Action::ProbeFinished {
             probe: probe.clone(),
             result: Err(e),
         };
-        let req = match self.request(lib, probe, bindings) {
+        let mut req = match self.request(lib, probe, bindings) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
+        let how = super::range::switch(&mut req, mode);
         if let Some(e) = gate(&req) {
             return fail(e.to_string());
         }
@@ -177,12 +198,23 @@ impl Probes {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(req.id.0.clone());
+        let said = match how {
+            Some(how) => {
+                let said = format!(" as {how}");
+                self.switched
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(req.id.0.clone(), format!("Prometheus {how}"));
+                said
+            }
+            None => String::new(),
+        };
         let _enter = self.rt.enter();
         self.runner.submit(req);
         Action::ProbeStarted {
             probe: probe.clone(),
             what: format!(
-                "Running probe {} ({target})… Esc cancels it.",
+                "Running probe {}{said} ({target})… Esc cancels it.",
                 probe.index + 1
             ),
         }
@@ -205,7 +237,9 @@ impl Probes {
         for id in &ids {
             self.runner.cancel(&crate::query::ProbeId(id.clone()));
         }
-        ids.len()
+        let fans = self.fans.lock().unwrap_or_else(PoisonError::into_inner);
+        let fanned = fans.iter().filter(|(p, _)| p.is_in(node));
+        ids.len() + fanned.inspect(|(_, c)| c.cancel()).count()
     }
 }
 

@@ -26,6 +26,10 @@ pub struct Recorder {
     /// Open mitigations; `earlier` reads those earlier sessions of the guide left open.
     ledger: super::ledger::Ledger,
     earlier: bool,
+    /// Where shell probes note their process groups: the session's `running/` folder.
+    tracker: Option<crate::query::strays::Tracker>,
+    /// Said with "Recording evidence in …" when a resumed session is first shown.
+    resumed: Vec<String>,
 }
 
 impl Recorder {
@@ -40,6 +44,8 @@ impl Recorder {
             redact: Vec::new(),
             ledger: Default::default(),
             earlier: true,
+            tracker: None,
+            resumed: Vec::new(),
         }
     }
 
@@ -85,17 +91,37 @@ impl Recorder {
         self
     }
 
-    /// Continues an existing session (`tsgnav --resume`): records extend its chain.
+    /// Continues an existing session (`tsgnav --resume`): records extend its chain. Probe
+    /// processes the previous navigator left running are stopped first, each recorded.
     pub fn resume(
         state_dir: PathBuf,
         bundled: &'static [(&'static str, &'static str)],
-        session: Session,
+        mut session: Session,
     ) -> Recorder {
+        let running = session.dir().join(crate::query::strays::RUNNING_DIR);
+        let mut resumed = Vec::new();
+        for stray in crate::query::strays::stop_strays(&running, STRAY_GRACE) {
+            let text = stray.describe();
+            let rec = note("stray-probe", None, text.clone());
+            resumed.push(match session.append(rec) {
+                Ok(_) => text,
+                Err(e) => format!("{text} (NOT recorded: {e})"),
+            });
+        }
         Recorder {
             session: Some(session),
             announce: true,
+            resumed,
             ..Recorder::new(state_dir, bundled)
         }
+    }
+
+    /// Lets the shell backend note its process groups in the session folder.
+    pub fn set_tracker(&mut self, tracker: crate::query::strays::Tracker) {
+        if let Some(s) = self.session.as_ref() {
+            tracker.set_dir(s.dir().join(crate::query::strays::RUNNING_DIR));
+        }
+        self.tracker = Some(tracker);
     }
 
     /// Records a navigator event; returns what to tell the operator, if anything.
@@ -163,12 +189,22 @@ impl Recorder {
         let key = s
             .key_id()
             .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
+        let ok = done.is_ok();
         out.push(Action::Exported(done.map(|d| {
             format!(
                 "{} · chain head {head} (record #{records}), {key}: paste both into the incident",
                 d.tarball.unwrap_or(d.dir).display()
             )
         })));
+        if ok {
+            let signed = s
+                .key_id()
+                .map_or("UNSIGNED".to_owned(), |k| format!("signed by key {k}"));
+            out.push(Action::CopyOffer(format!(
+                "tsgnav evidence {}: chain head {head} (record #{records}), {signed}",
+                s.id()
+            )));
+        }
         out
     }
 
@@ -191,7 +227,11 @@ impl Recorder {
     fn ensure(&mut self, app: &App) -> Vec<Action> {
         if let Some(s) = self.session.as_ref().filter(|_| self.announce) {
             self.announce = false;
-            let mut out = vec![Action::EvidenceStarted(s.dir().display().to_string())];
+            let mut said = s.dir().display().to_string();
+            for r in self.resumed.drain(..) {
+                said.push_str(&format!(" · {r}"));
+            }
+            let mut out = vec![Action::EvidenceStarted(said)];
             out.extend(self.load_ledger());
             return out;
         }
@@ -237,6 +277,9 @@ impl Recorder {
                     errors += usize::from(s.append(rec).is_err());
                 }
                 let dir = s.dir().display().to_string();
+                if let Some(t) = self.tracker.as_ref() {
+                    t.set_dir(s.dir().join(crate::query::strays::RUNNING_DIR));
+                }
                 self.session = Some(s);
                 let mut out = vec![Action::EvidenceStarted(dir)];
                 out.extend(self.load_ledger());
@@ -257,6 +300,9 @@ impl Recorder {
         }
     }
 }
+
+/// How long a stray probe gets between SIGTERM and SIGKILL.
+const STRAY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn to_record(ev: Event) -> Record {
     match ev {

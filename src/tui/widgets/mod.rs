@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod outline;
 pub mod pager;
 pub mod panel;
+pub mod popup;
 pub mod scope;
 pub mod table;
 pub mod wrap;

@@ -1,11 +1,12 @@
-//! `tsgnav run --contexts GLOB` for probes the native kube backend does not answer (shell
-//! pipelines, forms handed to kubectl): the probe runs once per matching kubeconfig context
+//! `tsgnav run --contexts GLOB` and the navigator's `:contexts GLOB` for probes the native
+//! kube backend does not answer (shell pipelines, forms handed to kubectl): the probe runs
+//! once per matching kubeconfig context
 //! (kubectl, oc and helm get that context), 32 at a time, and the answers come back as one
 //! result, a merged table with a CONTEXT column when every answer is the same table, else
 //! one labelled section per context. A probe that names its own context, or runs no kube
 //! tool, is refused with that reason instead of running once.
 //!
-//! Part of the CLI edge.
+//! Part of `query`, the IO edge; must not import `evidence`.
 
 use std::path::PathBuf;
 
@@ -38,12 +39,14 @@ pub fn refusal(code: &str) -> Option<String> {
     own.map(|w| format!("it names its own target ({w}), which would be the same for every context"))
 }
 
-/// Runs `req` once per context of `kubeconfig` matching `pattern`.
+/// Runs `req` once per context of `kubeconfig` matching `pattern`; `cancel` stops every
+/// context's run.
 pub async fn run(
     runner: &Runner,
     req: ProbeRequest,
     kubeconfig: Option<PathBuf>,
     pattern: &str,
+    cancel: Cancel,
 ) -> ProbeResult {
     let started = Utc::now();
     let fail = |req: ProbeRequest, e: ProbeError| {
@@ -79,7 +82,8 @@ pub async fn run(
             let mut one = req.clone();
             one.target.kube_context = Some(ctx.clone());
             one.target.kubeconfig = Some(path.clone());
-            async move { (ctx, runner.run(one, Cancel::new()).await) }
+            let cancel = cancel.clone();
+            async move { (ctx, runner.run(one, cancel).await) }
         })
         .buffered(DEFAULT_CONCURRENCY)
         .collect()
