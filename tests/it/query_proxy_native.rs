@@ -187,9 +187,8 @@ async fn run_json_lists_the_requests_the_proxy_decided() {
     assert_eq!(recorded, vec![r["api"].clone()]);
 }
 
-/// `pods/exec` through the proxy: a command classed read-only is forwarded (the simulator
-/// serves no exec, so it answers 404 — not the proxy's 403); a mutating one is refused before
-/// any upgrade.
+/// `pods/exec` through the proxy: a command classed read-only is forwarded (whatever the
+/// simulator answers, it is not the proxy's 403); a mutating one is refused before any upgrade.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exec_is_forwarded_only_for_a_read_only_command() {
     use k8s_openapi::api::core::v1::Pod;
