@@ -57,13 +57,16 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
             .unwrap_or_default()
             .contains("g.md#step-2-carry-on")
     });
-    let sleeping = std::process::Command::new("pgrep")
-        .args(["-f", &format!("^{sleep}$")])
-        .output()
-        .expect("pgrep");
-    assert!(
-        sleeping.status.success(),
-        "the probe is still running when the navigator is killed"
+    // The status line says the probe started before bash has exec'd its `sleep`: wait for
+    // the process itself (under load that can take a moment).
+    wait_until(
+        "the probe's process running before the navigator is killed",
+        || {
+            std::process::Command::new("pgrep")
+                .args(["-f", &format!("^{sleep}$")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        },
     );
     let before = std::fs::read_to_string(&journal).expect("journal");
     let killed = std::process::Command::new("pkill")
