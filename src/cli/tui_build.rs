@@ -10,6 +10,7 @@ use anyhow::{bail, Context};
 
 use super::tui::{Built, TuiArgs};
 use crate::nav::{self, AlertContext, Cmd, VarSource};
+use crate::tsg::Library;
 use crate::tui::runtime::library::Loader;
 use crate::tui::runtime::probes::LiveSettings;
 use crate::tui::{self, keymap::Keymap, theme::Theme, App};
@@ -17,30 +18,116 @@ use crate::tui::{self, keymap::Keymap, theme::Theme, App};
 impl TuiArgs {
     /// Everything but the terminal: library, config, keymap, theme, alert, variables, start node.
     pub fn build(self) -> anyhow::Result<Built> {
-        let (config_file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
-            Some(p) => (Some(PathBuf::from(p)), true),
-            None => (
-                dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
-                false,
-            ),
-        };
-        let config = match &config_file {
-            Some(f) if f.exists() || explicit => {
-                let text = std::fs::read_to_string(f).with_context(|| {
-                    format!(
-                        "{}: cannot read the config file (TSGNAV_CONFIG)",
-                        f.display()
-                    )
-                })?;
-                tui::config::parse(&f.display().to_string(), &text)?
+        let (config, dir) = read_config()?;
+        let (lib, failed, loader) = self.library(&config);
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let (keymap, theme) = overrides(dir.as_deref(), no_color)?;
+        let mut app = App::new(lib, keymap, theme);
+        app.session.recording = !self.no_evidence;
+        let mut startup = Vec::new();
+        let mut pending: Vec<Cmd> = Vec::new();
+        // Applied now, or (when the library is read in the background) once it is all in.
+        let mut apply = |app: &mut App, cmd: Cmd| {
+            if loader.is_some() {
+                pending.push(cmd);
+            } else {
+                startup.extend(tui::navigate::nav_cmd(app, cmd));
             }
-            _ => tui::config::Config::default(),
         };
-        let dir = config_file
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf);
-        // In the background (the navigator draws first) unless a step must be checked now.
+        if failed {
+            app.set_message(
+                "Some guides could not be loaded; the errors are printed when you quit.",
+                true,
+            );
+        }
+        let cluster_hint = self.startup(&mut app, &config, &mut apply)?;
+        let loader = loader.map(|roots| Loader {
+            roots,
+            cache: super::guide_cache(),
+            pending,
+            problems: Default::default(),
+        });
+        let live = self.live_settings(&config, cluster_hint);
+        if self.write {
+            match live.as_ref().and_then(|l| l.context.clone()) {
+                Some(ctx) => {
+                    app.session.write = true;
+                    app.session.write_target = Some(ctx);
+                }
+                None => bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file"),
+            }
+        }
+        if live.is_none() {
+            app.session.live =
+                tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
+        }
+        let firing = super::alerts_firing::navigator_sources(
+            &config,
+            &self.alertmanager_url,
+            self.auto_run,
+        )?;
+        Ok(Built {
+            app,
+            failed,
+            live,
+            startup,
+            redact: config.redact.clone(),
+            loader,
+            firing,
+        })
+    }
+
+    /// The start-up commands (`--var`, the alert, the config's variables, `--node`), each
+    /// handed to `apply`; returns the alert's `cluster` label, the context hint.
+    fn startup(
+        &self,
+        app: &mut App,
+        config: &tui::config::Config,
+        apply: &mut impl FnMut(&mut App, Cmd),
+    ) -> anyhow::Result<Option<String>> {
+        for kv in &self.vars {
+            let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+                bail!("--var {kv}: write --var NAME=value, e.g. --var NODE_NAME=aks-nodepool1-0");
+            };
+            let cmd = Cmd::SetVar {
+                name: k.trim().into(),
+                value: v.into(),
+                source: VarSource::Flag,
+            };
+            apply(app, cmd);
+        }
+        let alert = self.alert_context()?;
+        // The payload's `cluster` label names the kube context when nothing else does.
+        let cluster_hint = alert
+            .as_ref()
+            .and_then(|a| a.labels.get("cluster").cloned());
+        if let Some(ctx) = alert {
+            apply(app, Cmd::Alert(ctx));
+        }
+        for (k, v) in &config.vars {
+            if !app.nav.vars.contains_key(k) {
+                apply(
+                    app,
+                    Cmd::SetVar {
+                        name: k.clone(),
+                        value: v.clone(),
+                        source: VarSource::Config,
+                    },
+                );
+            }
+        }
+        if let Some(node) = &self.node {
+            let Some(id) = app.nav.index.resolve(&app.lib, None, node) else {
+                bail!("--node {node}: no such step in the loaded guides; write file.md#heading-slug as printed by `tsgnav tree --json`");
+            };
+            apply(app, Cmd::Goto(id));
+        }
+        Ok(cluster_hint)
+    }
+
+    /// The library to start with, whether some guide failed, and the roots still to read in
+    /// the background (the navigator draws first) unless a step must be checked now.
+    fn library(&self, config: &tui::config::Config) -> (Library, bool, Option<Vec<PathBuf>>) {
         let background = self.background && self.node.is_none();
         let mut loader = None;
         let (lib, failed) = if self.paths.is_empty() {
@@ -70,53 +157,11 @@ impl TuiArgs {
         } else {
             super::load(&self.paths)
         };
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let mut keymap = Keymap::bundled();
-        let mut theme = Theme::bundled(no_color);
-        if let Some(dir) = &dir {
-            let km = dir.join("keymap.toml");
-            if km.exists() {
-                let text = std::fs::read_to_string(&km)
-                    .with_context(|| format!("{}: cannot read it", km.display()))?;
-                keymap = keymap.with_overrides(Keymap::parse(&km.display().to_string(), &text)?);
-            }
-            let th = dir.join("theme.toml");
-            if th.exists() {
-                let text = std::fs::read_to_string(&th)
-                    .with_context(|| format!("{}: cannot read it", th.display()))?;
-                theme =
-                    theme.with_overrides(Theme::parse(&th.display().to_string(), &text, no_color)?);
-            }
-        }
-        let mut app = App::new(lib, keymap, theme);
-        app.session.recording = !self.no_evidence;
-        let mut startup = Vec::new();
-        let mut pending: Vec<Cmd> = Vec::new();
-        // Applied now, or (when the library is read in the background) once it is all in.
-        let mut apply = |app: &mut App, cmd: Cmd| {
-            if loader.is_some() {
-                pending.push(cmd);
-            } else {
-                startup.extend(tui::navigate::nav_cmd(app, cmd));
-            }
-        };
-        if failed {
-            app.set_message(
-                "Some guides could not be loaded; the errors are printed when you quit.",
-                true,
-            );
-        }
-        for kv in &self.vars {
-            let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
-                bail!("--var {kv}: write --var NAME=value, e.g. --var NODE_NAME=aks-nodepool1-0");
-            };
-            let cmd = Cmd::SetVar {
-                name: k.trim().into(),
-                value: v.into(),
-                source: VarSource::Flag,
-            };
-            apply(&mut app, cmd);
-        }
+        (lib, failed, loader)
+    }
+    /// The alert to land on: `--alert NAME`, or the one `--alert-payload` carries (by that
+    /// name when both are given), with its labels and `startsAt`.
+    fn alert_context(&self) -> anyhow::Result<Option<AlertContext>> {
         let mut alert = self.alert.clone().map(|name| AlertContext {
             name,
             ..AlertContext::default()
@@ -142,39 +187,19 @@ impl TuiArgs {
                 });
             }
         }
-        // The payload's `cluster` label names the kube context when nothing else does.
-        let cluster_hint = alert
-            .as_ref()
-            .and_then(|a| a.labels.get("cluster").cloned());
-        if let Some(ctx) = alert {
-            apply(&mut app, Cmd::Alert(ctx));
-        }
-        for (k, v) in &config.vars {
-            if !app.nav.vars.contains_key(k) {
-                apply(
-                    &mut app,
-                    Cmd::SetVar {
-                        name: k.clone(),
-                        value: v.clone(),
-                        source: VarSource::Config,
-                    },
-                );
-            }
-        }
-        if let Some(node) = &self.node {
-            let Some(id) = app.nav.index.resolve(&app.lib, None, node) else {
-                bail!("--node {node}: no such step in the loaded guides; write file.md#heading-slug as printed by `tsgnav tree --json`");
-            };
-            apply(&mut app, Cmd::Goto(id));
-        }
-        let loader = loader.map(|roots| Loader {
-            roots,
-            cache: super::guide_cache(),
-            pending,
-            problems: Default::default(),
-        });
+        Ok(alert)
+    }
+
+    /// The live-query settings from `[query]`, `[sandbox]` and `[runbooks]`; `None` when the
+    /// config turns live queries off. The context: `--context`, else the config's, else the
+    /// alert's `cluster` label.
+    fn live_settings(
+        &self,
+        config: &tui::config::Config,
+        cluster_hint: Option<String>,
+    ) -> Option<LiveSettings> {
         let q = &config.query;
-        let live = (q.live != Some(false)).then(|| LiveSettings {
+        (q.live != Some(false)).then(|| LiveSettings {
             backends: crate::query::setup::Settings {
                 prometheus_url: q.prometheus_url.clone(),
                 prometheus_token_cmd: q.prometheus_token_cmd.clone(),
@@ -203,35 +228,58 @@ impl TuiArgs {
                 .or_else(|| q.context.clone())
                 .or(cluster_hint),
             kubeconfig: q.kubeconfig.as_deref().map(expand_home),
-        });
-        if self.write {
-            match live.as_ref().and_then(|l| l.context.clone()) {
-                Some(ctx) => {
-                    app.session.write = true;
-                    app.session.write_target = Some(ctx);
-                }
-                None => bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file"),
-            }
-        }
-        if live.is_none() {
-            app.session.live =
-                tui::app::Live::Unavailable("`live = false` in the config file's [query]".into());
-        }
-        let firing = super::alerts_firing::navigator_sources(
-            &config,
-            &self.alertmanager_url,
-            self.auto_run,
-        )?;
-        Ok(Built {
-            app,
-            failed,
-            live,
-            startup,
-            redact: config.redact.clone(),
-            loader,
-            firing,
         })
     }
+}
+
+/// The config file (`TSGNAV_CONFIG`, else the platform's config folder) and its folder; a
+/// missing default file is an empty config, a missing `TSGNAV_CONFIG` file an error.
+fn read_config() -> anyhow::Result<(tui::config::Config, Option<PathBuf>)> {
+    let (config_file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
+        Some(p) => (Some(PathBuf::from(p)), true),
+        None => (
+            dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
+            false,
+        ),
+    };
+    let config = match &config_file {
+        Some(f) if f.exists() || explicit => {
+            let text = std::fs::read_to_string(f).with_context(|| {
+                format!(
+                    "{}: cannot read the config file (TSGNAV_CONFIG)",
+                    f.display()
+                )
+            })?;
+            tui::config::parse(&f.display().to_string(), &text)?
+        }
+        _ => tui::config::Config::default(),
+    };
+    let dir = config_file
+        .as_deref()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    Ok((config, dir))
+}
+
+/// The bundled keymap and theme with the `keymap.toml` / `theme.toml` beside the config file.
+fn overrides(dir: Option<&Path>, no_color: bool) -> anyhow::Result<(Keymap, Theme)> {
+    let mut keymap = Keymap::bundled();
+    let mut theme = Theme::bundled(no_color);
+    if let Some(dir) = dir {
+        let km = dir.join("keymap.toml");
+        if km.exists() {
+            let text = std::fs::read_to_string(&km)
+                .with_context(|| format!("{}: cannot read it", km.display()))?;
+            keymap = keymap.with_overrides(Keymap::parse(&km.display().to_string(), &text)?);
+        }
+        let th = dir.join("theme.toml");
+        if th.exists() {
+            let text = std::fs::read_to_string(&th)
+                .with_context(|| format!("{}: cannot read it", th.display()))?;
+            theme = theme.with_overrides(Theme::parse(&th.display().to_string(), &text, no_color)?);
+        }
+    }
+    Ok((keymap, theme))
 }
 
 fn expand_home(p: &str) -> PathBuf {
