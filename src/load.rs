@@ -8,7 +8,7 @@ mod mirror;
 pub mod parallel;
 
 pub use cache::{tool_stamp, Cache};
-pub use parallel::{parse_each, parse_steps, Stats, Step};
+pub use parallel::{parse_each, parse_steps, parse_steps_writing, Stats, Step};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

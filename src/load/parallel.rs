@@ -42,13 +42,29 @@ pub fn parse_each(
     })
 }
 
-/// [`parse_each`] that also reports [`Step::Idle`] when no result arrived for `idle`.
+/// [`parse_each`] that also reports [`Step::Idle`] when no result arrived for `idle`; returns
+/// once every new cache entry is written too.
 pub fn parse_steps(
     files: &[Source],
     cache: Option<&Cache>,
     idle: Duration,
-    mut emit: impl FnMut(Step),
+    emit: impl FnMut(Step),
 ) -> Stats {
+    let (stats, writer) = parse_steps_writing(files, cache, idle, emit);
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    stats
+}
+
+/// [`parse_steps`] that returns as soon as every guide is emitted, with the thread still
+/// writing the new cache entries (join it before the process exits, so none is lost).
+pub fn parse_steps_writing(
+    files: &[Source],
+    cache: Option<&Cache>,
+    idle: Duration,
+    mut emit: impl FnMut(Step),
+) -> (Stats, Option<std::thread::JoinHandle<()>>) {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -57,13 +73,17 @@ pub fn parse_steps(
     let next = AtomicUsize::new(0);
     let cached = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<Guide, LoadError>)>();
-    std::thread::scope(|s| {
-        // New cache entries are written by one thread of their own, off the parse threads.
-        let writes = cache.map(|_| {
+    // New cache entries are written by one thread of their own, off the parse threads; it
+    // outlives this call until the last entry is written.
+    let (writes, writer) = match cache {
+        Some(_) => {
             let (wtx, wrx) = mpsc::channel::<Pending>();
-            s.spawn(move || wrx.into_iter().for_each(Pending::write));
-            wtx
-        });
+            let h = std::thread::spawn(move || wrx.into_iter().for_each(Pending::write));
+            (Some(wtx), Some(h))
+        }
+        None => (None, None),
+    };
+    std::thread::scope(|s| {
         for _ in 0..workers {
             let tx = tx.clone();
             let writes = writes.clone();
@@ -103,10 +123,11 @@ pub fn parse_steps(
         }
     });
     let cached = cached.into_inner();
-    Stats {
+    let stats = Stats {
         parsed: files.len() - cached,
         cached,
-    }
+    };
+    (stats, writer)
 }
 
 /// One guide: from the cache when its entry matches the file, else read and parsed (and its

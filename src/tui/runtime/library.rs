@@ -89,7 +89,7 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         let mut last = Instant::now();
         let mut every = BATCH_EVERY;
         let mut open = true;
-        load::parse_steps(&files, cache.as_ref(), BATCH_EVERY, |step| {
+        let (_, writer) = load::parse_steps_writing(&files, cache.as_ref(), BATCH_EVERY, |step| {
             if let load::Step::Ready(_, r) = step {
                 loaded += 1;
                 match r {
@@ -111,6 +111,10 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         });
         if open {
             send(batch, loaded, Some(failed));
+        }
+        // Every guide is on screen; the parse cache is still being written behind it.
+        if let Some(w) = writer {
+            let _ = w.join();
         }
     });
     pending
