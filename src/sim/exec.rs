@@ -11,18 +11,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::header;
+use axum::response::Response;
 use axum::routing::any;
 use futures::SinkExt;
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::pod_shell::{self, Ran};
+use super::portforward::frame;
 use super::server::{error, SimState};
 use super::store::ApiError;
 
@@ -159,26 +159,7 @@ async fn handle(
         let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
         answer(ws, &argv, ran).await;
     });
-    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
-    let mut res = StatusCode::SWITCHING_PROTOCOLS.into_response();
-    let hs = res.headers_mut();
-    hs.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    hs.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
-    hs.insert(
-        header::SEC_WEBSOCKET_PROTOCOL,
-        HeaderValue::from_static(proto),
-    );
-    if let Ok(v) = HeaderValue::from_str(&accept) {
-        hs.insert(header::SEC_WEBSOCKET_ACCEPT, v);
-    }
-    res
-}
-
-fn frame(ch: u8, data: &[u8]) -> Message {
-    let mut v = Vec::with_capacity(data.len() + 1);
-    v.push(ch);
-    v.extend_from_slice(data);
-    Message::binary(v)
+    super::portforward::switching(key.as_bytes(), proto)
 }
 
 /// Sends the output, then the exit status, then closes.

@@ -182,7 +182,13 @@ async fn handle(
             super::spdy::serve(ws, pod, maestro).await;
         }
     });
-    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
+    switching(key.as_bytes(), proto)
+}
+
+/// The `101 Switching Protocols` answer to a WebSocket upgrade with `key`, agreeing on
+/// `proto` (a `*.channel.k8s.io` subprotocol); shared with `exec`.
+pub(super) fn switching(key: &[u8], proto: &'static str) -> Response {
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key);
     let mut res = StatusCode::SWITCHING_PROTOCOLS.into_response();
     let hs = res.headers_mut();
     hs.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
@@ -197,7 +203,8 @@ async fn handle(
     res
 }
 
-fn frame(ch: u8, data: &[u8]) -> Message {
+/// One channel frame: the channel byte, then the data.
+pub(super) fn frame(ch: u8, data: &[u8]) -> Message {
     let mut v = Vec::with_capacity(data.len() + 1);
     v.push(ch);
     v.extend_from_slice(data);
