@@ -1,5 +1,6 @@
 //! The read-only API proxy with the real `kubectl`: a port-forward carries bytes both ways
-//! through it, and a confirmed run writes to its own context only.
+//! through it, `kubectl exec` runs a read-only command in the simulated pod and is refused a
+//! writing one, and a confirmed run writes to its own context only.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::Duration;
@@ -98,4 +99,41 @@ fn a_confirmed_run_writes_to_its_context_only() {
     drop(ga);
     let o = f.run(&kca, &["get", "pods", "-n", "maestro"]);
     assert!(!o.status.success());
+}
+
+/// `kubectl exec` through the proxy: the upgrade is spliced and the simulated pod answers a
+/// read-only command; a command that writes gets the 403 before any upgrade, in a read-only
+/// run, and its stream never opens.
+#[test]
+fn kubectl_exec_runs_a_read_only_command_and_is_refused_a_writing_one() {
+    let Some(f) = Fixture::start("kubectl_exec_through_the_proxy", 1) else {
+        return;
+    };
+    let (g, kc) = f.grant(&f.context(0), false);
+    let read = f.run(&kc, &["exec", "-n", "maestro", AGENT_POD, "--", "hostname"]);
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&read.stdout).trim(), AGENT_POD);
+    let write = f.run(
+        &kc,
+        &[
+            "exec", "-n", "maestro", AGENT_POD, "--", "rm", "-rf", "/data",
+        ],
+    );
+    assert!(!write.status.success(), "a writing exec ran");
+    let err = String::from_utf8_lossy(&write.stderr);
+    assert!(err.contains(DENIED), "{err}");
+    // kubectl asks for the WebSocket upgrade (GET) and falls back to SPDY (POST): both are
+    // refused, and nothing else was.
+    let refusals = refused(&g);
+    assert!(
+        !refusals.is_empty()
+            && refusals
+                .iter()
+                .all(|r| r.contains("/exec?command=rm&command=-rf")),
+        "{refusals:?}"
+    );
 }
