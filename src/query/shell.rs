@@ -178,44 +178,7 @@ impl ShellExecutor {
         }
         let _cleanup = RemoveOnDrop(scratch.clone());
         let capture_file = scratch.join("tsgnav-capture");
-        // A confirmed change stops at its first failing command and says so; the script's
-        // line numbers start after the one prelude line.
-        let stop = if req.confirmation.is_some() {
-            "set -eE; trap '__rc=$?; echo \"tsgnav: line $((${BASH_LINENO[0]:-$LINENO} - 1)) \
-             failed (exit $__rc); the commands after it did not run\" >&2; trap - ERR' ERR; "
-        } else {
-            ""
-        };
-        let script = format!(
-            "{stop}{}\n{}",
-            prelude(&req.assigns, req.target.kube_context.is_some()),
-            sub.text
-        );
-        let mut cmd = Command::new(&self.shell);
-        cmd.arg("-o")
-            .arg("pipefail")
-            .arg("-c")
-            .arg(&script)
-            .arg("tsgnav-probe");
-        cmd.envs(sub.env.iter().map(|(k, v)| (k, v)))
-            .env("TSGNAV_CAPTURE_FILE", &capture_file);
-        if let Some(c) = &req.target.kube_context {
-            cmd.env("TSGNAV_KUBE_CONTEXT", c);
-        }
-        if let Some(k) = &req.target.kubeconfig {
-            cmd.env("KUBECONFIG", k);
-            // kubectl caches API discovery per host:port only; two kubeconfigs that reach
-            // different clusters through the same local port (port-forwards, simulators)
-            // would share a stale cache. Keep the cache beside the kubeconfig named here,
-            // unless the operator chose a cache directory.
-            if std::env::var_os("KUBECACHEDIR").is_none() {
-                if let (Some(dir), Some(name)) = (k.parent(), k.file_name()) {
-                    let mut cache = std::ffi::OsString::from(".kube-cache-");
-                    cache.push(name);
-                    cmd.env("KUBECACHEDIR", dir.join(cache));
-                }
-            }
-        }
+        let mut cmd = self.command(&req, &sub, &capture_file);
         // kubectl, oc and helm reach the cluster only through the read-only API proxy.
         let access = match super::proxy::probe::uses_kube_cli(&sub.text) {
             true => Some(self.proxy.access(&req, &scratch).await),
@@ -264,6 +227,85 @@ impl ShellExecutor {
         let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
         // Removed when this run ends, after the group got its last signal below.
         let _running = self.tracker.started(pgid, &req.id.0);
+        let (status, failure) = self
+            .supervise(&mut child, pgid, &req, &cancel, &mut out)
+            .await;
+        if let Some(a) = &access {
+            out.write(a.report().as_bytes());
+            result.api = a.decisions();
+        }
+        result.captured = read_capture(&capture_file);
+        result.status = match (failure, status) {
+            (Some(e), _) => Status::Failed(e),
+            (None, Some(s)) => exit_status(s),
+            (None, None) => Status::Failed(ProbeError::Io {
+                detail: "lost track of the shell process".into(),
+            }),
+        };
+        result.output = out.finish();
+        result.ended = Utc::now();
+        result
+    }
+    /// The shell command of a probe: the stop-on-failure trap of a confirmed change, the
+    /// prelude, the script, its values as environment, and where kubectl keeps its cache.
+    fn command(
+        &self,
+        req: &ProbeRequest,
+        sub: &Substituted,
+        capture_file: &std::path::Path,
+    ) -> Command {
+        // A confirmed change stops at its first failing command and says so; the script's
+        // line numbers start after the one prelude line.
+        let stop = if req.confirmation.is_some() {
+            "set -eE; trap '__rc=$?; echo \"tsgnav: line $((${BASH_LINENO[0]:-$LINENO} - 1)) \
+         failed (exit $__rc); the commands after it did not run\" >&2; trap - ERR' ERR; "
+        } else {
+            ""
+        };
+        let script = format!(
+            "{stop}{}\n{}",
+            prelude(&req.assigns, req.target.kube_context.is_some()),
+            sub.text
+        );
+        let mut cmd = Command::new(&self.shell);
+        cmd.arg("-o")
+            .arg("pipefail")
+            .arg("-c")
+            .arg(&script)
+            .arg("tsgnav-probe");
+        cmd.envs(sub.env.iter().map(|(k, v)| (k, v)))
+            .env("TSGNAV_CAPTURE_FILE", capture_file);
+        if let Some(c) = &req.target.kube_context {
+            cmd.env("TSGNAV_KUBE_CONTEXT", c);
+        }
+        if let Some(k) = &req.target.kubeconfig {
+            cmd.env("KUBECONFIG", k);
+            // kubectl caches API discovery per host:port only; two kubeconfigs that reach
+            // different clusters through the same local port (port-forwards, simulators)
+            // would share a stale cache. Keep the cache beside the kubeconfig named here,
+            // unless the operator chose a cache directory.
+            if std::env::var_os("KUBECACHEDIR").is_none() {
+                if let (Some(dir), Some(name)) = (k.parent(), k.file_name()) {
+                    let mut cache = std::ffi::OsString::from(".kube-cache-");
+                    cache.push(name);
+                    cmd.env("KUBECACHEDIR", dir.join(cache));
+                }
+            }
+        }
+        cmd
+    }
+
+    /// Streams the probe's output into `out` until it exits, times out or is cancelled (then
+    /// its process group is stopped); every process of the group is killed before this
+    /// returns. The exit status, if one was seen, and why it was stopped, if it was.
+    async fn supervise(
+        &self,
+        child: &mut tokio::process::Child,
+        pgid: i32,
+        req: &ProbeRequest,
+        cancel: &Cancel,
+        out: &mut OutputSink,
+    ) -> (Option<std::process::ExitStatus>, Option<ProbeError>) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let readers = [
             child
@@ -285,11 +327,11 @@ impl ShellExecutor {
                 s = child.wait() => break s.ok(),
                 _ = &mut deadline => {
                     failure = Some(ProbeError::Timeout { after: req.timeout });
-                    break stop_group(&mut child, pgid, self.grace).await;
+                    break stop_group(child, pgid, self.grace).await;
                 }
                 _ = cancel.cancelled() => {
                     failure = Some(ProbeError::Cancelled);
-                    break stop_group(&mut child, pgid, self.grace).await;
+                    break stop_group(child, pgid, self.grace).await;
                 }
             }
         };
@@ -301,21 +343,7 @@ impl ShellExecutor {
         while let Ok(chunk) = rx.try_recv() {
             out.write(&chunk);
         }
-        if let Some(a) = &access {
-            out.write(a.report().as_bytes());
-            result.api = a.decisions();
-        }
-        result.captured = read_capture(&capture_file);
-        result.status = match (failure, status) {
-            (Some(e), _) => Status::Failed(e),
-            (None, Some(s)) => exit_status(s),
-            (None, None) => Status::Failed(ProbeError::Io {
-                detail: "lost track of the shell process".into(),
-            }),
-        };
-        result.output = out.finish();
-        result.ended = Utc::now();
-        result
+        (status, failure)
     }
 }
 

@@ -112,78 +112,9 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
-    let mut recorder = opts.recorder;
-    if let (Some(r), Some(l)) = (recorder.as_mut(), opts.live.as_ref()) {
-        r.set_tracker(l.backends.tracker.clone());
-    }
-    let sandbox = opts
-        .live
-        .as_ref()
-        .map(|l| crate::query::sandbox::detect(&l.backends.sandbox).describe());
-    let live = match opts.live.map(|l| probes::Probes::start(l, tx.clone())) {
-        Some(Ok(p)) => {
-            app.session.live = super::app::Live::Available;
-            app.session.sandbox = sandbox;
-            Some(p)
-        }
-        Some(Err(e)) => {
-            app.session.live =
-                super::app::Live::Unavailable(format!("the query engine did not start: {e}"));
-            None
-        }
-        None => None,
-    };
-    if let Some(l) = live.as_ref() {
-        app.session.write_target = l.context().map(str::to_string);
-    }
-    let mut fx = Fx {
-        live,
-        recorder,
-        firing: None,
-        faults: Default::default(),
-    };
-    if app.session.write {
-        if let Some(l) = fx.live.as_mut() {
-            l.set_write(true);
-        }
-    }
-    if let Some(settings) = opts.firing {
-        app.firing = super::firing::Firing::enabled();
-        match firing::start(settings, tx.clone()) {
-            Ok(h) => fx.firing = Some(h),
-            Err(e) => {
-                app.firing.loading = false;
-                app.firing.errors =
-                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
-            }
-        }
-    }
-    let keys = tx.clone();
+    let mut fx = start_fx(&mut app, opts.live, opts.recorder, opts.firing, &tx);
     let paused = Arc::new(AtomicBool::new(false));
-    let pause = paused.clone();
-    std::thread::spawn(move || loop {
-        // Waits for the terminal in 250 ms slices (no busy loop), so that a handover can stop
-        // this thread from reading keys meant for the program that has the terminal.
-        if pause.load(Ordering::SeqCst) {
-            std::thread::sleep(KEY_SLICE);
-            continue;
-        }
-        match event::poll(KEY_SLICE) {
-            Ok(false) => continue,
-            Ok(true) if pause.load(Ordering::SeqCst) => continue,
-            _ => {}
-        }
-        let action = match event::read() {
-            Ok(Event::Key(k)) if k.kind != event::KeyEventKind::Release => Action::Key(k),
-            Ok(Event::Mouse(m)) => Action::Mouse(m),
-            Ok(Event::Resize(w, h)) => Action::Resize(w, h),
-            Ok(_) => continue,
-            Err(e) => Action::Notice(format!("cannot read the terminal: {e}")),
-        };
-        if keys.send(Msg::Ui(action)).is_err() {
-            return;
-        }
-    });
+    read_keys(tx.clone(), paused.clone());
     if std::env::var_os("TSGNAV_TEST_PANIC").is_some_and(|v| v == "draw") {
         term.draw(|f| view::draw(f, &app, &mut FrameState::default()))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
@@ -275,6 +206,91 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             Err(_) => return Ok(()),
         }
     }
+}
+
+/// The effect runner: the query engine (with write mode and the sandbox shown), the evidence
+/// recorder and the Firing refresher, each reported on `app` when it cannot start.
+fn start_fx(
+    app: &mut App,
+    live: Option<probes::LiveSettings>,
+    mut recorder: Option<record::Recorder>,
+    firing_settings: Option<firing::FiringSettings>,
+    tx: &mpsc::Sender<Msg>,
+) -> Fx {
+    if let (Some(r), Some(l)) = (recorder.as_mut(), live.as_ref()) {
+        r.set_tracker(l.backends.tracker.clone());
+    }
+    let sandbox = live
+        .as_ref()
+        .map(|l| crate::query::sandbox::detect(&l.backends.sandbox).describe());
+    let live = match live.map(|l| probes::Probes::start(l, tx.clone())) {
+        Some(Ok(p)) => {
+            app.session.live = super::app::Live::Available;
+            app.session.sandbox = sandbox;
+            Some(p)
+        }
+        Some(Err(e)) => {
+            app.session.live =
+                super::app::Live::Unavailable(format!("the query engine did not start: {e}"));
+            None
+        }
+        None => None,
+    };
+    if let Some(l) = live.as_ref() {
+        app.session.write_target = l.context().map(str::to_string);
+    }
+    let mut fx = Fx {
+        live,
+        recorder,
+        firing: None,
+        faults: Default::default(),
+    };
+    if app.session.write {
+        if let Some(l) = fx.live.as_mut() {
+            l.set_write(true);
+        }
+    }
+    if let Some(settings) = firing_settings {
+        app.firing = super::firing::Firing::enabled();
+        match firing::start(settings, tx.clone()) {
+            Ok(h) => fx.firing = Some(h),
+            Err(e) => {
+                app.firing.loading = false;
+                app.firing.errors =
+                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+            }
+        }
+    }
+    fx
+}
+
+/// Reads keys, mouse and resizes on a thread of its own and sends them to the main loop;
+/// while `paused` (a hand-over has the terminal) it reads nothing.
+fn read_keys(tx: mpsc::Sender<Msg>, paused: Arc<AtomicBool>) {
+    let (keys, pause) = (tx, paused);
+    std::thread::spawn(move || loop {
+        // Waits for the terminal in 250 ms slices (no busy loop), so that a handover can stop
+        // this thread from reading keys meant for the program that has the terminal.
+        if pause.load(Ordering::SeqCst) {
+            std::thread::sleep(KEY_SLICE);
+            continue;
+        }
+        match event::poll(KEY_SLICE) {
+            Ok(false) => continue,
+            Ok(true) if pause.load(Ordering::SeqCst) => continue,
+            _ => {}
+        }
+        let action = match event::read() {
+            Ok(Event::Key(k)) if k.kind != event::KeyEventKind::Release => Action::Key(k),
+            Ok(Event::Mouse(m)) => Action::Mouse(m),
+            Ok(Event::Resize(w, h)) => Action::Resize(w, h),
+            Ok(_) => continue,
+            Err(e) => Action::Notice(format!("cannot read the terminal: {e}")),
+        };
+        if keys.send(Msg::Ui(action)).is_err() {
+            return;
+        }
+    });
 }
 
 /// Gives the terminal to a confirmed interactive probe, then takes it back.
