@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, Request, State};
-use axum::http::header;
 use axum::response::Response;
 use axum::routing::any;
 use futures::SinkExt;
@@ -22,7 +21,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 use tokio_tungstenite::WebSocketStream;
 
 use super::pod_shell::{self, Ran};
-use super::portforward::frame;
+use super::portforward::{frame, websocket_upgrade};
 use super::server::{error, SimState};
 use super::store::ApiError;
 
@@ -124,19 +123,7 @@ async fn handle(
         Ok(c) => c,
         Err(m) => return bad(m),
     };
-    let h = req.headers();
-    let upgrade = h
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let key = h.get(header::SEC_WEBSOCKET_KEY).cloned();
-    let offered: Vec<String> = h
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(',').map(|s| s.trim().to_string()))
-        .collect();
-    let (Some(key), true) = (key, upgrade) else {
+    let Some((key, offered)) = websocket_upgrade(req.headers()) else {
         return bad(format!("Upgrade request required: the simulator serves exec over WebSocket (subprotocol {V5} or {V4})"));
     };
     let proto = match [V5, V4]

@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures::{SinkExt, StreamExt};
@@ -138,19 +138,7 @@ async fn handle(
             "unable to upgrade connection: pod {name} is not running (phase {phase})"
         ));
     }
-    let h = req.headers();
-    let upgrade = h
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let key = h.get(header::SEC_WEBSOCKET_KEY).cloned();
-    let offered: Vec<String> = h
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(',').map(|s| s.trim().to_string()))
-        .collect();
-    let (Some(key), true) = (key, upgrade) else {
+    let Some((key, offered)) = websocket_upgrade(req.headers()) else {
         return bad("Upgrade request required: the simulator serves port-forward over WebSocket (subprotocol v4.channel.k8s.io or SPDY/3.1+portforward.k8s.io)");
     };
     let proto = if offered.iter().any(|o| o == SPDY_TUNNEL) {
@@ -183,6 +171,26 @@ async fn handle(
         }
     });
     switching(key.as_bytes(), proto)
+}
+
+/// A WebSocket upgrade request's key and the subprotocols it offers; `None` when the request
+/// asks for no WebSocket upgrade. Shared with `exec`.
+pub(super) fn websocket_upgrade(h: &HeaderMap) -> Option<(HeaderValue, Vec<String>)> {
+    let upgrade = h
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let key = h
+        .get(header::SEC_WEBSOCKET_KEY)
+        .cloned()
+        .filter(|_| upgrade)?;
+    let offered = h
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|s| s.trim().to_string()))
+        .collect();
+    Some((key, offered))
 }
 
 /// The `101 Switching Protocols` answer to a WebSocket upgrade with `key`, agreeing on
