@@ -236,6 +236,7 @@ impl RunArgs {
             sandbox: {
                 let c = config::config()?.sandbox;
                 crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
+                    .with_jail(c.jail, &c.read_only)
             },
             ..setup::Settings::default()
         };

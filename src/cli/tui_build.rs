@@ -214,7 +214,9 @@ impl TuiArgs {
                 sandbox: crate::query::sandbox::SandboxPolicy::from_config(
                     config.sandbox.enabled,
                     &config.sandbox.allow_connect_ports,
-                ),
+                )
+                .with_jail(config.sandbox.jail, &config.sandbox.read_only),
+                doors: Default::default(),
                 tracker: Default::default(),
                 // A bad value is reported by `tsgnav config`; here node commands stay refused.
                 node_shell: config.runbooks.node_shell.as_deref().and_then(|v| {

@@ -17,6 +17,7 @@ mod error;
 pub mod fanout;
 mod gate;
 pub mod http;
+pub mod jail;
 pub mod kube;
 pub mod kusto;
 pub mod net;

@@ -1,9 +1,10 @@
-//! The kernel sandbox for read-only shell probes (Landlock, where the kernel has it): the
-//! probe may read and run anything, but write only inside its own scratch folder (plus
-//! `/dev/null`, the tty and the kubectl discovery cache), and open TCP connections only to
-//! the allowed ports (the read-only API proxy, the session's port-forwards,
-//! `[sandbox] allow_connect_ports`). Landlock filters TCP by port, not by host: an allowed
-//! port is open to every host.
+//! Landlock, the filesystem layer of the jail (`super::jail`) and, where there is no jail, the
+//! only sandbox of shell probes: the probe may read and run anything, but write only inside
+//! its own scratch folder (plus `/dev/null`). In the jail, TCP connects go only to the doors'
+//! loopback ports. Without the jail (not isolated), the tty and the kubectl discovery cache
+//! are writable too, and TCP connects go to the allowed ports (the read-only API proxy, the
+//! session's port-forwards, `[sandbox] allow_connect_ports`); Landlock filters TCP by port,
+//! not by host: an allowed port is open to every host.
 //!
 //! Which sandbox is active is always said, never assumed: [`Sandbox::describe`] is what the
 //! status line and every probe record show ("landlock v7 fs+net", "none: kernel has no
@@ -30,6 +31,12 @@ pub struct SandboxPolicy {
     /// Act as if the kernel had this Landlock ABI (`TSGNAV_SANDBOX_ABI=0` checks the
     /// no-Landlock path; it is reported like a real one, never silently).
     pub abi_override: Option<i32>,
+    /// `[sandbox] jail` (default true): shell probes run in the jail (`super::jail`);
+    /// `false`, or `TSGNAV_JAIL=off` in the environment, makes the session not isolated.
+    pub jail: bool,
+    /// `[sandbox] read_only`: paths a jailed probe may read (`~/.azure`); everything else of
+    /// the homes, `/tmp` and `/run` is hidden.
+    pub read_only: Vec<PathBuf>,
 }
 
 impl SandboxPolicy {
@@ -43,8 +50,30 @@ impl SandboxPolicy {
             abi_override: std::env::var("TSGNAV_SANDBOX_ABI")
                 .ok()
                 .and_then(|v| v.trim().parse().ok()),
+            ..SandboxPolicy::default()
         }
     }
+
+    /// With `[sandbox] jail` and `[sandbox] read_only` (`~/` is the operator's home).
+    pub fn with_jail(mut self, jail: bool, read_only: &[String]) -> Self {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        self.jail = jail;
+        self.read_only = read_only
+            .iter()
+            .map(|p| match (p.strip_prefix("~/"), &home) {
+                (Some(rest), Some(h)) => h.join(rest),
+                _ => PathBuf::from(p),
+            })
+            .collect();
+        self
+    }
+}
+
+/// What the status line says about the session's probes: the jail (or "not isolated" and
+/// why), then Landlock (`jail (namespaces + seccomp); landlock v7 fs+net`).
+pub fn describe_session(policy: &SandboxPolicy) -> String {
+    let jail = super::jail::isolation(policy.jail).describe();
+    format!("{jail}; {}", detect(policy).describe())
 }
 
 impl Default for SandboxPolicy {
@@ -54,6 +83,8 @@ impl Default for SandboxPolicy {
             allow_connect_ports: vec![443],
             forwarded_ports: Vec::new(),
             abi_override: None,
+            jail: true,
+            read_only: Vec::new(),
         }
     }
 }
@@ -160,11 +191,13 @@ pub struct Prepared {
 }
 
 /// Builds the rules: read and execute everywhere; write beneath `writable` (the scratch
-/// folder, the kube cache) and to `/dev/null` and `/dev/tty`; TCP connect to `ports`.
+/// folder, the kube cache) and to `/dev/null` (and `/dev/tty` when `tty`); TCP connect to
+/// `ports`.
 pub fn prepare(
     sandbox: Sandbox,
     writable: &[&Path],
     ports: &[u16],
+    tty: bool,
 ) -> Result<Prepared, SandboxError> {
     let Sandbox::Landlock { abi, net } = sandbox else {
         return Ok(Prepared {
@@ -184,7 +217,7 @@ pub fn prepare(
     ))?;
     let mut rw: Vec<&Path> = writable.to_vec();
     for dev in ["/dev/null", "/dev/tty"] {
-        if Path::new(dev).exists() {
+        if Path::new(dev).exists() && (tty || dev == "/dev/null") {
             rw.push(Path::new(dev));
         }
     }
@@ -212,20 +245,17 @@ pub fn restrict(ruleset: RulesetCreated) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(e.to_string()))
 }
 
-/// Sets `cmd` up to run confined by `policy` (read-only probes): the rules are built here and
-/// applied in the child before `exec`. TCP may reach the read-only API proxy (`proxy_port`),
-/// the session's port-forwards and `[sandbox] allow_connect_ports`; never the API servers
-/// themselves. Returns the sandbox to record.
+/// Sets `cmd` up to run confined by `policy` without the jail (a session that is not
+/// isolated; read-only probes): the rules are built here and applied in the child before
+/// `exec`. TCP may reach the read-only API proxy (`proxy_port`), the session's
+/// port-forwards and `[sandbox] allow_connect_ports`; never the API servers themselves.
+/// Returns the sandbox to record.
 pub fn confine(
     cmd: &mut tokio::process::Command,
     policy: &SandboxPolicy,
     scratch: &Path,
     proxy_port: Option<u16>,
 ) -> Result<Sandbox, SandboxError> {
-    let sandbox = detect(policy);
-    if !matches!(sandbox, Sandbox::Landlock { .. }) {
-        return Ok(sandbox);
-    }
     let env_of = |name: &str| {
         cmd.as_std()
             .get_envs()
@@ -246,8 +276,25 @@ pub fn confine(
     ports.extend(&policy.forwarded_ports);
     ports.extend(Forwarded::ports());
     ports.extend(proxy_port);
+    confine_to(cmd, policy, &writable, &ports, true)
+}
+
+/// Sets `cmd` up to write only beneath `writable` (and `/dev/null`, and the tty when `tty`)
+/// and to connect only to `ports`; the jail's Landlock layer calls it with the scratch
+/// folder and the doors' ports.
+pub fn confine_to(
+    cmd: &mut tokio::process::Command,
+    policy: &SandboxPolicy,
+    writable: &[PathBuf],
+    ports: &[u16],
+    tty: bool,
+) -> Result<Sandbox, SandboxError> {
+    let sandbox = detect(policy);
+    if !matches!(sandbox, Sandbox::Landlock { .. }) {
+        return Ok(sandbox);
+    }
     let refs: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
-    let prepared = prepare(sandbox, &refs, &ports)?;
+    let prepared = prepare(sandbox, &refs, ports, tty)?;
     let mut slot = prepared.ruleset;
     // SAFETY: the closure runs in the child between fork and exec; it only makes the
     // prctl and landlock syscalls on descriptors opened before the fork.

@@ -29,6 +29,8 @@ pub struct Settings {
     pub replay: Option<Replaying>,
     /// The kernel sandbox of read-only shell probes (`[sandbox]`).
     pub sandbox: super::sandbox::SandboxPolicy,
+    /// More doors of the jail: the egress proxy's unix socket, configured forwards.
+    pub doors: super::jail::JailDoors,
     /// Where shell probes note their process groups (see `strays`).
     pub tracker: super::strays::Tracker,
     /// How commands typed in node shells run (`[runbooks] node_shell`); `None` refuses them.
@@ -69,6 +71,7 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
             sandbox: s.sandbox.clone(),
             tracker: s.tracker.clone(),
             proxy: proxy.clone(),
+            doors: s.doors.clone(),
             ..shell::ShellExecutor::default()
         }),
         Arc::new(kube::KubeExecutor {

@@ -1,6 +1,7 @@
-//! The shell backend: `bash -o pipefail -c SCRIPT` in its own process group, values in the
-//! environment, kube context passed through, kubectl/oc/helm pointed at the read-only API
-//! proxy (`proxy::probe`), output streamed, variables the
+//! The shell backend: `bash -o pipefail -c SCRIPT` in its own process group and, read-only
+//! or confirmed, in the jail (`jail`; Landlock alone where the session is not isolated),
+//! values in the environment, kube context passed through, kubectl/oc/helm pointed at the
+//! read-only API proxy (`proxy::probe`), output streamed, variables the
 //! script assigns captured for later probes. On timeout or cancel the whole process group gets
 //! SIGTERM, then SIGKILL after a grace period; nothing is left running.
 //!
@@ -33,6 +34,8 @@ pub struct ShellExecutor {
     pub tracker: super::strays::Tracker,
     /// The read-only API proxy kubectl/oc/helm reach the cluster through.
     pub proxy: super::proxy::SessionProxy,
+    /// More doors of the jail (the egress proxy, configured forwards).
+    pub doors: super::jail::JailDoors,
 }
 
 impl Default for ShellExecutor {
@@ -43,6 +46,7 @@ impl Default for ShellExecutor {
             sandbox: Default::default(),
             tracker: Default::default(),
             proxy: Default::default(),
+            doors: Default::default(),
         }
     }
 }
@@ -167,7 +171,7 @@ impl ShellExecutor {
         );
         let n = CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed);
         let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
-        if let Err(e) = std::fs::create_dir_all(&scratch) {
+        if let Err(e) = private_dir(&scratch) {
             result.status = Status::Failed(ProbeError::Io {
                 detail: format!(
                     "cannot create the probe's scratch folder {}: {e}",
@@ -179,9 +183,12 @@ impl ShellExecutor {
         let _cleanup = RemoveOnDrop(scratch.clone());
         let capture_file = scratch.join("tsgnav-capture");
         let mut cmd = self.command(&req, &sub, &capture_file);
+        let isolation = super::jail::isolation(self.sandbox.jail);
+        let jailed = isolation == super::jail::Isolation::Jailed;
+        let hide = super::jail::probe::kubeconfigs(&cmd, req.target.kubeconfig.as_deref());
         // kubectl, oc and helm reach the cluster only through the read-only API proxy.
         let access = match super::proxy::probe::uses_kube_cli(&sub.text) {
-            true => Some(self.proxy.access(&req, &scratch).await),
+            true => Some(self.proxy.access(&req, &scratch, jailed).await),
             false => None,
         };
         if let Some(super::proxy::ProbeAccess::Proxied {
@@ -190,30 +197,34 @@ impl ShellExecutor {
         {
             cmd.env("KUBECONFIG", kubeconfig).env("KUBECACHEDIR", cache);
         }
-        // A probe that runs without a confirmation gets the kernel sandbox where there is one.
-        let confined = req.confirmation.is_none();
-        if confined {
-            cmd.env("TMPDIR", &scratch);
-            let proxy_port = access.as_ref().and_then(|a| a.port());
-            match super::sandbox::confine(&mut cmd, &self.sandbox, &scratch, proxy_port) {
-                Ok(s) => result.sandbox = Some(s.describe()),
-                Err(e) => {
-                    result.status = Status::Failed(ProbeError::Io {
-                        detail: format!("{e}; the probe was not run"),
-                    });
-                    result.ended = Utc::now();
-                    return result;
-                }
-            }
-        } else {
-            result.sandbox = Some("none: a confirmed change runs outside the sandbox".into());
+        let (jail, sandbox) = match jailed {
+            true => self.jail(&mut cmd, &scratch, access.as_ref(), hide),
+            false => self.unjailed(&mut cmd, &req, &scratch, access.as_ref()),
+        }
+        .map(|(j, s)| (j, format!("{}; {s}", isolation.describe())))
+        .unwrap_or_else(|e| (None, e));
+        result.sandbox = Some(sandbox.clone());
+        if jailed && jail.is_none() {
+            result.status = Status::Failed(ProbeError::Io { detail: sandbox });
+            result.ended = Utc::now();
+            return result;
         }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        let mut child = match cmd.spawn() {
+        let spawned = cmd.spawn();
+        let started = match &jail {
+            Some(j) => j.entered.open_doors(spawned).map(|(c, d)| (c, Some(d))),
+            None => spawned
+                .map(|c| (c, None))
+                .map_err(|e| super::jail::JailError::Step {
+                    step: "start the probe's shell",
+                    source: e,
+                }),
+        };
+        let (mut child, _doors) = match started {
             Ok(c) => c,
             Err(e) => {
                 result.status = Status::Failed(ProbeError::Spawn {
@@ -246,6 +257,52 @@ impl ShellExecutor {
         result.ended = Utc::now();
         result
     }
+    /// Puts the probe in its jail; the jail and the Landlock layer, or why it failed.
+    fn jail(
+        &self,
+        cmd: &mut Command,
+        scratch: &std::path::Path,
+        access: Option<&super::proxy::ProbeAccess>,
+        hide: Vec<std::path::PathBuf>,
+    ) -> Result<(Option<super::jail::probe::Jailed>, String), String> {
+        let kube = match access {
+            Some(super::proxy::ProbeAccess::Proxied { grant, cache, .. }) => {
+                Some(super::jail::probe::KubeDoor {
+                    socket: grant.socket().to_path_buf(),
+                    port: grant.port(),
+                    kubeconfig: grant.kubeconfig().into_bytes(),
+                    cache: cache.clone(),
+                })
+            }
+            _ => None,
+        };
+        super::jail::probe::jail_probe(cmd, &self.sandbox, &self.doors, scratch, kube, hide)
+            .map(|j| {
+                let s = j.landlock.describe();
+                (Some(j), s)
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Without the jail (not isolated): Landlock alone for a read-only probe; a confirmed
+    /// change runs unconfined.
+    fn unjailed(
+        &self,
+        cmd: &mut Command,
+        req: &ProbeRequest,
+        scratch: &std::path::Path,
+        access: Option<&super::proxy::ProbeAccess>,
+    ) -> Result<(Option<super::jail::probe::Jailed>, String), String> {
+        if req.confirmation.is_some() {
+            return Ok((None, "a confirmed change runs outside the sandbox".into()));
+        }
+        cmd.env("TMPDIR", scratch);
+        let proxy_port = access.and_then(|a| a.port());
+        super::sandbox::confine(cmd, &self.sandbox, scratch, proxy_port)
+            .map(|s| (None, s.describe()))
+            .map_err(|e| format!("{e}; the probe was not run"))
+    }
+
     /// The shell command of a probe: the stop-on-failure trap of a confirmed change, the
     /// prelude, the script, its values as environment, and where kubectl keeps its cache.
     fn command(
@@ -345,6 +402,15 @@ impl ShellExecutor {
         }
         (status, failure)
     }
+}
+
+/// Creates `dir` readable by its owner only.
+fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// Removes the probe's scratch folder when the run ends, however it ends.

@@ -47,8 +47,9 @@ pub struct RunbooksConfig {
     pub node_shell_image: Option<String>,
 }
 
-/// `[sandbox]`: Landlock for read-only shell probes (writes only in a scratch folder, TCP
-/// connects only to the kube API servers, the session's port-forwards and these ports).
+/// `[sandbox]`: the jail of shell probes (namespaces, seccomp) and its Landlock layer
+/// (writes only in a scratch folder; without the jail, TCP connects only to the kube API
+/// proxy, the session's port-forwards and `allow_connect_ports`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SandboxConfig {
@@ -57,6 +58,12 @@ pub struct SandboxConfig {
     /// Ports every read-only probe may connect to, on any host (Landlock filters by port
     /// only). Default `[443]`, so read-only cloud CLI calls work; `[]` is the strictest.
     pub allow_connect_ports: Vec<u16>,
+    /// `false` runs shell probes without the jail: the session is then "not isolated"
+    /// (status line, every probe), `--auto-run` is refused and each probe asks for a key.
+    pub jail: bool,
+    /// Paths a jailed probe may read (`"~/.azure"`); the homes, `/tmp` and `/run` are
+    /// otherwise hidden.
+    pub read_only: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -64,6 +71,8 @@ impl Default for SandboxConfig {
         SandboxConfig {
             enabled: true,
             allow_connect_ports: vec![443],
+            jail: true,
+            read_only: Vec::new(),
         }
     }
 }

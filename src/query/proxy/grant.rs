@@ -21,7 +21,7 @@ pub enum GrantError {
         path: String,
         source: std::io::Error,
     },
-    #[error("cannot start the read-only API proxy on 127.0.0.1: {0}")]
+    #[error("cannot start the read-only API proxy (127.0.0.1 and its unix socket): {0}")]
     Listen(std::io::Error),
     #[error("cannot draw a random token for the proxy")]
     Random,
@@ -77,6 +77,7 @@ pub struct Grant {
     pub(super) pass: Arc<Pass>,
     pub(super) passes: Passes,
     pub(super) port: u16,
+    pub(super) socket: std::path::PathBuf,
     pub(super) namespace: String,
 }
 
@@ -84,6 +85,11 @@ impl Grant {
     /// The proxy's port.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The proxy's unix socket (the jail's door to it).
+    pub fn socket(&self) -> &Path {
+        &self.socket
     }
 
     /// The pass's token (the path prefix of its server URL).

@@ -140,9 +140,11 @@ impl ProbeAccess {
 
 impl SessionProxy {
     /// A pass for `req` (its kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`; its
-    /// context, else the current one), with the kubeconfig written to `scratch/kubeconfig`.
-    /// Writes pass only for a confirmed request.
-    pub async fn access(&self, req: &ProbeRequest, scratch: &Path) -> ProbeAccess {
+    /// context, else the current one). Writes pass only for a confirmed request. The
+    /// kubeconfig goes to `scratch/kubeconfig`, unless the probe is `jailed`: then it is
+    /// [`GRANT_KUBECONFIG`], written by the jail into the probe's private `/tmp` (the
+    /// caller hands it [`Grant::kubeconfig`]), where no other probe can read it.
+    pub async fn access(&self, req: &ProbeRequest, scratch: &Path, jailed: bool) -> ProbeAccess {
         let Some(real) = crate::query::kube::default_kubeconfig(req.target.kubeconfig.clone())
         else {
             return ProbeAccess::Direct {
@@ -164,8 +166,15 @@ impl SessionProxy {
             Ok(g) => g,
             Err(e) => return ProbeAccess::Direct { why: e.to_string() },
         };
-        let kubeconfig = scratch.join("kubeconfig");
-        match grant.write_kubeconfig(&kubeconfig) {
+        let kubeconfig = match jailed {
+            true => PathBuf::from(GRANT_KUBECONFIG),
+            false => scratch.join("kubeconfig"),
+        };
+        let written = match jailed {
+            true => Ok(()),
+            false => grant.write_kubeconfig(&kubeconfig),
+        };
+        match written {
             Ok(()) => ProbeAccess::Proxied {
                 cache: shared_cache(self.1.dir(), &real, &grant, scratch),
                 grant,
@@ -174,7 +183,15 @@ impl SessionProxy {
             Err(e) => ProbeAccess::Direct { why: e.to_string() },
         }
     }
+
+    /// The session's discovery cache folder (shown read-only inside jails).
+    pub fn cache_dir(&self) -> PathBuf {
+        self.1.dir().to_path_buf()
+    }
 }
+
+/// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
+pub const GRANT_KUBECONFIG: &str = "/tmp/tsgnav-grant/kubeconfig";
 
 /// A kubeconfig file of the native backend's own, removed when dropped.
 pub struct NativeAccess {

@@ -1,4 +1,6 @@
-//! The loopback server of the read-only proxy: listens on `127.0.0.1:0`, takes a probe's
+//! The server of the read-only proxy: listens on `127.0.0.1:0` (the native backend, probes
+//! that run without the jail) and on a unix socket in a folder only its owner may open (the
+//! door jailed probes reach it through, see `query::jail`), takes a probe's
 //! token (the path prefix of its server URL) to find the run it serves, asks [`super::policy::decide`] about every request,
 //! records the decision, and either answers with the `Status` 403 or forwards
 //! ([`super::forward`]). One server per session; each probe gets its own [`Grant`].
@@ -22,6 +24,8 @@ use super::policy::{decide_with_body, Decision, Run};
 /// A running proxy. Dropping it stops accepting connections.
 pub struct Proxy {
     port: u16,
+    /// The unix socket jailed probes reach the proxy through (in a 0700 folder).
+    socket: PathBuf,
     passes: Passes,
     /// Requests decided since the start (forwarded or refused).
     decided: Arc<std::sync::atomic::AtomicU64>,
@@ -34,6 +38,9 @@ pub struct Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(dir) = self.socket.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -46,9 +53,11 @@ impl Proxy {
         let port = listener.local_addr().map_err(GrantError::Listen)?.port();
         let passes: Passes = Arc::new(Mutex::new(HashMap::new()));
         let decided = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let task = tokio::spawn(accept(listener, passes.clone(), decided.clone()));
+        let (socket, unix) = unix_listener()?;
+        let task = tokio::spawn(accept(listener, unix, passes.clone(), decided.clone()));
         Ok(Proxy {
             port,
+            socket,
             passes,
             decided,
             clients: Mutex::new(HashMap::new()),
@@ -59,6 +68,11 @@ impl Proxy {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The unix socket it listens on.
+    pub fn socket(&self) -> &Path {
+        &self.socket
     }
 
     /// How many requests it has decided (forwarded or refused) since it started.
@@ -105,6 +119,7 @@ impl Proxy {
             pass,
             passes: self.passes.clone(),
             port: self.port,
+            socket: self.socket.clone(),
             namespace,
         })
     }
@@ -127,34 +142,58 @@ impl Proxy {
     }
 }
 
+/// A unix listener in a new folder of the temp dir that only this user may open.
+fn unix_listener() -> Result<(PathBuf, tokio::net::UnixListener), GrantError> {
+    use std::os::unix::fs::DirBuilderExt;
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tsgnav-proxy-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(GrantError::Listen)?;
+    let socket = dir.join("api.sock");
+    let l = tokio::net::UnixListener::bind(&socket).map_err(GrantError::Listen)?;
+    Ok((socket, l))
+}
+
 async fn accept(
     listener: tokio::net::TcpListener,
+    unix: tokio::net::UnixListener,
     passes: Passes,
     decided: Arc<std::sync::atomic::AtomicU64>,
 ) {
     loop {
-        let stream = match listener.accept().await {
-            Ok((s, _)) => s,
-            Err(_) => {
-                // Out of descriptors or similar: back off instead of spinning.
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                continue;
-            }
+        let served = tokio::select! {
+            s = listener.accept() => s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided)),
+            s = unix.accept() => s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided)),
         };
-        let passes = passes.clone();
-        let decided = decided.clone();
-        tokio::spawn(async move {
-            let svc = hyper::service::service_fn(move |req| {
-                let passes = passes.clone();
-                let decided = decided.clone();
-                async move { Ok::<_, Infallible>(handle(&passes, &decided, req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc)
-                .with_upgrades()
-                .await;
-        });
+        if served.is_err() {
+            // Out of descriptors or similar: back off instead of spinning.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
+}
+
+/// Serves one connection (TCP or unix) on its own task.
+fn serve<S>(io: TokioIo<S>, passes: &Passes, decided: &Arc<std::sync::atomic::AtomicU64>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let passes = passes.clone();
+    let decided = decided.clone();
+    tokio::spawn(async move {
+        let svc = hyper::service::service_fn(move |req| {
+            let passes = passes.clone();
+            let decided = decided.clone();
+            async move { Ok::<_, Infallible>(handle(&passes, &decided, req).await) }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(io, svc)
+            .with_upgrades()
+            .await;
+    });
 }
 
 /// The pass named by the token in the request's path (`/p/TOKEN/api/…`; kubectl sends no

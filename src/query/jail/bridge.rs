@@ -1,0 +1,121 @@
+//! The doors of a jail, tsgnav's side: the listeners the jail opened on its own loopback (one
+//! per door, handed over a socket pair) are served here, each connection relayed to the
+//! door's place outside (a unix socket such as the API proxy's, or a loopback port such as a
+//! port-forward's). A probe cannot reach those places any other way: its network namespace
+//! has only loopback, and the unix sockets are not in its mount namespace.
+//!
+//! IO edge (sockets). Must not import `cli`, `tui`, `nav` or `evidence`.
+
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
+
+/// Where a door leads outside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outside {
+    /// A unix socket (the API proxy, the egress proxy).
+    Unix(PathBuf),
+    /// A port on the host's loopback (a session port-forward).
+    Loopback(u16),
+}
+
+/// One door: a loopback port inside the jail and where it leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Door {
+    pub inside_port: u16,
+    pub outside: Outside,
+}
+
+/// What the child sent: the door listeners, or the step that failed and its errno.
+pub struct Received {
+    pub listeners: Vec<OwnedFd>,
+    pub failed: Option<(usize, i32)>,
+}
+
+/// Reads every message the child left on `sock` (without waiting).
+pub fn receive(sock: RawFd) -> Received {
+    let mut got = Received {
+        listeners: Vec::new(),
+        failed: None,
+    };
+    loop {
+        let mut data = [0u32; 3];
+        let mut iov = libc::iovec {
+            iov_base: data.as_mut_ptr().cast(),
+            iov_len: std::mem::size_of_val(&data),
+        };
+        let mut space = [0u64; 16];
+        // SAFETY: a zeroed msghdr is valid; its buffers live through the call.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = space.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&space);
+        let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
+        // SAFETY: as above.
+        let n = unsafe { libc::recvmsg(sock, &mut msg, flags) };
+        if n <= 0 {
+            return got;
+        }
+        if data[0] == 2 {
+            got.failed = Some((data[1] as usize, data[2] as i32));
+        }
+        // SAFETY: walking the control messages the kernel wrote into `space`.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                    let bytes = (*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                    let p = libc::CMSG_DATA(c).cast::<RawFd>();
+                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                        got.listeners
+                            .push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&msg, c);
+            }
+        }
+    }
+}
+
+/// Serves the doors until dropped.
+pub struct Serving(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
+    }
+}
+
+/// Relays each listener's connections to its door (listeners in the order of `doors`).
+pub fn serve(listeners: Vec<OwnedFd>, doors: &[Door]) -> std::io::Result<Serving> {
+    let mut tasks = Vec::new();
+    for (fd, door) in listeners.into_iter().zip(doors) {
+        let std_l = std::net::TcpListener::from(fd);
+        std_l.set_nonblocking(true)?;
+        let l = tokio::net::TcpListener::from_std(std_l)?;
+        let outside = door.outside.clone();
+        tasks.push(tokio::spawn(async move {
+            while let Ok((conn, _)) = l.accept().await {
+                tokio::spawn(relay(conn, outside.clone()));
+            }
+        }));
+    }
+    Ok(Serving(tasks))
+}
+
+async fn relay(mut conn: tokio::net::TcpStream, outside: Outside) {
+    let _ = match outside {
+        Outside::Unix(path) => match tokio::net::UnixStream::connect(&path).await {
+            Ok(mut up) => tokio::io::copy_bidirectional(&mut conn, &mut up).await,
+            Err(e) => Err(e),
+        },
+        Outside::Loopback(port) => {
+            match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+                Ok(mut up) => tokio::io::copy_bidirectional(&mut conn, &mut up).await,
+                Err(e) => Err(e),
+            }
+        }
+    };
+}

@@ -1,0 +1,502 @@
+//! The jail's child side: what runs between `fork` and `exec` of a shell probe. Everything it
+//! needs (paths as C strings, the uid map, the seccomp program, the kubeconfig bytes) is built
+//! in the parent ([`Plan`]); here only raw syscalls run, no allocation, no locks.
+//!
+//! The first child (`A`, the process tsgnav waits for and signals) makes the namespaces and
+//! the mounts, brings loopback up, opens the door listeners and hands them to tsgnav over a
+//! socket pair, then forks `B`, the first process of the new PID namespace. `A` closes every
+//! descriptor, waits for `B` and exits as `B` did. `B` dies with `A` (`PR_SET_PDEATHSIG`),
+//! mounts a fresh `/proc`, leaves the terminal's session, drops its capabilities, applies
+//! Landlock and seccomp, and returns to `exec` the shell. When the shell ends, the kernel
+//! kills every process left in its PID namespace.
+//!
+//! IO edge (raw syscalls). Must not import `cli`, `tui`, `nav` or `evidence`.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::RawFd;
+
+/// A path made visible inside at the same place: cloned before the covers go up.
+pub struct Bind {
+    pub src: CString,
+    pub dst: CString,
+    /// Folders to create (outermost first) so the mount point exists inside.
+    pub dirs: Vec<CString>,
+    /// The mount point is a file (created empty).
+    pub file: bool,
+    pub read_only: bool,
+}
+
+/// A file written inside the private `/tmp` only (the probe's kubeconfig).
+pub struct Secret {
+    pub path: CString,
+    pub dirs: Vec<CString>,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything the child does, prepared by the parent.
+pub struct Plan {
+    pub uid_map: Vec<u8>,
+    pub gid_map: Vec<u8>,
+    pub binds: Vec<Bind>,
+    /// Folders covered by an empty tmpfs (`/tmp`, `/dev`, the homes).
+    pub covers: Vec<CString>,
+    /// Folders to make after the covers (`/dev/shm`).
+    pub mkdirs: Vec<CString>,
+    /// Symlinks to make after the covers (`/dev/fd` → `/proc/self/fd`): (target, link).
+    pub links: Vec<(CString, CString)>,
+    pub secrets: Vec<Secret>,
+    /// Where the probe starts (its folder when still visible, else the scratch folder).
+    pub cwd: CString,
+    pub fallback_cwd: CString,
+    /// Loopback ports the doors listen on inside.
+    pub ports: Vec<u16>,
+    /// The child's end of the socket pair to tsgnav.
+    pub sock: RawFd,
+    pub filter: Vec<libc::sock_filter>,
+    /// One slot per bind (filled by the child; allocated here so the child does not).
+    pub trees: Vec<RawFd>,
+}
+
+/// The steps that can fail, named in the message tsgnav shows (index = step number).
+pub const STEPS: [&str; 16] = [
+    "create the namespaces (unshare user, mount, network, PID, IPC, UTS)",
+    "map the user and group ids into the user namespace",
+    "make the mounts private",
+    "take a copy of a path to show inside (open_tree)",
+    "make the system folders read-only",
+    "cover a folder with an empty tmpfs",
+    "mount a path inside (move_mount)",
+    "write the probe's kubeconfig into its private /tmp",
+    "bring up the loopback interface",
+    "listen on a door's loopback port",
+    "hand the door sockets to tsgnav",
+    "start the jail's first process (fork)",
+    "mount /proc for the PID namespace",
+    "leave the terminal's session (setsid)",
+    "drop capabilities",
+    "apply the seccomp filter",
+];
+
+const AT_RECURSIVE: u32 = 0x8000;
+const OPEN_TREE_CLONE: u32 = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: u32 = 4;
+const MOUNT_ATTR_RDONLY: u64 = 1;
+const MOUNT_ATTR_NOSUID: u64 = 2;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Sends `[kind, step, errno]` and, for kind 1, the descriptors.
+fn send(sock: RawFd, kind: u32, step: u32, errno: i32, fds: &[RawFd]) -> bool {
+    let data = [kind, step, errno as u32];
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr() as *mut libc::c_void,
+        iov_len: std::mem::size_of_val(&data),
+    };
+    // Room for 16 descriptors, aligned for cmsghdr.
+    let mut space = [0u64; 16];
+    // SAFETY: a zeroed msghdr is valid; the pointers set below outlive the sendmsg call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    let n = fds.len().min(16);
+    if n > 0 {
+        let bytes = std::mem::size_of::<RawFd>() * n;
+        // SAFETY: CMSG_* only compute sizes and pointers into `space`, which is large enough
+        // for one header and 16 descriptors.
+        unsafe {
+            msg.msg_control = space.as_mut_ptr().cast();
+            msg.msg_controllen = libc::CMSG_SPACE(bytes as u32) as usize;
+            let c = libc::CMSG_FIRSTHDR(&msg);
+            (*c).cmsg_level = libc::SOL_SOCKET;
+            (*c).cmsg_type = libc::SCM_RIGHTS;
+            (*c).cmsg_len = libc::CMSG_LEN(bytes as u32) as usize;
+            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast(), n);
+        }
+    }
+    // SAFETY: msg points at live buffers.
+    unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) >= 0 }
+}
+
+/// Reports step `step` failed with the current errno; the error std hands to the parent.
+fn fail(sock: RawFd, step: usize) -> io::Error {
+    let e = io::Error::last_os_error();
+    send(sock, 2, step as u32, e.raw_os_error().unwrap_or(0), &[]);
+    e
+}
+
+fn check(sock: RawFd, step: usize, rc: libc::c_long) -> io::Result<()> {
+    match rc < 0 {
+        true => Err(fail(sock, step)),
+        false => Ok(()),
+    }
+}
+
+fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> libc::c_long {
+    // SAFETY: plain open/write/close on a NUL-terminated path and a live buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return -1;
+        }
+        let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        n as libc::c_long
+    }
+}
+
+fn mkdirs(dirs: &[CString]) {
+    for d in dirs {
+        // SAFETY: mkdir on a NUL-terminated path; EEXIST is fine.
+        unsafe { libc::mkdir(d.as_ptr(), 0o755) };
+    }
+}
+
+/// The namespaces and the user map.
+fn namespaces(p: &Plan) -> io::Result<()> {
+    let flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWCGROUP;
+    // SAFETY: unshare takes flags only.
+    check(p.sock, 0, unsafe { libc::unshare(flags) }.into())?;
+    let deny = write_file(c"/proc/self/setgroups", b"deny");
+    let uid = write_file(c"/proc/self/uid_map", &p.uid_map);
+    let gid = write_file(c"/proc/self/gid_map", &p.gid_map);
+    check(p.sock, 1, deny.min(uid).min(gid))?;
+    // SAFETY: the name is a live buffer of the given length.
+    unsafe { libc::sethostname(c"tsgnav-jail".as_ptr(), 11) };
+    Ok(())
+}
+
+/// The mount namespace: private, system read-only, covers, binds, the kubeconfig.
+fn mounts(p: &mut Plan) -> io::Result<()> {
+    let none = std::ptr::null::<libc::c_char>();
+    // SAFETY: mount with a NULL source and type changes propagation only.
+    let rc = unsafe {
+        libc::mount(
+            none,
+            c"/".as_ptr(),
+            none,
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    check(p.sock, 2, rc.into())?;
+    for (slot, b) in p.trees.iter_mut().zip(&p.binds) {
+        let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as u32;
+        // SAFETY: open_tree(AT_FDCWD, path, flags) returns a new descriptor or -1.
+        let fd =
+            unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, b.src.as_ptr(), flags) };
+        check(p.sock, 3, fd)?;
+        *slot = fd as RawFd;
+    }
+    setattr(
+        p.sock,
+        4,
+        libc::AT_FDCWD,
+        c"/",
+        0,
+        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+    )?;
+    for c in &p.covers {
+        // SAFETY: mounting a fresh tmpfs on an existing folder.
+        let rc = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=0755,size=64m".as_ptr().cast(),
+            )
+        };
+        check(p.sock, 5, rc.into())?;
+    }
+    mkdirs(&p.mkdirs);
+    for (fd, b) in p.trees.iter().zip(&p.binds) {
+        mkdirs(&b.dirs);
+        if b.file {
+            // SAFETY: creates the empty mount point file.
+            unsafe {
+                libc::close(libc::open(
+                    b.dst.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o644,
+                ))
+            };
+        }
+        let (set, clr) = match b.read_only {
+            true => (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0),
+            false => (MOUNT_ATTR_NOSUID, MOUNT_ATTR_RDONLY),
+        };
+        setattr(p.sock, 6, *fd, c"", libc::AT_EMPTY_PATH as u32, set)
+            .and_then(|()| clear(p.sock, *fd, clr))?;
+        // SAFETY: move_mount(fd, "", AT_FDCWD, dst, F_EMPTY_PATH) attaches the copy.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_move_mount,
+                *fd,
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                b.dst.as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH,
+            )
+        };
+        check(p.sock, 6, rc)?;
+        // SAFETY: the copy is attached; its descriptor is no longer needed.
+        unsafe { libc::close(*fd) };
+    }
+    for (target, link) in &p.links {
+        // SAFETY: symlink on NUL-terminated paths.
+        unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) };
+    }
+    for s in &p.secrets {
+        mkdirs(&s.dirs);
+        // SAFETY: a new file readable by its owner only, written whole.
+        let rc = unsafe {
+            let fd = libc::open(
+                s.path.as_ptr(),
+                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o600,
+            );
+            let n = match fd < 0 {
+                true => -1,
+                false => libc::write(fd, s.bytes.as_ptr().cast(), s.bytes.len()),
+            };
+            libc::close(fd);
+            n
+        };
+        check(p.sock, 7, rc as libc::c_long)?;
+    }
+    // SAFETY: chdir on NUL-terminated paths; the old working folder may be covered now.
+    if unsafe { libc::chdir(p.cwd.as_ptr()) } != 0 {
+        unsafe { libc::chdir(p.fallback_cwd.as_ptr()) };
+    }
+    Ok(())
+}
+
+fn setattr(
+    sock: RawFd,
+    step: usize,
+    dfd: RawFd,
+    path: &std::ffi::CStr,
+    flags: u32,
+    set: u64,
+) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: mount_setattr with a live attr struct of the size given.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dfd,
+            path.as_ptr(),
+            flags | AT_RECURSIVE,
+            &attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(sock, step, rc)
+}
+
+fn clear(sock: RawFd, fd: RawFd, clr: u64) -> io::Result<()> {
+    if clr == 0 {
+        return Ok(());
+    }
+    let attr = MountAttr {
+        attr_set: 0,
+        attr_clr: clr,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = libc::AT_EMPTY_PATH as u32 | AT_RECURSIVE;
+    // SAFETY: as in `setattr`.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            fd,
+            c"".as_ptr(),
+            flags,
+            &attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(sock, 6, rc)
+}
+
+/// Loopback up, one listener per door port, handed to tsgnav.
+fn network(p: &Plan) -> io::Result<()> {
+    #[repr(C)]
+    struct IfReq {
+        name: [u8; 16],
+        flags: libc::c_short,
+        pad: [u8; 22],
+    }
+    let mut ifr = IfReq {
+        name: [0; 16],
+        flags: 0,
+        pad: [0; 22],
+    };
+    ifr.name[..2].copy_from_slice(b"lo");
+    // SAFETY: a datagram socket for the interface ioctls, closed below.
+    unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        let got = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr);
+        ifr.flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        let set = libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
+        libc::close(s);
+        check(p.sock, 8, got.min(set).min(s).into())?;
+    }
+    let mut fds = [-1 as RawFd; 16];
+    for (slot, port) in fds.iter_mut().zip(&p.ports) {
+        // SAFETY: a TCP listener on 127.0.0.1:port in the new network namespace.
+        unsafe {
+            let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            let one: libc::c_int = 1;
+            libc::setsockopt(
+                s,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&one as *const libc::c_int).cast(),
+                4,
+            );
+            let mut a: libc::sockaddr_in = std::mem::zeroed();
+            a.sin_family = libc::AF_INET as libc::sa_family_t;
+            a.sin_port = port.to_be();
+            a.sin_addr.s_addr = u32::from_be_bytes([127, 0, 0, 1]).to_be();
+            let b = libc::bind(
+                s,
+                (&a as *const libc::sockaddr_in).cast(),
+                std::mem::size_of_val(&a) as u32,
+            );
+            let l = libc::listen(s, 128);
+            check(p.sock, 9, s.min(b).min(l).into())?;
+            *slot = s;
+        }
+    }
+    let n = p.ports.len().min(16);
+    if !send(p.sock, 1, 0, 0, &fds[..n]) {
+        return Err(fail(p.sock, 10));
+    }
+    for fd in &fds[..n] {
+        // SAFETY: tsgnav holds its own copies now; the probe must not accept on them.
+        unsafe { libc::close(*fd) };
+    }
+    Ok(())
+}
+
+/// Runs in the child std forks (between fork and exec). Returns only in `B`.
+pub fn enter(p: &mut Plan) -> io::Result<()> {
+    namespaces(p)?;
+    mounts(p)?;
+    network(p)?;
+    // SAFETY: fork in a single-threaded child.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(fail(p.sock, 11));
+    }
+    if pid > 0 {
+        supervise(pid);
+    }
+    first_process(p)
+}
+
+/// `A` after the fork: lets go of every descriptor (so tsgnav's spawn returns once `B`
+/// execs), waits for `B` and ends the same way.
+fn supervise(pid: libc::pid_t) -> ! {
+    // SAFETY: close_range, waitpid, signal, kill and _exit only.
+    unsafe {
+        libc::close_range(0, u32::MAX, 0);
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(125);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+            libc::_exit(128 + sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// `B`, PID 1 of the jail: dies with `A`, gets its own `/proc`, no terminal, no
+/// capabilities, then seccomp; Landlock follows in the caller's next hook.
+fn first_process(p: &Plan) -> io::Result<()> {
+    // SAFETY: prctl/mount/setsid with constant arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        if libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            flags,
+            std::ptr::null(),
+        ) != 0
+        {
+            // The kernel refuses a fresh /proc here: hide the outer one instead.
+            let rc = libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/proc".as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                c"size=1m".as_ptr().cast(),
+            );
+            check(p.sock, 12, rc.into())?;
+        }
+        check(p.sock, 13, libc::setsid().into())?;
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let bits = libc::SECBIT_NOROOT | libc::SECBIT_NOROOT_LOCKED | libc::SECBIT_NO_SETUID_FIXUP;
+        check(
+            p.sock,
+            14,
+            libc::prctl(libc::PR_SET_SECUREBITS, bits).into(),
+        )?;
+        check(
+            p.sock,
+            14,
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0).into(),
+        )?;
+    }
+    Ok(())
+}
+
+/// The seccomp filter, last before exec (after Landlock, which needs `landlock_restrict_self`).
+pub fn seccomp(p: &Plan) -> io::Result<()> {
+    if p.filter.is_empty() {
+        return Ok(());
+    }
+    let prog = libc::sock_fprog {
+        len: p.filter.len() as u16,
+        filter: p.filter.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: prctl with a live program; no_new_privs is set.
+    let rc = unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog) };
+    check(p.sock, 15, rc.into())
+}

@@ -1,0 +1,270 @@
+//! The jail every shell probe runs in, read-only or confirmed: fresh user, mount, network,
+//! PID, IPC, UTS and cgroup namespaces; only loopback, with tsgnav's doors bridged onto it;
+//! a private `/tmp`, a minimal `/dev`, the homes and `/run` covered by empty tmpfs, the rest
+//! of the system read-only; the probe's kubeconfig written only inside its own `/tmp`; no
+//! controlling terminal; no capabilities; a seccomp filter ([`seccomp`]); Landlock
+//! (`super::sandbox`) on top as the filesystem layer.
+//!
+//! Why in-process namespaces and not bubblewrap: bubblewrap (and nsjail) would add a runtime
+//! package and a second process to start per probe, would still need our own seccomp program
+//! (it takes a compiled one), and could not hand the door listeners back without a helper in
+//! the jail. Built here, between `fork` and `exec` ([`child`]), the jail costs two forks and
+//! a dozen mount calls, the listeners the jail opens on its own loopback come back over a
+//! socket pair and tsgnav serves them ([`bridge`]), and the same code runs as root and as an
+//! unprivileged user (a user namespace maps the caller's own uid, as bubblewrap does without
+//! setuid). The layout follows what bubblewrap, nsjail, Firecracker's jailer and the Linux
+//! sandboxes of coding agents do: new namespaces, a tmpfs root for what must be hidden,
+//! read-only binds, a network namespace whose only way out is a proxy over a unix socket.
+//!
+//! Where it cannot be built (not Linux, no user namespaces, `[sandbox] jail = false`,
+//! `TSGNAV_JAIL=off`), [`isolation`] says why and the session is **not isolated**: the shell
+//! backend falls back to Landlock alone, and the TUI and `run` say so.
+//!
+//! IO edge. Must not import `cli`, `tui`, `nav` or `evidence`.
+
+pub mod bridge;
+mod child;
+mod plan;
+pub mod probe;
+pub mod seccomp;
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+pub use bridge::{Door, Outside, Serving};
+pub use plan::Spec;
+
+/// The loopback port inside every jail that leads to the egress proxy, when there is one.
+pub const EGRESS_PORT: u16 = 3128;
+
+/// The doors a session offers its probes. The API proxy's door is added per probe (its port
+/// inside is the proxy's own port, so the probe's kubeconfig reads the same as outside).
+/// `egress`: the unix socket of an allow-listing CONNECT proxy; when set, every probe gets
+/// `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` pointing at [`EGRESS_PORT`] inside.
+/// `forwards`: more doors (unix socket or host loopback port → a loopback port inside).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JailDoors {
+    pub egress: Option<PathBuf>,
+    pub forwards: Vec<Door>,
+}
+
+impl JailDoors {
+    /// Every door of one probe: the API proxy's (`kube_api`: its socket and port), the
+    /// egress door, the configured ones, and each open port-forward at its own port.
+    pub fn for_probe(&self, kube_api: Option<(PathBuf, u16)>, forwarded: &[u16]) -> Vec<Door> {
+        let mut v: Vec<Door> = Vec::new();
+        let mut add = |inside_port, outside| {
+            if !v.iter().any(|d: &Door| d.inside_port == inside_port) {
+                v.push(Door {
+                    inside_port,
+                    outside,
+                });
+            }
+        };
+        if let Some((sock, port)) = kube_api {
+            add(port, Outside::Unix(sock));
+        }
+        if let Some(sock) = &self.egress {
+            add(EGRESS_PORT, Outside::Unix(sock.clone()));
+        }
+        for d in &self.forwards {
+            add(d.inside_port, d.outside.clone());
+        }
+        for p in forwarded {
+            add(*p, Outside::Loopback(*p));
+        }
+        v
+    }
+
+    /// The proxy variables a probe gets when the egress door is open.
+    pub fn proxy_env(&self) -> Vec<(&'static str, String)> {
+        match self.egress {
+            None => Vec::new(),
+            Some(_) => {
+                let url = format!("http://127.0.0.1:{EGRESS_PORT}");
+                [
+                    "HTTPS_PROXY",
+                    "https_proxy",
+                    "HTTP_PROXY",
+                    "http_proxy",
+                    "ALL_PROXY",
+                ]
+                .into_iter()
+                .map(|k| (k, url.clone()))
+                .chain([("NO_PROXY", "127.0.0.1,localhost".to_string())])
+                .collect()
+            }
+        }
+    }
+}
+
+/// Whether probes of this session run jailed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Isolation {
+    Jailed,
+    /// Not isolated, and why (named in the status line and on every probe).
+    NotIsolated(String),
+}
+
+impl Isolation {
+    /// The words the status line and each probe record start with.
+    pub fn describe(&self) -> String {
+        match self {
+            Isolation::Jailed => "jail (namespaces + seccomp)".into(),
+            Isolation::NotIsolated(why) => format!("not isolated: {why}"),
+        }
+    }
+}
+
+/// Why a probe's jail could not be set up or entered.
+#[derive(Debug, thiserror::Error)]
+pub enum JailError {
+    #[error("cannot prepare the jail: {0}")]
+    Prepare(String),
+    #[error(
+        "the jail could not be built: the step \"{step}\" failed ({source}); the probe was not \
+         run. Set [sandbox] jail = false or TSGNAV_JAIL=off to run probes without isolation"
+    )]
+    Step {
+        step: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cannot serve the jail's doors: {0}")]
+    Doors(std::io::Error),
+}
+
+/// Whether the jail can be built for `enabled` (the config key) on this machine: the
+/// environment (`TSGNAV_JAIL=off`) and the kernel are asked; the kernel once per process.
+pub fn isolation(enabled: bool) -> Isolation {
+    if !enabled {
+        return Isolation::NotIsolated(
+            "the jail is turned off in the config ([sandbox] jail = false)".into(),
+        );
+    }
+    if std::env::var("TSGNAV_JAIL").is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false")) {
+        return Isolation::NotIsolated("the jail is turned off by TSGNAV_JAIL=off".into());
+    }
+    static KERNEL: std::sync::OnceLock<Isolation> = std::sync::OnceLock::new();
+    KERNEL.get_or_init(try_kernel).clone()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn try_kernel() -> Isolation {
+    Isolation::NotIsolated("this system has no Linux namespaces".into())
+}
+
+/// Builds one jail around `true`.
+#[cfg(target_os = "linux")]
+fn try_kernel() -> Isolation {
+    let dir = std::env::temp_dir().join(format!("tsgnav-jail-check-{}", std::process::id()));
+    let result = (|| {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let mut cmd = std::process::Command::new("true");
+        let spec = Spec::new(&dir);
+        let entered = enter(&mut cmd, spec).map_err(|e| e.to_string())?;
+        entered.seal(&mut cmd);
+        let spawned = cmd.spawn();
+        let status = entered
+            .check(spawned)
+            .map_err(|e| e.to_string())?
+            .wait()
+            .map_err(|e| e.to_string())?;
+        match status.success() {
+            true => Ok(()),
+            false => Err(format!("a jailed `true` ended with {status}")),
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    match result {
+        Ok(()) => Isolation::Jailed,
+        Err(why) => Isolation::NotIsolated(format!("this kernel cannot build the jail: {why}")),
+    }
+}
+
+/// A jail set up on a command, before its spawn.
+pub struct Entered {
+    sock: OwnedFd,
+    /// The child's end, open until the spawn is over.
+    _theirs: OwnedFd,
+    doors: Vec<Door>,
+}
+
+/// Sets `cmd` up to start inside a jail built from `spec` (the first `pre_exec` hook; add
+/// Landlock after it, then [`Entered::seal`]).
+pub fn enter(cmd: &mut impl PreExec, spec: Spec) -> Result<Entered, JailError> {
+    let (mut plan, [sock, theirs], doors) = spec.build()?;
+    // SAFETY: the hook runs between fork and exec; it makes raw syscalls only, on buffers
+    // built before the fork (see `child`).
+    unsafe { cmd.hook(Box::new(move || child::enter(&mut plan))) };
+    Ok(Entered {
+        sock,
+        _theirs: theirs,
+        doors,
+    })
+}
+
+impl Entered {
+    /// Adds the seccomp filter as the last hook before `exec`.
+    pub fn seal(&self, cmd: &mut impl PreExec) {
+        let plan = plan::seal_plan(self._theirs.as_raw_fd());
+        // SAFETY: one prctl with a program built before the fork.
+        unsafe { cmd.hook(Box::new(move || child::seccomp(&plan))) };
+    }
+
+    /// What the child reported after the spawn: the child and the door listeners, or the
+    /// step the jail failed at.
+    fn outcome<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Vec<OwnedFd>), JailError> {
+        let got = bridge::receive(self.sock.as_raw_fd());
+        let step = |s: usize| child::STEPS.get(s).copied().unwrap_or("unknown");
+        match (spawned, got.failed) {
+            (Ok(c), None) => Ok((c, got.listeners)),
+            (_, Some((s, errno))) => Err(JailError::Step {
+                step: step(s),
+                source: std::io::Error::from_raw_os_error(errno),
+            }),
+            (Err(e), None) => Err(JailError::Step {
+                step: "start the probe's shell",
+                source: e,
+            }),
+        }
+    }
+
+    /// After the spawn, without doors: the child, or the step that failed.
+    pub fn check<T>(&self, spawned: std::io::Result<T>) -> Result<T, JailError> {
+        self.outcome(spawned).map(|(c, _)| c)
+    }
+
+    /// After the spawn (inside a tokio runtime): the child, with its doors served.
+    pub fn open_doors<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Serving), JailError> {
+        let (child, listeners) = self.outcome(spawned)?;
+        let serving = bridge::serve(listeners, &self.doors).map_err(JailError::Doors)?;
+        Ok((child, serving))
+    }
+}
+
+/// A command a `pre_exec` hook can be added to (std's and tokio's).
+pub trait PreExec {
+    /// # Safety
+    /// As `CommandExt::pre_exec`.
+    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>);
+}
+
+impl PreExec for std::process::Command {
+    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.pre_exec(f) };
+    }
+}
+
+impl PreExec for tokio::process::Command {
+    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.pre_exec(f) };
+    }
+}
+
+/// The scratch `HOME` of a probe inside its scratch folder.
+pub fn scratch_home(scratch: &Path) -> PathBuf {
+    scratch.join("home")
+}
