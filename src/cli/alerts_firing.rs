@@ -145,6 +145,7 @@ pub fn navigator_sources(
     auto_run_flag: bool,
 ) -> anyhow::Result<Option<FiringSettings>> {
     if let Some(s) = sources(config, urls, auto_run_flag)? {
+        refuse_unjailed_auto_run(config, !s.auto_run.is_empty())?;
         return Ok(Some(s));
     }
     let q = &config.query;
@@ -153,7 +154,8 @@ pub fn navigator_sources(
         config.alertmanager_auto_run.as_deref(),
         "alertmanager_auto_run",
     )?;
-    Ok(q.prometheus_url
+    let s = q
+        .prometheus_url
         .clone()
         .filter(|_| q.live != Some(false))
         .map(|url| {
@@ -166,7 +168,21 @@ pub fn navigator_sources(
                 s.auto_run.insert("prometheus".into());
             }
             s
-        }))
+        });
+    refuse_unjailed_auto_run(config, s.as_ref().is_some_and(|s| !s.auto_run.is_empty()))?;
+    Ok(s)
+}
+
+/// Auto-run starts probes nobody looked at: refused when the session is not isolated.
+pub fn refuse_unjailed_auto_run(config: &Config, auto: bool) -> anyhow::Result<()> {
+    if let (true, crate::query::jail::Isolation::NotIsolated(why)) =
+        (auto, crate::query::jail::isolation(config.sandbox.jail))
+    {
+        anyhow::bail!(
+            "auto-run is refused: shell probes would run not isolated ({why}), and a probe started by an alert is one nobody read. Drop --auto-run and auto_run = \"read-only\", or let tsgnav build the jail ([sandbox] jail = true, TSGNAV_JAIL unset, a kernel with user namespaces)"
+        );
+    }
+    Ok(())
 }
 
 fn route_json(a: &Alert) -> serde_json::Value {

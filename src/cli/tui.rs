@@ -128,6 +128,10 @@ impl TuiArgs {
     }
 
     pub fn run(self) -> anyhow::Result<ExitCode> {
+        if self.auto_run {
+            let (config, _) = super::tui_build::read_config()?;
+            super::alerts_firing::refuse_unjailed_auto_run(&config, true)?;
+        }
         if !std::io::stdout().is_terminal() {
             if self.wants_tui() {
                 bail!("the navigator needs a terminal, and stdout is not one; run it in a terminal, or use `tsgnav tree` for a printout");

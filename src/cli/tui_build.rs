@@ -236,7 +236,7 @@ impl TuiArgs {
 
 /// The config file (`TSGNAV_CONFIG`, else the platform's config folder) and its folder; a
 /// missing default file is an empty config, a missing `TSGNAV_CONFIG` file an error.
-fn read_config() -> anyhow::Result<(tui::config::Config, Option<PathBuf>)> {
+pub(super) fn read_config() -> anyhow::Result<(tui::config::Config, Option<PathBuf>)> {
     let (config_file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
         Some(p) => (Some(PathBuf::from(p)), true),
         None => (

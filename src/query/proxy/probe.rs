@@ -175,11 +175,17 @@ impl SessionProxy {
             false => grant.write_kubeconfig(&kubeconfig),
         };
         match written {
-            Ok(()) => ProbeAccess::Proxied {
-                cache: shared_cache(self.1.dir(), &real, &grant, scratch),
-                grant,
-                kubeconfig,
-            },
+            Ok(()) => {
+                let cache = shared_cache(self.1.dir(), &real, &grant, scratch);
+                if jailed {
+                    fill_cache(&grant, &cache).await;
+                }
+                ProbeAccess::Proxied {
+                    cache,
+                    grant,
+                    kubeconfig,
+                }
+            }
             Err(e) => ProbeAccess::Direct { why: e.to_string() },
         }
     }
@@ -188,6 +194,48 @@ impl SessionProxy {
     pub fn cache_dir(&self) -> PathBuf {
         self.1.dir().to_path_buf()
     }
+}
+
+/// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
+/// probe sees the cache read-only, so it can neither poison it nor fill it. Runs
+/// `kubectl api-resources` (a fixed command, outside any jail) through the proxy with the
+/// probe's own pass; without kubectl, or when it fails, probes do their own discovery.
+async fn fill_cache(grant: &Grant, cache: &Path) {
+    let own = cache
+        .join("discovery")
+        .join(format!("127.0.0.1_{}", grant.port()))
+        .join("p")
+        .join(grant.token());
+    if own.join("servergroups.json").exists() {
+        return;
+    }
+    let Ok(dir) = tempfile_dir() else {
+        return;
+    };
+    let kubeconfig = dir.join("kubeconfig");
+    if grant.write_kubeconfig(&kubeconfig).is_ok() {
+        let run = tokio::process::Command::new("kubectl")
+            .args(["api-resources", "-o", "name"])
+            .env("KUBECONFIG", &kubeconfig)
+            .env("KUBECACHEDIR", cache)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .status();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(20), run).await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A new folder only this user may open, for tsgnav's own kubeconfig.
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tsgnav-fill-{}-{n}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
 }
 
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.

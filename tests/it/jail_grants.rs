@@ -1,0 +1,197 @@
+//! The jail and the API proxy's grants, with the real kubectl and the simulator: a read-only
+//! probe cannot rewrite the discovery cache, cannot read another probe's kubeconfig (its
+//! grant), and hidden code (`BASH_ENV` set by `printf -v`, `read`, a nameref, `set -k`)
+//! cannot send a DELETE by any road: kubectl gets the proxy's 403, `/dev/tcp`, curl and
+//! python cannot connect to the simulator's real port. The simulator counts no write.
+
+use std::time::Duration;
+
+use tsgnav::query::shell::ShellExecutor;
+
+use super::jail_escapes::{jail_or_skip, run};
+use super::mitigate_support::request;
+
+const POD: &str = "maestro-agent-6c9d8b7f5-hx4tq";
+
+fn port_of(url: &str) -> String {
+    url.rsplit(':').next().unwrap_or_default().to_string()
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut v = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            // tsgnav links each new probe's folder to the shared one: only files count.
+            if p.is_symlink() {
+                continue;
+            }
+            match p.is_dir() {
+                true => stack.push(p),
+                false => v.push((p.clone(), std::fs::read(&p).unwrap_or_default())),
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_discovery_cache_cannot_be_poisoned() {
+    if !jail_or_skip("the_discovery_cache_cannot_be_poisoned") {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("the_discovery_cache_cannot_be_poisoned") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let sh = ShellExecutor::default();
+    let read = request(
+        "kubectl get pods -n maestro --no-headers",
+        "V",
+        "v",
+        "mc-eastus-1",
+        Some(&sim.kubeconfig),
+    );
+    let (r, out) = run(&sh, read.clone()).await;
+    assert!(
+        r.status.is_ok() && out.contains(POD),
+        "{:?}: {out}",
+        r.status
+    );
+    let cache = sh.proxy.cache_dir();
+    let before = snapshot(&cache);
+    assert!(
+        before.iter().any(|(p, _)| p.ends_with("servergroups.json")),
+        "tsgnav filled the discovery cache: {before:?}"
+    );
+    let poison = "# kubectl is named so the probe gets its door\n\
+                  find \"$KUBECACHEDIR\" -name '*.json' | while read -r f; do echo '{}' > \"$f\" 2>/dev/null && echo POISONED; done\n\
+                  mkdir -p \"$KUBECACHEDIR/discovery/x\" 2>/dev/null && echo CACHE-WRITTEN || echo CACHE-READ-ONLY\n\
+                  ln -sf /tmp \"$KUBECACHEDIR/evil\" 2>/dev/null && echo LINKED || echo LINK-REFUSED\n";
+    let (_, out) = run(
+        &sh,
+        request(poison, "V", "v", "mc-eastus-1", Some(&sim.kubeconfig)),
+    )
+    .await;
+    assert!(
+        !out.contains("POISONED") && !out.contains("CACHE-WRITTEN"),
+        "{out}"
+    );
+    assert!(
+        out.contains("CACHE-READ-ONLY") && out.contains("LINK-REFUSED"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&cache), before, "the cache is unchanged");
+    let (r, out) = run(&sh, read).await;
+    assert!(
+        r.status.is_ok() && out.contains(POD),
+        "kubectl still reads: {out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_cannot_read_another_probes_grant() {
+    if !jail_or_skip("a_probe_cannot_read_another_probes_grant") {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("a_probe_cannot_read_another_probes_grant") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let sh = ShellExecutor::default();
+    // The victim holds its grant for a while; the thief looks everywhere a kubeconfig was.
+    let victim = request(
+        "kubectl get pods -n maestro >/dev/null; cat \"$KUBECONFIG\" | grep -c '/p/'; sleep 2",
+        "V",
+        "v",
+        "mc-eastus-1",
+        Some(&sim.kubeconfig),
+    );
+    let thief = "sleep 0.7\n\
+                 cat /tmp/tsgnav-probe-*/kubeconfig /tmp/tsgnav-grant/kubeconfig /tmp/*/tsgnav-grant/kubeconfig 2>/dev/null | grep '/p/' && echo STOLEN\n\
+                 grep -rl '/p/' /tmp /proc/*/root/tmp 2>/dev/null | head -3\n\
+                 ls /tmp | wc -l\n";
+    let (a, b) = tokio::join!(run(&sh, victim), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        run(&sh, super::jail_escapes::probe(thief, &[])).await
+    });
+    assert!(
+        a.1.starts_with("1\n"),
+        "the victim had its own kubeconfig: {}",
+        a.1
+    );
+    assert!(!b.1.contains("STOLEN") && !b.1.contains("/p/"), "{}", b.1);
+    assert!(
+        b.1.contains("\n1\n") || b.1.starts_with("1\n"),
+        "the thief's /tmp holds only its scratch: {}",
+        b.1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hidden_code_cannot_send_a_delete_by_any_road() {
+    if !jail_or_skip("hidden_code_cannot_send_a_delete_by_any_road") {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("hidden_code_cannot_send_a_delete") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let api = format!("{}/api/v1/namespaces/maestro/pods/{POD}", sim.handle.url);
+    // The payload: every way out at once, each reporting how far it got.
+    let payload = format!(
+        "kubectl delete pod {POD} -n maestro >/dev/null 2>&1 && echo KUBECTL-DELETED || echo KUBECTL-REFUSED\n\
+         curl -s --max-time 2 -X DELETE '{api}' >/dev/null && echo CURL-DELETED || echo CURL-FAILED\n\
+         (exec 3<>/dev/tcp/127.0.0.1/{port}; printf 'DELETE /api/v1/namespaces/maestro/pods/{POD} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3) 2>/dev/null && echo DEVTCP-SENT || echo DEVTCP-FAILED\n\
+         /usr/bin/python3 -c 'import urllib.request as u; u.urlopen(u.Request(\"{api}\", method=\"DELETE\"), timeout=2)' 2>/dev/null && echo PY-DELETED || echo PY-FAILED\n",
+        port = port_of(&sim.handle.url)
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("payload");
+    std::fs::write(&file, &payload).expect("write");
+    let forms = [
+        "printf -v BASH_ENV '%s' \"$F\"; export BASH_ENV; bash -c :",
+        "read -r BASH_ENV <<< \"$F\"; export BASH_ENV; bash -c :",
+        "declare -n ref=BASH_ENV; ref=\"$F\"; export BASH_ENV; bash -c :",
+        "set -k; bash -c : BASH_ENV=\"$F\"",
+    ];
+    let writes = sim.handle.writes();
+    let sh = ShellExecutor::default();
+    for form in forms {
+        // The payload is outside the jail's view (in /tmp): it is copied into the scratch.
+        let code =
+            format!("# kubectl\nF=\"$TMPDIR/p\"; printf '%s' \"$PAYLOAD\" > \"$F\"\n{form}\n");
+        let mut req = request(
+            &code,
+            "PAYLOAD",
+            &payload,
+            "mc-eastus-1",
+            Some(&sim.kubeconfig),
+        );
+        req.bindings
+            .insert("UNUSED".into(), file.to_string_lossy().into_owned());
+        let (_, out) = run(&sh, req).await;
+        for n in [
+            "KUBECTL-REFUSED",
+            "CURL-FAILED",
+            "DEVTCP-FAILED",
+            "PY-FAILED",
+        ] {
+            assert!(out.contains(n), "{form}: {n} missing: {out}");
+        }
+        assert!(
+            out.contains(&format!(
+                "tsgnav proxy: refused DELETE /api/v1/namespaces/maestro/pods/{POD}"
+            )),
+            "{form}: {out}"
+        );
+    }
+    assert_eq!(
+        sim.handle.writes(),
+        writes,
+        "no write reached the simulator"
+    );
+}
