@@ -251,52 +251,6 @@ async fn the_terminal_is_out_of_reach() {
     assert!(out.contains("ctty=0\n"), "no controlling terminal: {out}");
 }
 
-/// Live processes whose command line is exactly `sleep N`.
-fn sleepers(n: &str) -> usize {
-    let want = format!("sleep\0{n}\0");
-    std::fs::read_dir("/proc")
-        .map(|d| {
-            d.flatten()
-                .filter(|e| {
-                    std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want.as_bytes())
-                })
-                .filter(|e| {
-                    let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-                    !stat
-                        .rsplit(')')
-                        .next()
-                        .unwrap_or("")
-                        .trim_start()
-                        .starts_with('Z')
-                })
-                .count()
-        })
-        .unwrap_or(0)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lurker_left_running_dies_with_its_probe() {
-    if !jail_or_skip("a_lurker_left_running_dies_with_its_probe") {
-        return;
-    }
-    let code = "setsid sleep 4171 >/dev/null 2>&1 < /dev/null &\n\
-                nohup sleep 4172 >/dev/null 2>&1 &\n\
-                (set -m; sleep 4173 >/dev/null 2>&1 &)\n\
-                disown -a; sleep 0.2; echo left-three\n";
-    let (r, out) = run(&ShellExecutor::default(), probe(code, &[])).await;
-    assert!(r.status.is_ok(), "{:?} {out}", r.status);
-    let deadline = Instant::now() + Duration::from_secs(3);
-    let mut left = usize::MAX;
-    while Instant::now() < deadline {
-        left = ["4171", "4172", "4173"].iter().map(|n| sleepers(n)).sum();
-        if left == 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(left, 0, "children outlived their probe: {out}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_homes_kubeconfigs_and_tmp_of_the_operator_are_hidden() {
     if !jail_or_skip("the_homes_kubeconfigs_and_tmp_are_hidden") {

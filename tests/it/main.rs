@@ -32,6 +32,7 @@ mod jail_confirmed;
 mod jail_degraded;
 mod jail_escapes;
 mod jail_grants;
+mod jail_lurkers;
 mod kube_diff;
 mod kube_evidence;
 mod kube_fanout;

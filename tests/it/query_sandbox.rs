@@ -14,12 +14,22 @@ use tsgnav::query::{Cancel, Executor, OutputSink, ProbeId, ProbeRequest, ProbeRe
 
 use super::mitigate_support::request;
 
+/// The Landlock layer alone, as a session that is not isolated has it (the jail on top is
+/// tested in `jail_escapes`).
 fn shell(policy: SandboxPolicy) -> ShellExecutor {
     ShellExecutor {
-        sandbox: policy,
+        sandbox: SandboxPolicy {
+            jail: false,
+            ..policy
+        },
         ..ShellExecutor::default()
     }
 }
+
+/// What every record of these runs starts with: the jail is off.
+const UNJAILED: &str =
+    "not isolated: the jail is turned off in the config ([sandbox] jail = false); ";
+const UNJAILED_ENV: &str = "not isolated: the jail is turned off by TSGNAV_JAIL=off; ";
 
 fn strict() -> SandboxPolicy {
     SandboxPolicy {
@@ -37,6 +47,11 @@ async fn run(sh: &ShellExecutor, req: ProbeRequest) -> (ProbeResult, String) {
         )
         .await;
     let out = String::from_utf8_lossy(&r.output.read_all().unwrap_or_default()).into_owned();
+    let mut r = r;
+    r.sandbox = r.sandbox.map(|s| {
+        assert!(s.starts_with(UNJAILED), "{s}");
+        s[UNJAILED.len()..].to_string()
+    });
     (r, out)
 }
 
@@ -165,6 +180,7 @@ fn run_json_names_the_sandbox_of_every_probe() {
             .arg("--json")
             .env("TSGNAV_CONFIG", "/dev/null")
             .env("TSGNAV_STATE_DIR", state.path())
+            .env("TSGNAV_JAIL", "off")
             .env_remove("TSGNAV_SANDBOX_ABI");
         if let Some(a) = abi {
             cmd.env("TSGNAV_SANDBOX_ABI", a);
@@ -177,10 +193,9 @@ fn run_json_names_the_sandbox_of_every_probe() {
             String::from_utf8_lossy(&o.stderr)
         );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        v["results"][0]["sandbox"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+        let s = v["results"][0]["sandbox"].as_str().unwrap_or_default();
+        assert!(s.starts_with(UNJAILED_ENV), "{s}");
+        s[UNJAILED_ENV.len()..].to_string()
     };
     assert_eq!(sandbox_of(Some("0")), "none: kernel has no Landlock");
     let abi = kernel_abi();
@@ -198,7 +213,8 @@ fn run_json_names_the_sandbox_of_every_probe() {
         for line in journal.lines() {
             let rec: serde_json::Value = serde_json::from_str(line).expect("record");
             if rec["type"] == "probe_run" {
-                seen.push(rec["sandbox"].as_str().unwrap_or("<missing>").to_string());
+                let s = rec["sandbox"].as_str().unwrap_or("<missing>");
+                seen.push(s.strip_prefix(UNJAILED_ENV).unwrap_or(s).to_string());
             }
         }
     }

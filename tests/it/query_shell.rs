@@ -28,12 +28,14 @@ pub fn shell_req(id: &str, code: &str) -> ProbeRequest {
 }
 
 /// These tests watch the probe's processes through files they write in a test folder, so
-/// the kernel sandbox (tested in `query_sandbox`) is off here.
+/// the kernel sandbox (tested in `query_sandbox`) and the jail (tested in `jail_escapes`,
+/// where a timed-out or cancelled probe's tree is checked from outside) are off here.
 pub fn fast_shell() -> ShellExecutor {
     ShellExecutor {
         grace: Duration::from_millis(500),
         sandbox: tsgnav::query::sandbox::SandboxPolicy {
             enabled: false,
+            jail: false,
             ..Default::default()
         },
         ..ShellExecutor::default()
