@@ -22,6 +22,7 @@ pub mod flow;
 pub mod frame;
 pub mod guard;
 pub mod input;
+pub mod isolation;
 pub mod keymap;
 pub mod loading;
 pub mod mitigation;

@@ -47,6 +47,9 @@ pub fn open_hit(app: &mut App) -> Vec<Effect> {
 
 /// Asks the navigator to run probe `p` of the current node.
 pub fn run(app: &mut App, p: usize) -> Vec<Effect> {
+    if !super::isolation::acknowledged(app, p) {
+        return Vec::new();
+    }
     let class = app
         .classes()
         .get(p)

@@ -201,6 +201,8 @@ pub struct Session {
     /// After an export: the chain head and key id, which the next `y` copies (any other
     /// key drops the offer).
     pub copy_offer: Option<String>,
+    /// Not isolated: the shell probe whose risk was named, which the next press runs.
+    pub risk_ack: Option<String>,
 }
 
 impl Default for Session {
@@ -220,6 +222,7 @@ impl Default for Session {
             quit: false,
             loading: None,
             copy_offer: None,
+            risk_ack: None,
         }
     }
 }

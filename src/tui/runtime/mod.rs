@@ -222,7 +222,7 @@ fn start_fx(
     }
     let sandbox = live
         .as_ref()
-        .map(|l| crate::query::sandbox::detect(&l.backends.sandbox).describe());
+        .map(|l| crate::query::sandbox::describe_session(&l.backends.sandbox));
     let live = match live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
             app.session.live = super::app::Live::Available;

@@ -68,6 +68,9 @@ pub fn render(
         if p.probe.lang != Lang::Text {
             head.push(Span::styled(badge(p.class), badge_style(t, p.class)));
         }
+        if p.not_isolated && p.probe.lang == Lang::Shell {
+            head.push(Span::styled(" NOT ISOLATED ", t.get("badge.mutating")));
+        }
         if let Some(r) = p.probe.runs_in.as_ref() {
             head.push(Span::styled(format!(" {} ", runs_in_badge(r)), frame));
         }

@@ -202,6 +202,7 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
                     result: app.probes.results.get(&key),
                     stamp: crate::tui::pager::stamp(app, &key),
+                    not_isolated: crate::tui::isolation::not_isolated(app),
                 })
                 .collect();
             markdown::render(&node.body, width, &app.theme, &views)

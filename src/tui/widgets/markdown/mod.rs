@@ -20,6 +20,8 @@ pub struct ProbeView<'a> {
     pub result: Option<&'a ProbeResult>,
     /// "ran 03:12:09 with NODE=aks-1", with "STALE: …" when a value changed since.
     pub stamp: String,
+    /// The session is not isolated: the header of a shell probe says so.
+    pub not_isolated: bool,
 }
 
 pub use super::code::{badge, badge_style};
