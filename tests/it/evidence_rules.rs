@@ -239,7 +239,8 @@ fn every_rules_examples_are_absent_from_every_file_a_session_writes() {
 
 #[test]
 fn run_json_prints_no_secret_and_no_redact_is_refused_into_a_pipe() {
-    let tmp = tempfile::tempdir().expect("tmp");
+    // Not in /tmp: the jail hides it from probes.
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tmp");
     let data = tmp.path().join("probe-output.txt");
     std::fs::write(&data, all_text()).expect("write");
     let guide = tmp.path().join("leaky.md");

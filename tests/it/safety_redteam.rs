@@ -227,7 +227,8 @@ fn no_red_team_form_changes_anything_in_a_read_only_run() {
     assert!(changed.is_empty(), "files changed: {changed:?}");
     assert_eq!(sim.agent_replicas(None), replicas);
 
-    // Control: the same detectors see each kind of change when one is confirmed.
+    // Control: the same detectors see each kind of change when one is confirmed. It runs
+    // without the jail, which would stop its local write and hide the stand-ins (in /tmp).
     let (code, results) = run(
         &b,
         &fixture("control"),
@@ -240,7 +241,7 @@ fn no_red_team_form_changes_anything_in_a_read_only_run() {
             "--confirm-target",
             "mc-eastus-1",
         ],
-        &[],
+        &[("TSGNAV_JAIL", "off")],
     );
     assert_eq!(code, Some(0), "{results:?}");
     assert!(

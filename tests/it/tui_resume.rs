@@ -70,7 +70,8 @@ fn resume_after_kill_9_lands_on_the_same_step_and_extends_the_chain() {
     );
     let before = std::fs::read_to_string(&journal).expect("journal");
     let killed = std::process::Command::new("pkill")
-        .args(["-9", "-f", &format!("MARK={mark}")])
+        // The oldest match only: the navigator, not its probe's jail process (a fork of it).
+        .args(["-9", "-o", "-f", &format!("MARK={mark}")])
         .status()
         .expect("pkill");
     assert!(

@@ -78,22 +78,8 @@ pub const STEPS: [&str; 16] = [
     "apply the seccomp filter",
 ];
 
-const AT_RECURSIVE: u32 = 0x8000;
-const OPEN_TREE_CLONE: u32 = 1;
-const MOVE_MOUNT_F_EMPTY_PATH: u32 = 4;
-const MOUNT_ATTR_RDONLY: u64 = 1;
-const MOUNT_ATTR_NOSUID: u64 = 2;
-
-#[repr(C)]
-struct MountAttr {
-    attr_set: u64,
-    attr_clr: u64,
-    propagation: u64,
-    userns_fd: u64,
-}
-
 /// Sends `[kind, step, errno]` and, for kind 1, the descriptors.
-fn send(sock: RawFd, kind: u32, step: u32, errno: i32, fds: &[RawFd]) -> bool {
+pub(super) fn send(sock: RawFd, kind: u32, step: u32, errno: i32, fds: &[RawFd]) -> bool {
     let data = [kind, step, errno as u32];
     let mut iov = libc::iovec {
         iov_base: data.as_ptr() as *mut libc::c_void,
@@ -125,13 +111,13 @@ fn send(sock: RawFd, kind: u32, step: u32, errno: i32, fds: &[RawFd]) -> bool {
 }
 
 /// Reports step `step` failed with the current errno; the error std hands to the parent.
-fn fail(sock: RawFd, step: usize) -> io::Error {
+pub(super) fn fail(sock: RawFd, step: usize) -> io::Error {
     let e = io::Error::last_os_error();
     send(sock, 2, step as u32, e.raw_os_error().unwrap_or(0), &[]);
     e
 }
 
-fn check(sock: RawFd, step: usize, rc: libc::c_long) -> io::Result<()> {
+pub(super) fn check(sock: RawFd, step: usize, rc: libc::c_long) -> io::Result<()> {
     match rc < 0 {
         true => Err(fail(sock, step)),
         false => Ok(()),
@@ -151,7 +137,7 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> libc::c_long {
     }
 }
 
-fn mkdirs(dirs: &[CString]) {
+pub(super) fn mkdirs(dirs: &[CString]) {
     for d in dirs {
         // SAFETY: mkdir on a NUL-terminated path; EEXIST is fine.
         unsafe { libc::mkdir(d.as_ptr(), 0o755) };
@@ -178,231 +164,11 @@ fn namespaces(p: &Plan) -> io::Result<()> {
     Ok(())
 }
 
-/// The mount namespace: private, system read-only, covers, binds, the kubeconfig.
-fn mounts(p: &mut Plan) -> io::Result<()> {
-    let none = std::ptr::null::<libc::c_char>();
-    // SAFETY: mount with a NULL source and type changes propagation only.
-    let rc = unsafe {
-        libc::mount(
-            none,
-            c"/".as_ptr(),
-            none,
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        )
-    };
-    check(p.sock, 2, rc.into())?;
-    for (slot, b) in p.trees.iter_mut().zip(&p.binds) {
-        let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as u32;
-        // SAFETY: open_tree(AT_FDCWD, path, flags) returns a new descriptor or -1.
-        let fd =
-            unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, b.src.as_ptr(), flags) };
-        check(p.sock, 3, fd)?;
-        *slot = fd as RawFd;
-    }
-    setattr(
-        p.sock,
-        4,
-        libc::AT_FDCWD,
-        c"/",
-        0,
-        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
-    )?;
-    for c in &p.covers {
-        // SAFETY: mounting a fresh tmpfs on an existing folder.
-        let rc = unsafe {
-            libc::mount(
-                c"tmpfs".as_ptr(),
-                c.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                c"mode=0755,size=64m".as_ptr().cast(),
-            )
-        };
-        check(p.sock, 5, rc.into())?;
-    }
-    mkdirs(&p.mkdirs);
-    for (fd, b) in p.trees.iter().zip(&p.binds) {
-        mkdirs(&b.dirs);
-        if b.file {
-            // SAFETY: creates the empty mount point file.
-            unsafe {
-                libc::close(libc::open(
-                    b.dst.as_ptr(),
-                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                    0o644,
-                ))
-            };
-        }
-        let (set, clr) = match b.read_only {
-            true => (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0),
-            false => (MOUNT_ATTR_NOSUID, MOUNT_ATTR_RDONLY),
-        };
-        setattr(p.sock, 6, *fd, c"", libc::AT_EMPTY_PATH as u32, set)
-            .and_then(|()| clear(p.sock, *fd, clr))?;
-        // SAFETY: move_mount(fd, "", AT_FDCWD, dst, F_EMPTY_PATH) attaches the copy.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_move_mount,
-                *fd,
-                c"".as_ptr(),
-                libc::AT_FDCWD,
-                b.dst.as_ptr(),
-                MOVE_MOUNT_F_EMPTY_PATH,
-            )
-        };
-        check(p.sock, 6, rc)?;
-        // SAFETY: the copy is attached; its descriptor is no longer needed.
-        unsafe { libc::close(*fd) };
-    }
-    for (target, link) in &p.links {
-        // SAFETY: symlink on NUL-terminated paths.
-        unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) };
-    }
-    for s in &p.secrets {
-        mkdirs(&s.dirs);
-        // SAFETY: a new file readable by its owner only, written whole.
-        let rc = unsafe {
-            let fd = libc::open(
-                s.path.as_ptr(),
-                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
-                0o600,
-            );
-            let n = match fd < 0 {
-                true => -1,
-                false => libc::write(fd, s.bytes.as_ptr().cast(), s.bytes.len()),
-            };
-            libc::close(fd);
-            n
-        };
-        check(p.sock, 7, rc as libc::c_long)?;
-    }
-    // SAFETY: chdir on NUL-terminated paths; the old working folder may be covered now.
-    if unsafe { libc::chdir(p.cwd.as_ptr()) } != 0 {
-        unsafe { libc::chdir(p.fallback_cwd.as_ptr()) };
-    }
-    Ok(())
-}
-
-fn setattr(
-    sock: RawFd,
-    step: usize,
-    dfd: RawFd,
-    path: &std::ffi::CStr,
-    flags: u32,
-    set: u64,
-) -> io::Result<()> {
-    let attr = MountAttr {
-        attr_set: set,
-        attr_clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: mount_setattr with a live attr struct of the size given.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            dfd,
-            path.as_ptr(),
-            flags | AT_RECURSIVE,
-            &attr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    check(sock, step, rc)
-}
-
-fn clear(sock: RawFd, fd: RawFd, clr: u64) -> io::Result<()> {
-    if clr == 0 {
-        return Ok(());
-    }
-    let attr = MountAttr {
-        attr_set: 0,
-        attr_clr: clr,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let flags = libc::AT_EMPTY_PATH as u32 | AT_RECURSIVE;
-    // SAFETY: as in `setattr`.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            fd,
-            c"".as_ptr(),
-            flags,
-            &attr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    check(sock, 6, rc)
-}
-
-/// Loopback up, one listener per door port, handed to tsgnav.
-fn network(p: &Plan) -> io::Result<()> {
-    #[repr(C)]
-    struct IfReq {
-        name: [u8; 16],
-        flags: libc::c_short,
-        pad: [u8; 22],
-    }
-    let mut ifr = IfReq {
-        name: [0; 16],
-        flags: 0,
-        pad: [0; 22],
-    };
-    ifr.name[..2].copy_from_slice(b"lo");
-    // SAFETY: a datagram socket for the interface ioctls, closed below.
-    unsafe {
-        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        let got = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr);
-        ifr.flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-        let set = libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
-        libc::close(s);
-        check(p.sock, 8, got.min(set).min(s).into())?;
-    }
-    let mut fds = [-1 as RawFd; 16];
-    for (slot, port) in fds.iter_mut().zip(&p.ports) {
-        // SAFETY: a TCP listener on 127.0.0.1:port in the new network namespace.
-        unsafe {
-            let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
-            let one: libc::c_int = 1;
-            libc::setsockopt(
-                s,
-                libc::SOL_SOCKET,
-                libc::SO_REUSEADDR,
-                (&one as *const libc::c_int).cast(),
-                4,
-            );
-            let mut a: libc::sockaddr_in = std::mem::zeroed();
-            a.sin_family = libc::AF_INET as libc::sa_family_t;
-            a.sin_port = port.to_be();
-            a.sin_addr.s_addr = u32::from_be_bytes([127, 0, 0, 1]).to_be();
-            let b = libc::bind(
-                s,
-                (&a as *const libc::sockaddr_in).cast(),
-                std::mem::size_of_val(&a) as u32,
-            );
-            let l = libc::listen(s, 128);
-            check(p.sock, 9, s.min(b).min(l).into())?;
-            *slot = s;
-        }
-    }
-    let n = p.ports.len().min(16);
-    if !send(p.sock, 1, 0, 0, &fds[..n]) {
-        return Err(fail(p.sock, 10));
-    }
-    for fd in &fds[..n] {
-        // SAFETY: tsgnav holds its own copies now; the probe must not accept on them.
-        unsafe { libc::close(*fd) };
-    }
-    Ok(())
-}
-
 /// Runs in the child std forks (between fork and exec). Returns only in `B`.
 pub fn enter(p: &mut Plan) -> io::Result<()> {
     namespaces(p)?;
-    mounts(p)?;
-    network(p)?;
+    super::mounts::mounts(p)?;
+    super::net::network(p)?;
     // SAFETY: fork in a single-threaded child.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -420,6 +186,12 @@ fn supervise(pid: libc::pid_t) -> ! {
     // SAFETY: close_range, waitpid, signal, kill and _exit only.
     unsafe {
         libc::close_range(0, u32::MAX, 0);
+        // tsgnav's own handlers came with the fork: SIGTERM must end this process.
+        for sig in 1..32 {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP && sig != libc::SIGCHLD {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
         let mut status = 0;
         while libc::waitpid(pid, &mut status, 0) < 0 {
             if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {

@@ -24,6 +24,8 @@
 
 pub mod bridge;
 mod child;
+mod mounts;
+mod net;
 mod plan;
 pub mod probe;
 pub mod seccomp;
