@@ -151,7 +151,8 @@ fn resume_stops_the_probe_the_killed_navigator_left_running_and_records_it() {
     });
     wait_until("the probe process", || running(&sleep));
     let killed = std::process::Command::new("pkill")
-        .args(["-9", "-f", &format!("MARK={mark}")])
+        // The oldest match only: the navigator, not its probe's jail process (a fork of it).
+        .args(["-9", "-o", "-f", &format!("MARK={mark}")])
         .status()
         .expect("pkill");
     assert!(killed.success(), "the navigator got SIGKILL");
