@@ -6,7 +6,6 @@
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
-use std::time::{Duration, Instant};
 
 use tsgnav::query::jail::{isolation, Isolation};
 use tsgnav::query::shell::ShellExecutor;
