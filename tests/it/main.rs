@@ -95,6 +95,7 @@ mod tui_handover;
 mod tui_labels;
 mod tui_loading;
 mod tui_mitigation;
+mod tui_not_isolated;
 mod tui_pager;
 mod tui_pager_keys;
 mod tui_palette;
