@@ -106,6 +106,9 @@ pub fn serve(listeners: Vec<OwnedFd>, doors: &[Door]) -> std::io::Result<Serving
 }
 
 async fn relay(mut conn: tokio::net::TcpStream, outside: Outside) {
+    // Small request/answer writes: without this, Nagle's algorithm and delayed ACKs stall
+    // each answer by tens of milliseconds.
+    let _ = conn.set_nodelay(true);
     let _ = match outside {
         Outside::Unix(path) => match tokio::net::UnixStream::connect(&path).await {
             Ok(mut up) => tokio::io::copy_bidirectional(&mut conn, &mut up).await,
