@@ -98,6 +98,10 @@ pub struct RunArgs {
     /// How many contexts of a wave change at once.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub parallel: usize,
+    /// Go on with the wave run of an earlier session (id, prefix, `latest` or folder), e.g.
+    /// after a crash: the contexts its journal shows validated are not changed again.
+    #[arg(long, value_name = "SESSION", requires = "waves")]
+    pub resume: Option<String>,
     /// What a failed validation (or a soak breach) does after stopping the run.
     #[arg(long, value_enum, default_value = "stop")]
     pub on_failure: waves::OnFailure,

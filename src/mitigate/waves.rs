@@ -271,6 +271,38 @@ impl State {
     }
 }
 
+/// The journal note for one context's state in a wave: `wave 2/4 · mc-westus3-1 · ok`
+/// (then ` · detail` for a failure or a restore). [`parse_note`] reads it back.
+pub fn note_text(wave: usize, of: usize, context: &str, state: &State) -> String {
+    let detail = match state {
+        State::Failed(d) | State::Restored(d) => format!(" · {d}"),
+        _ => String::new(),
+    };
+    format!("wave {wave}/{of} · {context} · {}{detail}", state.word())
+}
+
+/// The context and state of a [`note_text`] (the detail left out).
+pub fn parse_note(text: &str) -> Option<(String, State)> {
+    let mut parts = text.split(" · ");
+    parts.next()?.strip_prefix("wave ")?;
+    let context = parts.next()?.to_string();
+    let state = State::from_word(parts.next()?)?;
+    Some((context, state))
+}
+
+/// The contexts a journal's wave notes (in order) leave done: the last word on each is `ok`.
+pub fn done_contexts<'a>(notes: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut last: Vec<(String, State)> = Vec::new();
+    for (ctx, state) in notes.into_iter().filter_map(parse_note) {
+        last.retain(|(c, _)| *c != ctx);
+        last.push((ctx, state));
+    }
+    last.into_iter()
+        .filter(|(_, s)| *s == State::Ok)
+        .map(|(c, _)| c)
+        .collect()
+}
+
 /// The time left, from the contexts done so far: the mean time per wave of the waves done
 /// times the waves left (seconds; `None` before the first wave ends).
 pub fn eta(done_waves: &[f64], waves_left: usize) -> Option<f64> {

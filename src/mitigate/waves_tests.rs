@@ -91,3 +91,31 @@ fn eta_is_the_mean_wave_time_times_the_waves_left() {
     assert_eq!(eta(&[], 3), None);
     assert_eq!(eta(&[2.0, 4.0], 3), Some(9.0));
 }
+
+#[test]
+fn notes_read_back_and_the_last_word_on_a_context_wins() {
+    let a = note_text(1, 4, "mc-a", &State::Ok);
+    assert_eq!(a, "wave 1/4 · mc-a · ok");
+    let b = note_text(
+        2,
+        4,
+        "mc-b",
+        &State::Failed("validation failed: x · y".into()),
+    );
+    assert_eq!(
+        parse_note(&b).map(|(c, s)| (c, s.word())),
+        Some(("mc-b".into(), "failed"))
+    );
+    let b2 = note_text(2, 4, "mc-b", &State::Ok);
+    let c = note_text(2, 4, "mc-c", &State::Ok);
+    let c2 = note_text(2, 4, "mc-c", &State::Restored("kubectl scale …".into()));
+    let done = done_contexts([
+        a.as_str(),
+        b.as_str(),
+        b2.as_str(),
+        c.as_str(),
+        c2.as_str(),
+        "a note",
+    ]);
+    assert_eq!(done, vec!["mc-a".to_string(), "mc-b".to_string()]);
+}

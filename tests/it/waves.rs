@@ -371,3 +371,50 @@ async fn a_soak_breach_on_the_real_prometheus_stops_before_the_next_wave() {
         "the canary changed and restored"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_leaves_the_contexts_that_validated_alone() {
+    let test = "resume_leaves_the_contexts_that_validated_alone";
+    if sim_support::kubectl(test).is_none() {
+        return;
+    }
+    let mut s = sim_support::scenario("maestro", Some(4));
+    let names = s.clusters.clone();
+    s.fail_validation = vec![names[2].clone()];
+    let sim = sim_support::start_scenario(s).await;
+    let kc = sim.kubeconfig.clone();
+    let state = tempfile::tempdir().expect("tempdir");
+    let config = state.path().join("config.toml");
+    std::fs::write(&config, "").expect("config");
+    let args = [
+        "--waves",
+        "1,rest",
+        "--write",
+        "--confirm-target",
+        "mc-* · 4 contexts",
+    ];
+    let o = tsgnav(state.path(), &config, &kc, &args).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let first: Vec<u64> = names.iter().map(|n| sim.handle.writes_to(n)).collect();
+    assert_eq!(
+        first,
+        vec![1, 1, 1, 1],
+        "every context of both waves changed once"
+    );
+
+    // The left-over context is still stuck: resuming changes it again, and only it.
+    let mut again = vec!["--resume", "latest", "--waves", "1,rest", "--write"];
+    again.extend(["--confirm-target", "mc-* · 1 context"]);
+    let o = tsgnav(state.path(), &config, &kc, &again).await;
+    let err = stderr(&o);
+    assert!(
+        err.contains("resuming: 3 contexts validated in that session"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("wave 1 (canary): 1 · {}", names[2])),
+        "{err}"
+    );
+    let second: Vec<u64> = names.iter().map(|n| sim.handle.writes_to(n)).collect();
+    assert_eq!(second, vec![1, 1, 2, 1], "{err}");
+}

@@ -100,6 +100,29 @@ fn gates(lib: &Library, node: &Node) -> (Vec<Probe>, Vec<Probe>, String) {
     (change, gates, format!("its validation step {from}"))
 }
 
+/// The contexts an earlier wave run of this same step left validated, from its journal.
+fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
+    use crate::evidence::{Record, SessionLog};
+    let dir = crate::evidence::resolve(&crate::evidence::state_dir(), query)?;
+    let log = SessionLog::read(&dir)?;
+    let node = format!("{}#{}", input.file, input.slug);
+    let same = log
+        .entries
+        .iter()
+        .any(|e| matches!(&e.record, Record::NodeEntered { node: n } if *n == node));
+    if !same {
+        return Err(anyhow!(
+            "session {} is not a wave run of {node}: resume it with the step it ran",
+            dir.display()
+        ));
+    }
+    let notes = log.entries.iter().filter_map(|e| match &e.record {
+        Record::Note(n) if n.topic.as_deref() == Some("wave") => Some(n.text.as_str()),
+        _ => None,
+    });
+    Ok(plan::done_contexts(notes))
+}
+
 /// Builds the plan, or says what is missing.
 pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
     let glob = args.contexts.clone().unwrap_or_default();
@@ -112,6 +135,23 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
         .map_err(|e| anyhow!("{}: {e}", kubeconfig.display()))?;
     if contexts.is_empty() {
         return Err(plan::WaveError::NoContexts(glob).into());
+    }
+    let done = match &args.resume {
+        Some(q) => done_earlier(q, input)?,
+        None => Vec::new(),
+    };
+    let contexts: Vec<String> = contexts.into_iter().filter(|c| !done.contains(c)).collect();
+    if !done.is_empty() {
+        eprintln!(
+            "resuming: {} contexts validated in that session are left as they are; {} remain",
+            done.len(),
+            contexts.len()
+        );
+    }
+    if contexts.is_empty() {
+        return Err(anyhow!(
+            "every context matching `{glob}` validated in that session: nothing is left to run"
+        ));
     }
     let policies = super::config::config()?.policy;
     let applied = plan::apply(&policies, &contexts, true)?;

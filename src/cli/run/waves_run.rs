@@ -214,16 +214,8 @@ async fn soak(input: &Input<'_>, plan: &Plan, node: &str) -> Option<String> {
 }
 
 fn note(wave: usize, of: usize, o: &Outcome) -> Record {
-    let detail = match &o.state {
-        State::Failed(d) | State::Restored(d) => format!(" · {d}"),
-        _ => String::new(),
-    };
     Record::Note(Note {
-        text: format!(
-            "wave {wave}/{of} · {} · {}{detail}",
-            o.context,
-            o.state.word()
-        ),
+        text: crate::mitigate::waves::note_text(wave, of, &o.context, &o.state),
         topic: Some("wave".into()),
         ..Default::default()
     })
