@@ -401,6 +401,40 @@ async fn resume_leaves_the_contexts_that_validated_alone() {
         vec![1, 1, 1, 1],
         "every context of both waves changed once"
     );
+    // The export for the incident carries the wave table.
+    let out = state.path().join("export");
+    let e = std::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"))
+        .args(["sessions", "export", "latest", "--format", "md", "--out"])
+        .arg(&out)
+        .env("TSGNAV_CONFIG", &config)
+        .env("TSGNAV_STATE_DIR", state.path())
+        .env("HOME", state.path())
+        .output()
+        .expect("export runs");
+    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+    // The summary is in the export's own folder inside --out.
+    let md = std::fs::read_dir(&out)
+        .expect("export folder")
+        .flatten()
+        .map(|d| d.path().join("summary.md"))
+        .find(|p| p.is_file())
+        .map(|p| std::fs::read_to_string(p).expect("summary"))
+        .expect("a summary.md");
+    assert!(
+        md.contains("## Waves\n\n4 contexts: 3 ok, 1 failed, 0 restored."),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(
+            "| 2/2 | `{}` | failed | validation failed",
+            names[2]
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("| 1/2 | `{}` | ok |", names[0])),
+        "{md}"
+    );
 
     // The left-over context is still stuck: resuming changes it again, and only it.
     let mut again = vec!["--resume", "latest", "--waves", "1,rest", "--write"];
