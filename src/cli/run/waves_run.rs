@@ -288,6 +288,9 @@ pub async fn execute(
         );
     }
     let Some(i) = stopped else {
+        if let Some(r) = &rec {
+            eprintln!("recorded in evidence session {}", r.dir().display());
+        }
         eprintln!("all {} contexts validated · {}", plan.count(), own_cost());
         return Ok(ExitCode::SUCCESS);
     };
@@ -332,6 +335,7 @@ pub async fn execute(
     if let Some(r) = &rec {
         eprintln!("recorded in evidence session {}", r.dir().display());
     }
+    eprintln!("{}", own_cost());
     Ok(ExitCode::from(1))
 }
 
