@@ -452,3 +452,65 @@ async fn resume_leaves_the_contexts_that_validated_alone() {
     let second: Vec<u64> = names.iter().map(|n| sim.handle.writes_to(n)).collect();
     assert_eq!(second, vec![1, 1, 2, 1], "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_pauses_after_the_wave_under_way() {
+    use tokio::io::AsyncBufReadExt;
+    let test = "ctrl_c_pauses_after_the_wave_under_way";
+    if sim_support::kubectl(test).is_none() {
+        return;
+    }
+    let sim = sim_support::start("maestro", Some(4)).await;
+    let names = sim.handle.clusters.clone();
+    let state = tempfile::tempdir().expect("tempdir");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"))
+        .args([
+            "run",
+            &format!("{GUIDE}#{STEP}"),
+            "--contexts",
+            "mc-*",
+            "--waves",
+            "1",
+        ])
+        .args([
+            "--write",
+            "--confirm-target",
+            "mc-* · 4 contexts",
+            "--kubeconfig",
+        ])
+        .arg(&sim.kubeconfig)
+        .current_dir(super::common::root())
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("TSGNAV_STATE_DIR", state.path())
+        .env("HOME", state.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tsgnav starts");
+    let pid = child.id().expect("pid") as i32;
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut seen = Vec::new();
+    while let Ok(Some(l)) = lines.next_line().await {
+        let canary_done = l.starts_with("wave 1/4 validated");
+        seen.push(l);
+        if canary_done {
+            // SAFETY: a signal to the child this test started.
+            unsafe { libc::kill(pid, libc::SIGINT) };
+            break;
+        }
+    }
+    while let Ok(Some(l)) = lines.next_line().await {
+        seen.push(l);
+    }
+    let status = child.wait().await.expect("exit");
+    let err = seen.join("\n");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("go on with --resume"), "{err}");
+    // The signal came after the canary: at most the wave under way (the second) ran.
+    let writes: Vec<u64> = names.iter().map(|n| sim.handle.writes_to(n)).collect();
+    assert_eq!(writes[0], 1, "{err}");
+    assert_eq!(
+        &writes[2..],
+        &[0, 0],
+        "no wave after the one under way: {err}"
+    );
+}

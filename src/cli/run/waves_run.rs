@@ -243,7 +243,24 @@ pub async fn execute(
     let mut times = Vec::new();
     let mut history: Vec<(usize, Outcome)> = Vec::new();
     let mut stopped = None;
+    // Ctrl-C pauses after the wave under way: its contexts finish (change and gates), no
+    // later wave starts, and `--resume` goes on from the journal.
+    let pause = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = pause.clone();
+    let listener = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            eprintln!(
+                "pausing after the wave under way (its contexts finish; no later wave starts)"
+            );
+        }
+    });
+    let mut paused = None;
     for (i, wave) in plan.waves.iter().enumerate() {
+        if pause.load(std::sync::atomic::Ordering::SeqCst) {
+            paused = Some(i);
+            break;
+        }
         let started = Instant::now();
         let mut done = Vec::new();
         let mut results = stream::iter(wave.iter().cloned())
@@ -286,6 +303,16 @@ pub async fn execute(
             i + 1,
             times[i]
         );
+    }
+    listener.abort();
+    if let Some(i) = paused {
+        let left: usize = plan.waves[i..].iter().map(Vec::len).sum();
+        let session = rec
+            .as_ref()
+            .map(|r| r.dir().display().to_string())
+            .unwrap_or_default();
+        eprintln!("paused before wave {}/{of}: {left} contexts not changed; go on with --resume {session}", i + 1);
+        return Ok(ExitCode::from(1));
     }
     let Some(i) = stopped else {
         if let Some(r) = &rec {
