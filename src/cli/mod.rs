@@ -65,7 +65,7 @@ pub enum Command {
     Config(extras::ConfigArgs),
     /// Run a node's probes (FILE#node-slug) and print each result: read-only ones, and mutating
     /// ones only with --write --confirm-target CONTEXT; --json for scripts.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
 }
 
 impl Cli {

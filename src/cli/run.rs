@@ -17,6 +17,8 @@ mod config;
 use crate::query::fanout;
 mod record;
 mod show;
+mod waves;
+mod waves_run;
 mod write;
 
 use config::config_vars;
@@ -29,7 +31,7 @@ use crate::query::vars::{canonical, parse_assignment, Source, Vars};
 use crate::query::{setup, Cancel, Executor, ProbeRequest, ProbeResult};
 use crate::tsg::{Lang, SafetyClass};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// The node: `FILE#slug` (e.g. tsg/swift-networking.md#step-1-establish-the-blast-radius).
     pub node: String,
@@ -83,9 +85,26 @@ pub struct RunArgs {
     /// Also run probes that change something (each needs --confirm-target).
     #[arg(long)]
     pub write: bool,
-    /// The target typed back to confirm the changes: must be the probes' kube context.
+    /// The target typed back to confirm the changes: must be the probes' kube context (for
+    /// a wave plan: the glob and the count, `'mc-* · 50 contexts'`).
     #[arg(long, value_name = "CONTEXT")]
     pub confirm_target: Option<String>,
+    /// Run a mitigation across the --contexts in waves (`1,5%,20%,rest`: a canary first):
+    /// each context's prior state is captured, the change runs, then the step's validation
+    /// probes; a wave starts only when every context of the one before it validated. Without
+    /// --write it prints the plan.
+    #[arg(long, value_name = "SIZES", requires = "contexts")]
+    pub waves: Option<String>,
+    /// How many contexts of a wave change at once.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub parallel: usize,
+    /// Go on with the wave run of an earlier session (id, prefix, `latest` or folder), e.g.
+    /// after a crash: the contexts its journal shows validated are not changed again.
+    #[arg(long, value_name = "SESSION", requires = "waves")]
+    pub resume: Option<String>,
+    /// What a failed validation (or a soak breach) does after stopping the run.
+    #[arg(long, value_enum, default_value = "stop")]
+    pub on_failure: waves::OnFailure,
 }
 
 impl RunArgs {
@@ -148,6 +167,8 @@ impl RunArgs {
                 std::process::id(),
                 chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
             ),
+            policies: config::config()?.policy,
+            in_waves: false,
         };
         let pre = crate::mitigate::preconditions(&node);
         let node_shell = config::node_shell()?;
@@ -157,6 +178,26 @@ impl RunArgs {
             .enable_all()
             .build()
             .context("starting the async runtime")?;
+        if self.waves.is_some() {
+            // Each context of a wave runs on its own: the backends must not fan out.
+            let single = RunArgs {
+                contexts: None,
+                ..self.clone()
+            };
+            let input = waves::Input {
+                file,
+                slug,
+                lib: &lib,
+                node: &node,
+                vars,
+                flags: &flags,
+                secrets: &secrets,
+                pre: &pre,
+                node_shell: node_shell.as_ref(),
+                executors: single.executors()?,
+            };
+            return rt.block_on(waves::run(&self, input));
+        }
         let steps = rt.block_on(self.run_probes(
             &format!("{file}#{slug}"),
             &node.probes,

@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// scenario's list.
     #[arg(long)]
     pub clusters: Option<usize>,
+    /// Make the clusters matching GLOB fail validations (repeatable): their deployments
+    /// never settle after a scale or restart, so a check of the rollout fails there. For
+    /// rehearsing wave plans (`tsgnav run … --waves`).
+    #[arg(long = "fail-validation", value_name = "GLOB")]
+    pub fail_validation: Vec<String>,
 }
 
 impl SimArgs {
@@ -54,6 +59,25 @@ fn load_scenario(name: &str) -> anyhow::Result<Scenario> {
     Ok(Scenario::builtin(name)?)
 }
 
+/// The clusters each `--fail-validation` glob names; a glob that names none is an error.
+fn fail_validation(clusters: &[String], globs: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for g in globs {
+        let hit: Vec<String> = clusters
+            .iter()
+            .filter(|c| crate::mitigate::glob::glob(g, c))
+            .cloned()
+            .collect();
+        anyhow::ensure!(
+            !hit.is_empty(),
+            "--fail-validation {g}: no simulated cluster matches; the clusters are {}",
+            clusters.join(", ")
+        );
+        out.extend(hit);
+    }
+    Ok(out)
+}
+
 impl ServeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         let mut scenario = load_scenario(&self.scenario)?;
@@ -61,6 +85,8 @@ impl ServeArgs {
             anyhow::ensure!(n > 0, "--clusters must be at least 1 (got 0)");
             scenario = scenario.with_clusters(n);
         }
+        let failing = fail_validation(&scenario.clusters, &self.fail_validation)?;
+        scenario.fail_validation.extend(failing);
         let kubeconfig = self.kubeconfig.unwrap_or_else(|| {
             std::env::temp_dir().join(format!("tsgnav-sim-{}.kubeconfig", std::process::id()))
         });
@@ -68,6 +94,7 @@ impl ServeArgs {
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
+        let failing = scenario.fail_validation.clone();
         rt.block_on(async move {
             let handle = Sim::start(scenario).await?;
             handle.write_kubeconfig(&kubeconfig)?;
@@ -80,6 +107,13 @@ impl ServeArgs {
                 handle.clusters.first().map(String::as_str).unwrap_or("-")
             )?;
             writeln!(out, "maestro API: {}/api/maestro/v1", handle.maestro_url())?;
+            if !failing.is_empty() {
+                writeln!(
+                    out,
+                    "failing validations (deployments never settle): {}",
+                    failing.join(", ")
+                )?;
+            }
             writeln!(out, "kubeconfig: {}", kubeconfig.display())?;
             writeln!(
                 out,

@@ -62,6 +62,7 @@ mod session;
 mod sigs;
 mod summary;
 mod summary_json;
+mod summary_waves;
 mod verify;
 
 use std::path::PathBuf;

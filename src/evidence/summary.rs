@@ -93,6 +93,7 @@ pub fn render_markdown(
     }
     findings(&mut md, log);
     mitigations(&mut md, log);
+    super::summary_waves::waves(&mut md, log);
     evidence_table(&mut md, log);
     if let Some((esc, items)) = team {
         super::summary_json::checklist(&mut md, esc, items);

@@ -1,6 +1,7 @@
 //! Guided mitigation, the pure planning part: the preconditions a person acknowledges
 //! ([`confirm`]), the read that captures prior state before a known mutation ([`prior`]),
-//! dry-run rewrites ([`dryrun`]), the check offered after a change ([`after`]) and the shape
+//! dry-run rewrites ([`dryrun`]), wave plans and `[[policy]]` by context name
+//! ([`waves`], with the context [`glob`]), the check offered after a change ([`after`]) and the shape
 //! of an open mitigation ([`open`]). Issuing and sealing a confirmation is `crate::query`'s
 //! (next to the gate that checks it); deriving open mitigations from a journal is
 //! `crate::evidence`'s.
@@ -11,8 +12,10 @@
 pub mod after;
 pub mod confirm;
 pub mod dryrun;
+pub mod glob;
 pub mod open;
 pub mod prior;
+pub mod waves;
 
 pub use after::after_check;
 pub use confirm::preconditions;

@@ -73,6 +73,7 @@ impl Sim {
             default,
             maestro: Mutex::new(maestro::Maestro::new(&scenario.maestro)),
             writes: Default::default(),
+            writes_by_cluster: Default::default(),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -122,6 +123,16 @@ impl SimHandle {
     /// OPTIONS) the server has received, dry runs included.
     pub fn writes(&self) -> u64 {
         self.state.writes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// How many requests that could change something reached the API of cluster `name`.
+    pub fn writes_to(&self, name: &str) -> u64 {
+        let by = self
+            .state
+            .writes_by_cluster
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        by.get(name).copied().unwrap_or(0)
     }
 
     /// The API server URL of one cluster.

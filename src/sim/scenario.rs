@@ -73,6 +73,10 @@ pub struct Scenario {
     /// apart print the same `8m1s`).
     #[serde(default)]
     pub frozen_clock: bool,
+    /// Clusters whose deployments never settle after a scale or restart, so a validation of
+    /// the rollout fails there (`tsgnav sim serve --fail-validation GLOB`).
+    #[serde(default)]
+    pub fail_validation: Vec<String>,
 }
 
 const SWIFT: &str = include_str!("../../assets/scenarios/swift.yaml");

@@ -22,6 +22,7 @@ impl Cluster {
         resources.extend(sc.crds.iter().cloned());
         let mut c = Cluster::empty(name, resources, sc.logs.clone());
         c.clock = sc.frozen_clock.then_some(now);
+        c.stuck = sc.fail_validation.iter().any(|n| n == name);
         for crd in &sc.crds {
             c.load(resources::crd_object(crd), now);
         }

@@ -28,6 +28,8 @@ pub struct SimState {
     /// Requests that could change something (any method but GET, HEAD and OPTIONS), counted
     /// so tests can prove that none arrived.
     pub writes: std::sync::atomic::AtomicU64,
+    /// The same, per cluster (API paths only).
+    pub writes_by_cluster: Mutex<BTreeMap<String, u64>>,
 }
 
 impl SimState {
@@ -76,6 +78,13 @@ pub async fn handle(
             "NotFound",
             format!("no simulated cluster named {cname:?}"),
         ));
+    }
+    if !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        let mut by = st
+            .writes_by_cluster
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        *by.entry(cname.clone()).or_default() += 1;
     }
     let r = route(rest);
     let Some(c) = st.cluster(&cname) else {

@@ -69,6 +69,10 @@ pub struct Cluster {
     pub tx: broadcast::Sender<WatchEvent>,
     /// The time ages are computed at, when the scenario freezes it.
     pub clock: Option<chrono::DateTime<chrono::Utc>>,
+    /// Deployments here never settle after a scale or restart (the scenario's
+    /// `fail_validation`): their pods and status keep the old counts, so a validation that
+    /// checks the rollout fails on this cluster.
+    pub stuck: bool,
 }
 
 /// A stable UUID-shaped id.
@@ -105,6 +109,7 @@ impl Cluster {
             history: VecDeque::new(),
             tx,
             clock: self.clock,
+            stuck: self.stuck,
         }
     }
 
@@ -121,6 +126,7 @@ impl Cluster {
             history: VecDeque::new(),
             tx,
             clock: None,
+            stuck: false,
         }
     }
 

@@ -63,11 +63,34 @@ pub fn split_info(info: &str) -> (String, BTreeMap<String, String>) {
         .trim()
         .to_lowercase();
     let mut map = BTreeMap::new();
-    for pair in attrs.split([' ', ',']).filter(|p| !p.is_empty()) {
+    for pair in attr_words(attrs) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, "true"));
         map.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
     }
     (lang, map)
+}
+
+/// The `k=v` words of an attribute list, split at spaces and commas outside double quotes
+/// (`abort_if="rate(x[5m]) > 0"` is one word).
+fn attr_words(attrs: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in attrs.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' | ',' if !quoted => {
+                if i > start {
+                    out.push(&attrs[start..i]);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if attrs.len() > start {
+        out.push(&attrs[start..]);
+    }
+    out
 }
 
 fn lang_of(word: &str, code: &str) -> Option<Lang> {
@@ -404,6 +427,12 @@ mod tests {
             Some(Lang::Promql)
         );
         assert_eq!(probe(&code("yaml", "a: b")).map(|p| p.lang), None);
+        let (_, quoted) = split_info(r#"bash {soak=5m abort_if="rate(x[5m]) > 0, or y" every=1s}"#);
+        assert_eq!(
+            quoted.get("abort_if").map(String::as_str),
+            Some("rate(x[5m]) > 0, or y")
+        );
+        assert_eq!(quoted.get("every").map(String::as_str), Some("1s"));
         let p = probe(&code("bash {name=x timeout=30s}", "kubectl get pods")).map(|p| p.attrs);
         assert_eq!(
             p.and_then(|a| a.get("timeout").cloned()).as_deref(),

@@ -33,6 +33,9 @@ pub struct Config {
     pub alertmanager_refresh: Option<String>,
     /// `[runbooks]`: how commands a guide types inside node shells are run.
     pub runbooks: RunbooksConfig,
+    /// `[[policy]]`: rules by kube context name (read-only, waves required, a maximum wave
+    /// size, a confirmation phrase), enforced where a mitigation run is built.
+    pub policy: Vec<crate::mitigate::waves::Policy>,
 }
 
 /// `[runbooks]`: a command a guide types on a node (after `oc debug node/…`, `chroot

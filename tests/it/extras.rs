@@ -214,6 +214,8 @@ fn config_example_names_every_key_the_parser_accepts() {
     let query = accepted_keys("[query]\nnot_a_key = 1\n");
     let sandbox = accepted_keys("[sandbox]\nnot_a_key = 1\n");
     let alertmanager = accepted_keys("[[alertmanager]]\nnot_a_key = 1\n");
+    let policy = accepted_keys("[[policy]]\nmatch = \"x\"\nnot_a_key = 1\n");
+    assert!(policy.contains(&"max_wave".to_string()), "{policy:?}");
     assert!(top.contains(&"query".to_string()), "{top:?}");
     assert!(query.contains(&"kusto_token_cmd".to_string()), "{query:?}");
     let example = tsgnav::tui::config::EXAMPLE;
@@ -231,6 +233,7 @@ fn config_example_names_every_key_the_parser_accepts() {
         .chain(&query)
         .chain(&sandbox)
         .chain(&alertmanager)
+        .chain(&policy)
     {
         assert!(
             written(key),

@@ -106,3 +106,4 @@ mod tui_resume;
 mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
+mod waves;

@@ -15,6 +15,11 @@ pub struct WriteMode {
     pub confirm_target: Option<String>,
     /// Confirmations are bound to this run.
     pub session: String,
+    /// `[[policy]]` of the config file: checked for each probe's target before a
+    /// confirmation is issued.
+    pub policies: Vec<mitigate::waves::Policy>,
+    /// This run is one context of a wave plan (policies that require waves allow it).
+    pub in_waves: bool,
 }
 
 impl WriteMode {
@@ -46,6 +51,11 @@ impl WriteMode {
                  --confirm-target NAME` to `tsgnav run {node}` (the mitigation flow)"
             )));
         };
+        if let Err(e) =
+            mitigate::waves::apply(&self.policies, std::slice::from_ref(&real), self.in_waves)
+        {
+            return Err(refuse(e.to_string()));
+        }
         let add = match (self.enabled, &self.confirm_target) {
             (true, Some(_)) => None,
             (false, None) => Some(format!("--write --confirm-target {real}")),

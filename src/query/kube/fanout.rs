@@ -60,28 +60,7 @@ impl FanOut {
     }
 }
 
-/// Shell-style glob with `*` and `?`.
-pub fn glob(pattern: &str, name: &str) -> bool {
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
-    while ni < n.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
-            pi += 1;
-            ni += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ni;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ni = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
+pub use crate::mitigate::glob::glob;
 
 /// The contexts of `kubeconfig` matching `pattern`, in file order.
 pub fn matching_contexts(kubeconfig: &Path, pattern: &str) -> Result<Vec<String>, KubeError> {

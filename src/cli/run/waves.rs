@@ -1,0 +1,250 @@
+//! `tsgnav run FILE#step --contexts GLOB --waves 1,5%,20%,rest`: a mitigation across a fleet of
+//! kube contexts, in waves. This file builds and shows the plan (the contexts, the waves with
+//! the canary first, the concurrency, the validation probes that gate each wave, the
+//! `[[policy]]` entries that apply) and checks the typed confirmation (`GLOB · N contexts`);
+//! `waves_run` runs it. Without `--write` the plan is printed and nothing runs. Part of the
+//! CLI edge.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::anyhow;
+
+use crate::mitigate::waves::{self as plan, Policy, WaveSpec};
+use crate::query::vars::Vars;
+use crate::query::Executor;
+use crate::tsg::{Library, Node, Probe, Role};
+
+use super::RunArgs;
+
+/// What a failed validation or a soak breach does once the run has stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnFailure {
+    /// Stop: nothing past the failing wave is changed; the mitigations stay open.
+    Stop,
+    /// Stop, then restore the contexts that failed to their captured prior state.
+    RestoreContext,
+    /// Stop, then restore every context of the failing wave.
+    RestoreWave,
+    /// Stop, then restore every context this run changed, in every wave.
+    RestoreAll,
+}
+
+/// Everything `RunArgs::run` has prepared that the waves need.
+pub struct Input<'a> {
+    pub file: &'a str,
+    pub slug: &'a str,
+    pub lib: &'a Library,
+    pub node: &'a Node,
+    pub vars: Vars,
+    pub flags: &'a [(String, String)],
+    pub secrets: &'a [String],
+    pub pre: &'a [String],
+    pub node_shell: Option<&'a crate::query::entry::NodeShell>,
+    pub executors: Vec<Arc<dyn Executor>>,
+}
+
+/// A wave plan ready to show or run.
+pub struct Plan {
+    pub glob: String,
+    pub waves: Vec<Vec<String>>,
+    pub parallel: usize,
+    /// The probes of the step that change something (every probe but the gates).
+    pub change: Vec<Probe>,
+    /// The validation probes run on each context after its change.
+    pub gates: Vec<Probe>,
+    /// Where the gates come from, for the plan screen.
+    pub gates_from: String,
+    pub policies: Vec<Policy>,
+    pub phrase: String,
+}
+
+impl Plan {
+    pub fn count(&self) -> usize {
+        self.waves.iter().map(Vec::len).sum()
+    }
+}
+
+/// The gates of `node`: its fences marked `{gate}`, else the probes of its validation
+/// sub-steps; with the probes that remain to make the change.
+fn gates(lib: &Library, node: &Node) -> (Vec<Probe>, Vec<Probe>, String) {
+    let runnable = |p: &&Probe| p.lang != crate::tsg::Lang::Text;
+    let (marked, change): (Vec<Probe>, Vec<Probe>) = node
+        .probes
+        .iter()
+        .filter(runnable)
+        .cloned()
+        .partition(|p| p.attrs.contains_key("gate"));
+    if !marked.is_empty() {
+        return (
+            change,
+            marked,
+            format!("the {{gate}} fences of {}", node.id),
+        );
+    }
+    let subs: Vec<&Node> = lib
+        .guides
+        .iter()
+        .flat_map(|g| &g.nodes)
+        .filter(|n| n.parent.as_deref() == Some(node.id.as_str()) && n.role == Role::Validation)
+        .collect();
+    let from = subs
+        .iter()
+        .map(|n| n.title.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let gates = subs
+        .iter()
+        .flat_map(|n| n.probes.iter().filter(runnable).cloned())
+        .collect();
+    (change, gates, format!("its validation step {from}"))
+}
+
+/// The contexts an earlier wave run of this same step left validated, from its journal.
+fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
+    use crate::evidence::{Record, SessionLog};
+    let dir = crate::evidence::resolve(&crate::evidence::state_dir(), query)?;
+    let log = SessionLog::read(&dir)?;
+    let node = format!("{}#{}", input.file, input.slug);
+    let same = log
+        .entries
+        .iter()
+        .any(|e| matches!(&e.record, Record::NodeEntered { node: n } if *n == node));
+    if !same {
+        return Err(anyhow!(
+            "session {} is not a wave run of {node}: resume it with the step it ran",
+            dir.display()
+        ));
+    }
+    let notes = log.entries.iter().filter_map(|e| match &e.record {
+        Record::Note(n) if n.topic.as_deref() == Some("wave") => Some(n.text.as_str()),
+        _ => None,
+    });
+    Ok(plan::done_contexts(notes))
+}
+
+/// Builds the plan, or says what is missing.
+pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
+    let glob = args.contexts.clone().unwrap_or_default();
+    let spec = WaveSpec::parse(args.waves.as_deref().unwrap_or_default())?;
+    let kubeconfig =
+        crate::query::kube::default_kubeconfig(args.kubeconfig.clone()).ok_or_else(|| {
+            anyhow!("no kubeconfig to list contexts from: pass --kubeconfig or set KUBECONFIG")
+        })?;
+    let contexts = crate::query::kube::fanout::matching_contexts(&kubeconfig, &glob)
+        .map_err(|e| anyhow!("{}: {e}", kubeconfig.display()))?;
+    if contexts.is_empty() {
+        return Err(plan::WaveError::NoContexts(glob).into());
+    }
+    let done = match &args.resume {
+        Some(q) => done_earlier(q, input)?,
+        None => Vec::new(),
+    };
+    let contexts: Vec<String> = contexts.into_iter().filter(|c| !done.contains(c)).collect();
+    if !done.is_empty() {
+        eprintln!(
+            "resuming: {} contexts validated in that session are left as they are; {} remain",
+            done.len(),
+            contexts.len()
+        );
+    }
+    if contexts.is_empty() {
+        return Err(anyhow!(
+            "every context matching `{glob}` validated in that session: nothing is left to run"
+        ));
+    }
+    let policies = super::config::config()?.policy;
+    let applied = plan::apply(&policies, &contexts, true)?;
+    let (change, gates, gates_from) = gates(input.lib, input.node);
+    if gates.is_empty() {
+        return Err(anyhow!(
+            "{}#{} has nothing to gate its waves on: add a `### Validation` sub-step with a \
+             read-only probe, or mark a fence of the step `{{gate}}` (see README: Waves)",
+            input.file,
+            input.slug
+        ));
+    }
+    if change.is_empty() {
+        return Err(anyhow!(
+            "{}#{} has no probe to run in waves besides its gates",
+            input.file,
+            input.slug
+        ));
+    }
+    let phrase = plan::phrase(&glob, contexts.len(), &applied.phrases);
+    Ok(Plan {
+        waves: plan::plan(&contexts, &spec, applied.max_wave),
+        glob,
+        parallel: args.parallel.max(1),
+        change,
+        gates,
+        gates_from,
+        policies: applied.policies.into_iter().cloned().collect(),
+        phrase,
+    })
+}
+
+/// The plan screen, as text.
+pub fn show(p: &Plan, node: &str) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let n = p.waves.len();
+    let _ = writeln!(
+        s,
+        "wave plan for {node}\n  {} · {} contexts · {n} waves · {} at a time",
+        p.glob,
+        p.count(),
+        p.parallel
+    );
+    for (i, w) in p.waves.iter().enumerate() {
+        let label = if i == 0 { " (canary)" } else { "" };
+        let names = if w.len() > 6 {
+            format!("{} … {}", w[..3].join(", "), w[w.len() - 2..].join(", "))
+        } else {
+            w.join(", ")
+        };
+        let _ = writeln!(s, "  wave {}{label}: {} · {names}", i + 1, w.len());
+    }
+    let _ = writeln!(s, "  gates ({}):", p.gates_from);
+    for g in &p.gates {
+        let name = g
+            .attrs
+            .get("name")
+            .cloned()
+            .unwrap_or_else(|| format!("line {}", g.line));
+        let soak = match (g.attrs.get("soak"), g.attrs.get("abort_if")) {
+            (Some(d), Some(q)) => format!(" · soak {d}, abort if {q}"),
+            (Some(d), None) => format!(" · soak {d}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "    {name}: {}{soak}",
+            g.code.lines().next().unwrap_or("")
+        );
+    }
+    for pol in &p.policies {
+        let _ = writeln!(s, "  policy {pol}");
+    }
+    s
+}
+
+/// Runs the wave plan (or shows it, without `--write`).
+pub async fn run(args: &RunArgs, input: Input<'_>) -> anyhow::Result<ExitCode> {
+    let plan = build(args, &input)?;
+    let node_id = format!("{}#{}", input.file, input.slug);
+    eprint!("{}", show(&plan, &node_id));
+    if !args.write {
+        eprintln!(
+            "nothing ran. To run it, add: --write --confirm-target '{}'",
+            plan.phrase
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let typed = args.confirm_target.as_deref().unwrap_or_default();
+    if let Err(e) = plan::check_phrase(typed, &plan.phrase) {
+        eprintln!("refused: {e}");
+        return Ok(ExitCode::from(3));
+    }
+    super::waves_run::execute(args, input, plan, &node_id).await
+}
