@@ -5,6 +5,7 @@
 
 mod cache;
 mod mirror;
+mod pack;
 pub mod parallel;
 
 pub use cache::{tool_stamp, Cache};

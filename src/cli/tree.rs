@@ -36,21 +36,55 @@ impl TreeArgs {
     }
 }
 
-/// Streams the JSON one guide at a time, serialising the model directly (each probe's safety
-/// class filled in first), so a large library is never copied into a JSON tree.
+/// Streams the JSON a batch of guides at a time, serialising the model directly (each probe's
+/// safety class filled in first), so a large library is never copied into a JSON tree. The
+/// guides of a batch are classified and serialised on every core; the output is in order.
 pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    /// Guides per batch: enough to keep every core busy, little enough to hold in memory.
+    const BATCH: usize = 256;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     out.write_all(b"{\"guides\":[")?;
-    for (i, g) in lib.guides.iter_mut().enumerate() {
+    let mut first = true;
+    for batch in lib.guides.chunks_mut(BATCH) {
+        let per = batch.len().div_ceil(workers).max(1);
+        let parts: Vec<serde_json::Result<Vec<u8>>> = std::thread::scope(|s| {
+            let jobs: Vec<_> = batch
+                .chunks_mut(per)
+                .map(|guides| s.spawn(move || guides_json(guides)))
+                .collect();
+            jobs.into_iter()
+                .map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for part in parts {
+            let part = part?;
+            if part.is_empty() {
+                continue;
+            }
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            out.write_all(&part)?;
+        }
+    }
+    out.write_all(b"]}\n")?;
+    Ok(())
+}
+
+/// `guides`, each probe classified, as JSON objects separated by commas.
+fn guides_json(guides: &mut [Guide]) -> serde_json::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    for (i, g) in guides.iter_mut().enumerate() {
         if i > 0 {
-            out.write_all(b",")?;
+            buf.push(b',');
         }
         for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
             p.safety = Some(super::classify(p));
         }
-        serde_json::to_writer(&mut *out, &*g)?;
+        serde_json::to_writer(&mut buf, &*g)?;
     }
-    out.write_all(b"]}\n")?;
-    Ok(())
+    Ok(buf)
 }
 
 fn glyph(role: Role) -> &'static str {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::cache::Pending;
+use super::cache::{Opened, Slot};
 use super::{read_text, Cache, LoadError, Source};
 use crate::tsg::{self, Guide};
 
@@ -58,7 +58,7 @@ pub fn parse_steps(
 }
 
 /// [`parse_steps`] that returns as soon as every guide is emitted, with the thread still
-/// writing the new cache entries (join it before the process exits, so none is lost).
+/// writing the library's new cache pack (join it before the process exits, so it is not lost).
 pub fn parse_steps_writing(
     files: &[Source],
     cache: Option<&Cache>,
@@ -73,12 +73,14 @@ pub fn parse_steps_writing(
     let next = AtomicUsize::new(0);
     let cached = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<Guide, LoadError>)>();
-    // New cache entries are written by one thread of their own, off the parse threads; it
-    // outlives this call until the last entry is written.
-    let (writes, writer) = match cache {
-        Some(_) => {
-            let (wtx, wrx) = mpsc::channel::<Pending>();
-            let h = std::thread::spawn(move || wrx.into_iter().for_each(Pending::write));
+    // The library's pack is read once, here; the new one is written by one thread of its own,
+    // off the parse threads, once every guide's slot is in. It outlives this call until then.
+    let opened = cache.and_then(|c| c.open(files)).map(std::sync::Arc::new);
+    let (writes, writer) = match &opened {
+        Some(o) => {
+            let (wtx, wrx) = mpsc::channel::<(usize, Slot)>();
+            let o = std::sync::Arc::clone(o);
+            let h = std::thread::spawn(move || o.write_all(wrx));
             (Some(wtx), Some(h))
         }
         None => (None, None),
@@ -87,13 +89,14 @@ pub fn parse_steps_writing(
         for _ in 0..workers {
             let tx = tx.clone();
             let writes = writes.clone();
-            let (next, cached) = (&next, &cached);
+            let (next, cached, opened) = (&next, &cached, &opened);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = files.get(i) else {
                     return;
                 };
-                let (result, hit) = parse_one(src, cache, writes.as_ref());
+                let writing = opened.as_deref().zip(writes.as_ref());
+                let (result, hit) = parse_one(i, src, writing);
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
@@ -130,12 +133,13 @@ pub fn parse_steps_writing(
     (stats, writer)
 }
 
-/// One guide: from the cache when its entry matches the file, else read and parsed (and its
-/// new cache entry handed to `writes`). The flag says whether the cache answered.
+/// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
+/// either way its slot in the next pack goes to the writer. The flag says whether the cache
+/// answered.
 fn parse_one(
+    i: usize,
     src: &Source,
-    cache: Option<&Cache>,
-    writes: Option<&mpsc::Sender<Pending>>,
+    cache: Option<(&Opened, &mpsc::Sender<(usize, Slot)>)>,
 ) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
     let meta = match std::fs::metadata(&src.file) {
@@ -150,16 +154,19 @@ fn parse_one(
             )
         }
     };
-    if let Some(mut g) = cache.and_then(|c| c.get(&shown, &src.rel, &meta)) {
+    if let Some((mut g, slot)) = cache.and_then(|(c, _)| c.get(&shown, &src.rel, &meta)) {
+        if let Some((_, w)) = cache {
+            let _ = w.send((i, slot));
+        }
         g.file = shown;
         return (Ok(g), true);
     }
     let result = read_text(&src.file).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, &text);
         g.file = shown.clone();
-        if let (Some(c), Some(w)) = (cache, writes) {
-            if let Some(entry) = c.prepare(&shown, &src.rel, &meta, &g) {
-                let _ = w.send(entry);
+        if let Some((c, w)) = cache {
+            if let Some(slot) = c.prepare(&shown, &src.rel, &meta, &g) {
+                let _ = w.send((i, slot));
             }
         }
         g

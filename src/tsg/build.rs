@@ -5,7 +5,7 @@ use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role}
 use super::raw::{RawCode, RawDoc, RawQuote, RawSection};
 use super::roles::Synonyms;
 use super::slug::Slugger;
-use super::text::{field_key, LineIndex};
+use super::text::field_key;
 
 fn callout_kind(q: &RawQuote) -> CalloutKind {
     let from_word = |w: &str| {
@@ -51,8 +51,8 @@ fn callout_text(q: &RawQuote) -> String {
 
 /// Builds the nodes of one guide from its raw sections.
 pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<Node> {
-    let lines = LineIndex::new(src);
-    let total_lines = lines.line(src.len());
+    // The line of the last byte, as `LineIndex` counts: one more than the newlines.
+    let total_lines = src.bytes().filter(|b| *b == b'\n').count() + 1;
     let mut slugger = Slugger::default();
     let mut stack: Vec<(u8, usize)> = Vec::new();
     let mut nodes: Vec<Node> = Vec::new();
@@ -172,7 +172,16 @@ const INLINE_CLIS: &[&str] = &[
 /// The section's blocks plus one per bullet's inline command, in line order. A command needs
 /// a verb and something to act on (`kubectl get pods`): prose that names a bare command
 /// ("`oc logs`/`oc exec` break") is not a probe.
-fn with_inline_commands(s: &RawSection) -> Vec<RawCode> {
+/// Most sections have no such bullet: their blocks are borrowed, not copied.
+fn with_inline_commands(s: &RawSection) -> std::borrow::Cow<'_, [RawCode]> {
+    let inline = |c: &String| {
+        let mut words = c.split_whitespace();
+        let cli = words.next().unwrap_or("");
+        INLINE_CLIS.contains(&cli) && words.count() >= 2
+    };
+    if !s.items.iter().any(|i| i.para.codes.iter().any(inline)) {
+        return std::borrow::Cow::Borrowed(&s.codes);
+    }
     let mut codes = s.codes.clone();
     for item in &s.items {
         for c in &item.para.codes {
@@ -191,7 +200,7 @@ fn with_inline_commands(s: &RawSection) -> Vec<RawCode> {
     if codes.len() != s.codes.len() {
         codes.sort_by_key(|c| c.line);
     }
-    codes
+    std::borrow::Cow::Owned(codes)
 }
 
 /// Keys tsgnav reads from front matter.

@@ -63,10 +63,26 @@ const TRIGGERS: &[&str] = &[
 ];
 const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 
+/// Any of `KINDS`, in any ASCII case, in one pass (`None` only if it could not be built,
+/// and then every text is read in full).
+static KIND_WORDS: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(KINDS)
+            .ok()
+    });
+
 /// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
 pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     // Every reference carries a number: most paragraphs have none and cost one scan.
     if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
+    // Nor do most name a kind. Lower-casing cannot make a kind word out of letters that are
+    // not one in ASCII (no non-ASCII letter lower-cases to one of their letters alone), so the
+    // ASCII-case-blind search over the text as written misses none.
+    if KIND_WORDS.as_ref().is_some_and(|k| !k.is_match(text)) {
         return Vec::new();
     }
     let lower = text.to_lowercase();

@@ -1,18 +1,102 @@
 //! Role inference from heading text, ancestors and (through a caller's classifier) what a
 //! step's commands do. Pure; imports only `super::model`.
 //!
-//! The synonym table is data (`Synonyms`), so callers can extend it from configuration.
+//! The synonym table is data (`Synonyms`), so callers can extend it from configuration. A
+//! heading is read once for all of the table's words: one Aho-Corasick automaton per table,
+//! built the first time it is needed and shared by every copy of that table.
+
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use aho_corasick::AhoCorasick;
 
 use super::model::{Guide, Probe, Role};
 
 /// Heading words that name each role, checked in order; the first match wins.
 #[derive(Debug, Clone)]
 pub struct Synonyms {
-    pub table: Vec<(Role, Vec<String>)>,
+    table: Arc<Vec<(Role, Vec<String>)>>,
+    matcher: Arc<OnceLock<Option<Matcher>>>,
 }
+
+/// Every word of a table in one automaton; each distinct word knows the rows that hold it.
+#[derive(Debug)]
+struct Matcher {
+    ac: AhoCorasick,
+    rows: Vec<Vec<usize>>,
+}
+
+impl Matcher {
+    fn new(table: &[(Role, Vec<String>)]) -> Option<Matcher> {
+        let mut words: Vec<&str> = Vec::new();
+        let mut rows: Vec<Vec<usize>> = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        for (row, (_, ws)) in table.iter().enumerate() {
+            for w in ws {
+                let id = *seen.entry(w.as_str()).or_insert_with(|| {
+                    words.push(w.as_str());
+                    rows.push(Vec::new());
+                    words.len() - 1
+                });
+                if !rows[id].contains(&row) {
+                    rows[id].push(row);
+                }
+            }
+        }
+        let ac = AhoCorasick::new(&words).ok()?;
+        Some(Matcher { ac, rows })
+    }
+
+    /// Which rows have a word in `text` (`hit[row]`).
+    fn hits(&self, text: &str, rows: usize) -> Vec<bool> {
+        let mut hit = vec![false; rows];
+        for m in self.ac.find_overlapping_iter(text) {
+            for r in &self.rows[m.pattern().as_usize()] {
+                hit[*r] = true;
+            }
+        }
+        hit
+    }
+}
+
+/// The bundled table, built once; `Synonyms::default()` shares it and its automaton.
+static STANDARD: LazyLock<Synonyms> = LazyLock::new(|| Synonyms::new(standard_table()));
 
 impl Default for Synonyms {
     fn default() -> Self {
+        STANDARD.clone()
+    }
+}
+
+impl Synonyms {
+    /// A table of heading words per role, checked in order.
+    pub fn new(table: Vec<(Role, Vec<String>)>) -> Synonyms {
+        Synonyms {
+            table: Arc::new(table),
+            matcher: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The words of each role, in the order they are checked.
+    pub fn table(&self) -> &[(Role, Vec<String>)] {
+        &self.table
+    }
+
+    /// Which rows of the table have a word in `text` (already lower-cased).
+    fn rows_in(&self, text: &str) -> Vec<bool> {
+        match self.matcher.get_or_init(|| Matcher::new(&self.table)) {
+            Some(m) => m.hits(text, self.table.len()),
+            // No automaton (a table too large to build one): one search per word.
+            None => self
+                .table
+                .iter()
+                .map(|(_, words)| words.iter().any(|w| text.contains(w.as_str())))
+                .collect(),
+        }
+    }
+}
+
+fn standard_table() -> Vec<(Role, Vec<String>)> {
+    {
         let t: &[(Role, &[&str])] = &[
             (
                 Role::Triage,
@@ -130,12 +214,9 @@ impl Default for Synonyms {
                 ],
             ),
         ];
-        Synonyms {
-            table: t
-                .iter()
-                .map(|(r, words)| (*r, words.iter().map(|w| w.to_string()).collect()))
-                .collect(),
-        }
+        t.iter()
+            .map(|(r, words)| (*r, words.iter().map(|w| w.to_string()).collect()))
+            .collect()
     }
 }
 
@@ -152,18 +233,20 @@ impl Synonyms {
         {
             return None;
         }
-        let t = format!("{} ", title.to_lowercase());
+        let mut t = title.to_lowercase();
+        t.push(' ');
         let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
         // "Step N: …" is a diagnostic step unless it names another phase.
         let is_step = t.starts_with("step ");
+        let hit = self.rows_in(t);
         self.table
             .iter()
-            .find(|(role, words)| {
-                let hit = words.iter().any(|w| t.contains(w.as_str()));
-                hit && !(is_step
+            .zip(hit)
+            .find(|((role, _), hit)| {
+                *hit && !(is_step
                     && matches!(role, Role::Prerequisites | Role::Access | Role::Reference))
             })
-            .map(|(r, _)| match r {
+            .map(|((r, _), _)| match r {
                 // "Step 5: Classify the scenario" is a step, not a scenario.
                 Role::Mitigation if is_step => Role::Diagnostic,
                 r => *r,
@@ -234,19 +317,31 @@ fn numbered_option(title: &str) -> bool {
 /// which `tsg` may not import).
 pub fn refine(guide: &mut Guide, synonyms: &Synonyms, mutates: &dyn Fn(&Probe) -> bool) {
     // A step under a heading that names its phase ("Diagnostics") keeps that phase's role.
-    let titles: std::collections::HashMap<String, String> = guide
+    // Each heading is read once; a parent is found by its id (the last node of that id).
+    let neutral: Vec<bool> = guide
         .nodes
         .iter()
-        .map(|n| (n.id.clone(), n.title.clone()))
+        .map(|n| synonyms.neutral(&n.title))
         .collect();
-    for n in &mut guide.nodes {
+    let by_id: std::collections::HashMap<&str, usize> = guide
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let parent_neutral: Vec<bool> = guide
+        .nodes
+        .iter()
+        .map(|n| {
+            n.parent
+                .as_deref()
+                .and_then(|p| by_id.get(p))
+                .is_none_or(|&i| neutral[i])
+        })
+        .collect();
+    for (i, n) in guide.nodes.iter_mut().enumerate() {
         let open = matches!(n.role, Role::Diagnostic | Role::Other);
-        let parent_neutral = n
-            .parent
-            .as_ref()
-            .and_then(|p| titles.get(p))
-            .is_none_or(|t| synonyms.neutral(t));
-        if open && parent_neutral && synonyms.neutral(&n.title) && n.probes.iter().any(mutates) {
+        if open && parent_neutral[i] && neutral[i] && n.probes.iter().any(mutates) {
             n.role = Role::Mitigation;
         }
     }

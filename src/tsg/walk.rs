@@ -64,18 +64,19 @@ impl Buf {
     }
 
     fn into_para(self) -> RawPara {
+        let text = super::text::squash(&self.text);
         let (label, value) = match self.label {
             LabelState::Labeled(l, end, _) => {
                 let rest = self.text.get(end..).unwrap_or("");
                 let value = super::text::squash(rest.trim_start().trim_start_matches(':'));
                 (Some(l), value)
             }
-            _ => (None, super::text::squash(&self.text)),
+            _ => (None, text.clone()),
         };
         RawPara {
             label,
             value,
-            text: super::text::squash(&self.text),
+            text,
             line: self.line,
             links: self.links,
             codes: self.codes,

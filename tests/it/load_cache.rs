@@ -133,38 +133,125 @@ fn corrupt_stale_or_foreign_cache_entries_are_ignored() {
     );
     assert_eq!(seen, fresh);
 
-    // Entries cut short, emptied, or replaced by other JSON: every guide is parsed again.
-    let entries: Vec<PathBuf> = std::fs::read_dir(&cache_dir)
+    // The pack cut short, emptied, or replaced by other bytes: every guide is parsed again,
+    // and the pack is written again, whole.
+    let packs: Vec<PathBuf> = std::fs::read_dir(&cache_dir)
         .expect("cache dir")
         .map(|e| e.expect("entry").path())
         .collect();
-    assert_eq!(entries.len(), n, "one entry per guide");
-    for (i, e) in entries.iter().enumerate() {
-        let bytes = std::fs::read(e).expect("read");
-        let bad: Vec<u8> = match i % 3 {
-            0 => bytes[..bytes.len() / 2].to_vec(),
-            1 => Vec::new(),
-            _ => b"{\"stamp\":\"test-build-2\",\"guide\":null}".to_vec(),
-        };
-        std::fs::write(e, bad).expect("write");
+    assert_eq!(
+        packs.len(),
+        1,
+        "one pack for the library, not one file per guide"
+    );
+    let pack = &packs[0];
+    let whole = std::fs::read(pack).expect("read");
+    let bad: [Vec<u8>; 3] = [
+        whole[..whole.len() / 2].to_vec(),
+        Vec::new(),
+        b"{\"stamp\":\"test-build-2\",\"guide\":null}".to_vec(),
+    ];
+    for bytes in bad {
+        load(&guides, Some(&other));
+        std::fs::write(pack, bytes).expect("write");
+        let (seen, stats, _) = load(&guides, Some(&other));
+        assert_eq!(
+            stats,
+            Stats {
+                parsed: n,
+                cached: 0
+            }
+        );
+        assert_eq!(seen, fresh);
+        assert_eq!(
+            load(&guides, Some(&other)).1,
+            Stats {
+                parsed: 0,
+                cached: n
+            }
+        );
     }
-    let (seen, stats, _) = load(&guides, Some(&other));
+}
+
+#[test]
+fn a_damaged_entry_costs_only_its_own_guide() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let guides = dir.path().join("guides");
+    library(&guides);
+    let cache_dir = dir.path().join("cache");
+    let cache = Cache::with_stamp(cache_dir.clone(), "test-build-1".into());
+    let (fresh, _, n) = load(&guides, Some(&cache));
+    let pack = std::fs::read_dir(&cache_dir)
+        .expect("cache dir")
+        .map(|e| e.expect("entry").path())
+        .next()
+        .expect("a pack");
+    // Break the JSON of one entry without moving any byte: its title's quote becomes a NUL.
+    let mut bytes = std::fs::read(&pack).expect("read");
+    let at = bytes
+        .windows(b"\"title\":\"Restarts".len())
+        .position(|w| w == b"\"title\":\"Restarts")
+        .expect("the entry of own/b.md");
+    bytes[at + b"\"title\":".len()] = 0;
+    std::fs::write(&pack, &bytes).expect("write");
+    let (seen, stats, _) = load(&guides, Some(&cache));
     assert_eq!(
         stats,
         Stats {
-            parsed: n,
-            cached: 0
+            parsed: 1,
+            cached: n - 1
         }
     );
     assert_eq!(seen, fresh);
-    // … and the entries were written again, whole.
-    assert_eq!(
-        load(&guides, Some(&other)).1,
-        Stats {
-            parsed: 0,
-            cached: n
-        }
-    );
+    // The entry was written again.
+    assert_eq!(load(&guides, Some(&cache)).1.cached, n);
+}
+
+#[test]
+fn a_guide_removed_from_the_library_leaves_the_pack() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let guides = dir.path().join("guides");
+    let files = library(&guides);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "t".into());
+    let (_, _, n) = load(&guides, Some(&cache));
+    let pack = |d: &Path| {
+        let p = std::fs::read_dir(d)
+            .expect("cache dir")
+            .map(|e| e.expect("entry").path())
+            .next()
+            .expect("a pack");
+        std::fs::read(p).expect("read")
+    };
+    assert!(pack(&dir.path().join("cache"))
+        .windows(b"Restarts".len())
+        .any(|w| w == b"Restarts"));
+    std::fs::remove_file(&files[4]).expect("remove own/b.md");
+    let (_, stats, m) = load(&guides, Some(&cache));
+    assert_eq!((m, stats.cached, stats.parsed), (n - 1, n - 1, 0));
+    assert!(!pack(&dir.path().join("cache"))
+        .windows(b"Restarts".len())
+        .any(|w| w == b"Restarts"));
+}
+
+#[test]
+fn two_loads_at_once_leave_one_whole_pack() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let guides = dir.path().join("guides");
+    library(&guides);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "t".into());
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| load(&guides, Some(&cache)).0);
+        let b = s.spawn(|| load(&guides, Some(&cache)).0);
+        (a.join().expect("a"), b.join().expect("b"))
+    });
+    assert_eq!(a, b);
+    let (c, stats, n) = load(&guides, Some(&cache));
+    assert_eq!(stats.cached, n, "the pack one of them left is whole");
+    assert_eq!(c, a);
+    let files = std::fs::read_dir(dir.path().join("cache"))
+        .expect("cache dir")
+        .count();
+    assert_eq!(files, 1, "no temporary file is left behind");
 }
 
 #[test]

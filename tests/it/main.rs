@@ -84,6 +84,7 @@ mod sim_kube;
 mod sim_kubectl;
 mod sim_maestro;
 mod sim_support;
+mod tree_identity;
 mod tree_json;
 mod tui_assets;
 mod tui_cancel;
