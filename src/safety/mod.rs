@@ -14,6 +14,7 @@ mod builtins;
 mod command;
 mod kube;
 mod kube_flags;
+mod kube_writes;
 mod net;
 mod sed;
 mod target;
@@ -30,6 +31,7 @@ mod tests_kube;
 #[cfg(test)]
 mod tests_tools;
 
+pub use kube_writes::{kube_writes, KubeWrite, Scope, WriteVerb};
 pub use target::{target_escapes, value_names_target, Escape};
 
 use crate::tsg::shell::{self, Problem};

@@ -54,6 +54,7 @@ mod query_http;
 mod query_kusto;
 mod query_prometheus;
 mod query_proxy;
+mod query_proxy_grant;
 mod query_proxy_native;
 mod query_proxy_writes;
 mod query_runner;

@@ -164,6 +164,9 @@ impl SessionProxy {
             Ok(g) => g,
             Err(e) => return ProbeAccess::Direct { why: e.to_string() },
         };
+        if confirmed {
+            grant.confine_to(req);
+        }
         let kubeconfig = scratch.join("kubeconfig");
         match grant.write_kubeconfig(&kubeconfig) {
             Ok(()) => ProbeAccess::Proxied {
