@@ -12,6 +12,7 @@ mod args;
 mod azure;
 mod builtins;
 mod command;
+mod hidden;
 mod kube;
 mod kube_flags;
 mod kube_writes;
@@ -28,6 +29,8 @@ mod tests;
 mod tests_hidden;
 #[cfg(test)]
 mod tests_kube;
+#[cfg(test)]
+mod tests_learning;
 #[cfg(test)]
 mod tests_tools;
 
@@ -117,6 +120,17 @@ pub fn classify(script: &str) -> Verdict {
             command: String::new(),
             class: SafetyClass::Unknown,
             reason,
+        });
+    }
+    for (line, name) in hidden::loop_variables(script) {
+        hits.push(Hit {
+            line,
+            command: format!("for {name} in …"),
+            class: SafetyClass::Unknown,
+            reason: format!(
+                "the loop variable `{name}` makes later commands run a program or read a file \
+                 of the script's choosing"
+            ),
         });
     }
     hits.sort_by_key(|h| h.line);
