@@ -57,6 +57,10 @@ pub struct SandboxConfig {
     /// Ports every read-only probe may connect to, on any host (Landlock filters by port
     /// only). Default `[443]`, so read-only cloud CLI calls work; `[]` is the strictest.
     pub allow_connect_ports: Vec<u16>,
+    /// `host:port`s (or URLs) a probe may reach through the egress proxy, besides the
+    /// Prometheus, Kusto and Alertmanager URLs of this config and the session's
+    /// port-forwards (`query::egress`). Port 443 when none is given. Default none.
+    pub allow_hosts: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -64,6 +68,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             enabled: true,
             allow_connect_ports: vec![443],
+            allow_hosts: Vec::new(),
         }
     }
 }

@@ -49,6 +49,7 @@ mod nav_keys;
 mod nav_keys_input;
 mod nav_links;
 mod nav_mitigation;
+mod query_egress;
 mod query_gate;
 mod query_http;
 mod query_kusto;
