@@ -13,6 +13,7 @@ mod azure;
 mod builtins;
 mod command;
 mod hidden;
+mod https;
 mod kube;
 mod kube_flags;
 mod kube_writes;
@@ -34,6 +35,7 @@ mod tests_learning;
 #[cfg(test)]
 mod tests_tools;
 
+pub use https::classifier_only;
 pub use kube_writes::{kube_writes, KubeWrite, Scope, WriteVerb};
 pub use target::{target_escapes, value_names_target, Escape};
 

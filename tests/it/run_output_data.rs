@@ -66,3 +66,36 @@ fn base64(b: &[u8]) -> String {
     }
     out
 }
+
+/// `run --json` says which read-only probes only the classifier vouches for (their requests
+/// travel inside TLS), and only on those.
+#[test]
+fn run_json_marks_probes_read_only_by_the_classifier_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let guide = dir.path().join("tls.md");
+    std::fs::write(
+        &guide,
+        "# TLS\n\n## Check\n\n```bash\ncurl -s --max-time 2 https://127.0.0.1:9/health; true\n```\n\n\
+         ```bash\necho plain\n```\n",
+    )
+    .expect("write guide");
+    let o = super::common::bin()
+        .args(["run", &format!("{}#check", guide.display()), "--json"])
+        .env("TSGNAV_CONFIG", "/dev/null")
+        .env("TSGNAV_STATE_DIR", dir.path().join("state"))
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&o.stderr));
+    });
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2, "{v}");
+    let why = results[0]["read_only_by_classifier_only"]
+        .as_str()
+        .unwrap_or("");
+    assert!(why.contains("https:// URL"), "{v}");
+    assert!(
+        results[1].get("read_only_by_classifier_only").is_none(),
+        "{v}"
+    );
+}

@@ -76,3 +76,24 @@ fn invisible_characters_in_values_are_shown_not_dropped() {
     );
     assert!(!s.contains('⟨'), "{s}");
 }
+
+/// The probe badge says when only the classifier vouches for a read-only probe (`az`, curl
+/// to https://: through the egress proxy's CONNECT its method is not visible), and only then.
+#[test]
+fn the_badge_names_probes_read_only_by_the_classifier_only() {
+    let lines = |slug: &str| {
+        let mut a = app();
+        let id = a
+            .nav
+            .index
+            .resolve(&a.lib, None, &format!("swift-networking.md#{slug}"))
+            .expect("step");
+        nav_cmd(&mut a, Cmd::Goto(id));
+        crate::tui_common::node_lines(&mut a, 140, 60).join("\n")
+    };
+    let az = lines("step-2g-afec-flag-and-service-association-link-azure");
+    assert!(az.contains("read-only  by the classifier only"), "{az}");
+    let kube = lines("step-2a-cns-is-running-on-the-affected-nodes");
+    assert!(kube.contains("read-only"), "{kube}");
+    assert!(!kube.contains("by the classifier only"), "{kube}");
+}
