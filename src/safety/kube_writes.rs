@@ -326,7 +326,9 @@ fn create(a: &Args<'_>, pos: &[&str]) -> Vec<KubeWrite> {
 mod tests {
     use super::*;
 
-    fn one(script: &str) -> Vec<(WriteVerb, String, String, Scope, Option<String>)> {
+    type Row = (WriteVerb, String, String, Scope, Option<String>);
+
+    fn one(script: &str) -> Vec<Row> {
         kube_writes(script, &[("POD".into(), "web-1".into())])
             .into_iter()
             .map(|w| {
@@ -345,10 +347,7 @@ mod tests {
         use WriteVerb::*;
         let s = |x: &str| x.to_string();
         let n = |x: &str| Some(x.to_string());
-        let rows: Vec<(
-            &str,
-            Vec<(WriteVerb, String, String, Scope, Option<String>)>,
-        )> = vec![
+        let rows: Vec<(&str, Vec<Row>)> = vec![
             (
                 "kubectl delete pod web-1",
                 vec![(Delete, s(""), s("pods"), Scope::Default, n("web-1"))],
