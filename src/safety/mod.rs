@@ -34,6 +34,8 @@ mod tests_kube;
 mod tests_learning;
 #[cfg(test)]
 mod tests_tools;
+#[cfg(test)]
+mod tests_writes;
 
 pub use https::classifier_only;
 pub use kube_writes::{kube_writes, KubeWrite, Scope, WriteVerb};
