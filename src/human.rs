@@ -3,6 +3,8 @@
 //!
 //! A leaf: imports nothing of the crate, and no IO.
 
+pub mod visible;
+
 /// kubectl's `duration.HumanDuration`: `45s`, `5m30s`, `12m`, `3h20m`, `20h`, `3d4h`,
 /// `12d`, `2y45d`, `9y`.
 pub fn duration(seconds: i64) -> String {

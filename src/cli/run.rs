@@ -244,12 +244,18 @@ impl RunArgs {
             if results.is_empty() {
                 writeln!(out, "{file}#{slug} has no probes to run.")?;
             }
+            // Output is data: on a terminal, what would act on it (titles, OSC 52, cursor
+            // moves, a bare CR, bidi controls) is written as visible tokens.
+            let tty = std::io::stdout().is_terminal();
             for (r, _) in &results {
                 let text = render(r);
-                if self.no_redact {
-                    write!(out, "{text}")?;
-                } else {
-                    write!(out, "{}", redactor.redact_str(&text).0)?;
+                let text = match self.no_redact {
+                    true => text,
+                    false => redactor.redact_str(&text).0,
+                };
+                match tty {
+                    true => write!(out, "{}", crate::human::visible::visible(&text))?,
+                    false => write!(out, "{text}")?,
                 }
             }
         }

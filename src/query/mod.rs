@@ -12,6 +12,7 @@ mod cancel;
 pub mod capture;
 pub mod confirm;
 pub mod curl;
+pub mod egress;
 pub mod entry;
 mod error;
 pub mod fanout;

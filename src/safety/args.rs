@@ -110,3 +110,14 @@ impl<'a> Args<'a> {
             .and_then(|(_, v)| *v)
     }
 }
+
+/// Whether `arg` is the long option `full` (`--set`) or an abbreviation GNU getopt accepts
+/// for it (`--se`, `--s=…`): getopt takes any prefix that names one option; a prefix that
+/// names several is an error there, so reading it as `full` errs on the safe side only.
+pub(super) fn long_opt(arg: &str, full: &str) -> bool {
+    let Some(name) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let name = name.split_once('=').map_or(name, |(n, _)| n);
+    !name.is_empty() && full.strip_prefix("--").is_some_and(|f| f.starts_with(name))
+}

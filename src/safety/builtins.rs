@@ -8,38 +8,11 @@
 
 use super::args::{read_only, unknown, Class};
 
-/// Variables that make a later command run a program of the script's choosing, or reach
-/// another cluster than the one confirmed.
-const DANGEROUS_ENV: &[&str] = &[
-    "KUBECTL_EXTERNAL_DIFF",
-    "KUBE_EDITOR",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "GIT_PAGER",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "PATH",
-    "IFS",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "CURL_HOME",
-    "HELM_PLUGINS",
-    "KUBECTL_PLUGINS_PATH",
-    "AWS_CONFIG_FILE",
-];
-
-/// The first `NAME=value` among `words` that sets a variable of [`DANGEROUS_ENV`].
+/// The first `NAME=value` among `words` that sets a variable `super::hidden` names dangerous.
 pub(super) fn dangerous_assignment<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<Class> {
     words.into_iter().find_map(|w| {
         let (name, _) = w.split_once('=')?;
-        DANGEROUS_ENV.contains(&name).then(|| {
+        super::hidden::dangerous_name(name).then(|| {
             unknown(format!(
                 "sets `{name}`, which makes later commands run a program or read a file of the \
                  script's choosing"
@@ -82,6 +55,9 @@ fn arithmetic(expr: &str) -> Class {
 /// A builtin of this module, or `None`.
 pub(super) fn builtin(name: &str, args: &[String]) -> Option<Class> {
     let flags_only = args.iter().all(|a| a.starts_with('-'));
+    if let Some(c) = super::hidden::assigning_builtin(name, args) {
+        return Some(c);
+    }
     Some(match name {
         "((" => arithmetic(&args.join(" ")),
         "let" => arithmetic(&args.join(" ")),
@@ -124,7 +100,7 @@ pub(super) fn builtin(name: &str, args: &[String]) -> Option<Class> {
             ))
         }
         "declare" | "typeset" | "local" | "export" | "readonly" => {
-            match dangerous_assignment(args.iter().map(String::as_str)) {
+            match super::hidden::declaring(name, args) {
                 Some(c) => c,
                 None => read_only(format!("`{name}` only sets shell variables")),
             }

@@ -23,6 +23,13 @@ pub(super) fn classify_command(cmd: &SimpleCommand) -> Class {
             )),
         );
     }
+    let words = cmd.words.iter().chain(&cmd.assigns);
+    if let Some(c) = words
+        .filter_map(|w| super::hidden::hidden_expansion(w))
+        .next()
+    {
+        class = worse(class, c);
+    }
     for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
         class = worse(
             class,

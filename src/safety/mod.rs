@@ -12,8 +12,11 @@ mod args;
 mod azure;
 mod builtins;
 mod command;
+mod hidden;
+mod https;
 mod kube;
 mod kube_flags;
+mod kube_writes;
 mod net;
 mod sed;
 mod target;
@@ -28,8 +31,14 @@ mod tests_hidden;
 #[cfg(test)]
 mod tests_kube;
 #[cfg(test)]
+mod tests_learning;
+#[cfg(test)]
 mod tests_tools;
+#[cfg(test)]
+mod tests_writes;
 
+pub use https::classifier_only;
+pub use kube_writes::{kube_writes, KubeWrite, Scope, WriteVerb};
 pub use target::{target_escapes, value_names_target, Escape};
 
 use crate::tsg::shell::{self, Problem};
@@ -115,6 +124,17 @@ pub fn classify(script: &str) -> Verdict {
             command: String::new(),
             class: SafetyClass::Unknown,
             reason,
+        });
+    }
+    for (line, name) in hidden::loop_variables(script) {
+        hits.push(Hit {
+            line,
+            command: format!("for {name} in …"),
+            class: SafetyClass::Unknown,
+            reason: format!(
+                "the loop variable `{name}` makes later commands run a program or read a file \
+                 of the script's choosing"
+            ),
         });
     }
     hits.sort_by_key(|h| h.line);

@@ -3,7 +3,9 @@
 //!
 //! Pure; imports only `crate::tsg`.
 
-use super::args::{interactive, long_running, mutating, read_only, split, unknown, Class};
+use super::args::{
+    interactive, long_opt, long_running, mutating, read_only, split, unknown, Class,
+};
 
 fn first_positional(args: &[String]) -> Option<&str> {
     args.iter()
@@ -24,7 +26,10 @@ pub(super) fn tool(name: &str, args: &[String], piped: bool) -> Option<Class> {
             format!("`{name}` can run any query, including ones that change data"),
         ),
         "make" => unknown("`make` runs a Makefile target, which can do anything"),
-        "git" => git(sub, args),
+        "git" => match git_hook(args) {
+            Some(c) => c,
+            None => git(git_sub(args), args),
+        },
         "hcpctl" => hcpctl(args),
         "promtool" => match sub {
             "check" | "test" | "query" | "--version" => {
@@ -178,10 +183,72 @@ fn container(name: &str, sub: &str, args: &[String]) -> Class {
     }
 }
 
+/// git's subcommand: the first word after the global options (`-C DIR`, `-c K=V` …).
+fn git_sub(args: &[String]) -> &str {
+    let a = split(args, &|f| {
+        matches!(
+            f,
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        )
+    });
+    a.pos.first().copied().unwrap_or("")
+}
+
+/// git options that make it run a program of the script's choosing: configuration on the
+/// command line (`-c core.pager=…`, `--config-env`, which can name a pager, an ssh command,
+/// an fsmonitor, hooks), `--upload-pack`/`--receive-pack`/`--exec` (the program run for the
+/// remote side, also `-u` of `ls-remote`, `fetch`, `clone`, `pull`), `--ext-diff`.
+fn git_hook(args: &[String]) -> Option<Class> {
+    let sub = git_sub(args);
+    let remote = matches!(sub, "ls-remote" | "fetch" | "clone" | "pull" | "archive");
+    // `-c` after the subcommand is its own flag (`git log -c`: combined diffs).
+    let global = args.iter().position(|a| a == sub).unwrap_or(args.len());
+    let hook = args.iter().enumerate().find_map(|(i, a)| {
+        let config = i < global
+            && (a.starts_with("-c") && !a.starts_with("--") || long_opt(a, "--config-env"));
+        let program = ["--upload-pack", "--receive-pack", "--exec"]
+            .iter()
+            .any(|f| long_opt(a, f) && a.len() > 4);
+        (config || program || (remote && a == "-u")).then_some(a)
+    })?;
+    Some(unknown(format!(
+        "`git {hook}` sets configuration or a program that git runs, which tsgnav cannot check"
+    )))
+}
+
+/// ssh options whose value is a command ssh runs locally, or a config file that can hold
+/// one (`-F`).
+const SSH_COMMANDS: &[&str] = &[
+    "proxycommand",
+    "localcommand",
+    "permitlocalcommand",
+    "knownhostscommand",
+    "remotecommand",
+    "match",
+    "include",
+    "pkcs11provider",
+    "securitykeyprovider",
+];
+
 fn ssh(args: &[String]) -> Class {
     let a = split(args, &|f| {
         f.len() == 2 && "BbcDEeFIiJLlmOoPpQRSWw".contains(&f[1..])
     });
+    let runs = a.flags.iter().any(|(f, v)| {
+        let key = v
+            .unwrap_or("")
+            .split(['=', ' '])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        f == "-F" || f == "-o" && SSH_COMMANDS.contains(&key.as_str())
+    });
+    if runs {
+        return unknown(
+            "`ssh` is given a command to run locally (ProxyCommand, LocalCommand …) or a config \
+             file that can hold one",
+        );
+    }
     if a.pos.len() > 1 {
         return unknown("`ssh` runs a command on a remote host, which cannot be checked");
     }

@@ -3,7 +3,7 @@
 //!
 //! Pure; imports only `crate::tsg`.
 
-use super::args::{interactive, long_running, mutating, read_only, Class};
+use super::args::{interactive, long_opt, long_running, mutating, read_only, unknown, Class};
 
 const READ_ONLY: &[&str] = &[
     "grep",
@@ -178,11 +178,10 @@ pub(super) fn utility(name: &str, args: &[String]) -> Option<Class> {
             Some(f) => mutating(format!("`tee` writes its input to the file `{f}`")),
             None => read_only("`tee` only copies its input to the terminal"),
         },
-        "sort"
-            if any(&|a| {
-                a == "-o" || a.starts_with("--output") || (short_has(a, 'o') && a.len() > 2)
-            }) =>
-        {
+        "sort" if any(&|a| long_opt(a, "--compress-program")) => unknown(
+            "`sort --compress-program` runs a program of the script's choosing on its temporary files",
+        ),
+        "sort" if any(&|a| a == "-o" || long_opt(a, "--output") || short_has(a, 'o')) => {
             mutating("`sort -o` writes a file")
         }
         "sort" => read_only("`sort` only reads and prints"),

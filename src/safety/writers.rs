@@ -7,7 +7,7 @@
 //!
 //! Pure; imports only `crate::tsg`.
 
-use super::args::{long_running, mutating, read_only, unknown, Class};
+use super::args::{long_opt, long_running, mutating, read_only, unknown, Class};
 use super::sed;
 
 fn is_flag(a: &str) -> bool {
@@ -35,14 +35,14 @@ pub(super) fn writer(name: &str, args: &[String]) -> Option<Class> {
             }
             _ => read_only(format!("`{name}` only reads and prints")),
         },
-        "shuf" if any(&|a| a.starts_with("-o") || a.starts_with("--output")) => {
+        "shuf" if any(&|a| a.starts_with("-o") || long_opt(a, "--output")) => {
             mutating("`shuf -o` writes a file")
         }
         "shuf" => read_only("`shuf` only prints"),
         "ip" => ip(args),
         "date"
             if any(&|a| {
-                a.starts_with("--set")
+                long_opt(a, "--set")
                     || a.starts_with('-')
                         && !a.starts_with("--")
                         && !a.starts_with("-I")
@@ -65,8 +65,10 @@ pub(super) fn writer(name: &str, args: &[String]) -> Option<Class> {
             }
         }
         "hostname" => {
-            let sets = any(&|a| matches!(a, "-F" | "--file" | "-b" | "--boot"))
-                || !positionals(args).is_empty();
+            let short = |a: &str, c: char| !a.starts_with("--") && is_flag(a) && a.contains(c);
+            let sets = any(&|a| {
+                short(a, 'F') || short(a, 'b') || long_opt(a, "--file") || long_opt(a, "--boot")
+            }) || !positionals(args).is_empty();
             if sets {
                 mutating("`hostname NAME` changes the machine's host name")
             } else {
@@ -77,8 +79,17 @@ pub(super) fn writer(name: &str, args: &[String]) -> Option<Class> {
             mutating("`ifconfig IFACE …` changes the interface (address, up/down, mtu)")
         }
         "ifconfig" => read_only("`ifconfig` only prints the interfaces"),
-        "sysctl" if any(&|a| a.starts_with("-w") || a.starts_with("-p") || a.contains('=')) => {
-            mutating("`sysctl -w` changes kernel settings")
+        "sysctl"
+            if any(&|a| {
+                let short = !a.starts_with("--") && is_flag(a) && a.contains(['w', 'p', 'f']);
+                short
+                    || a.contains('=')
+                    || ["--write", "--load", "--system"]
+                        .iter()
+                        .any(|f| long_opt(a, f))
+            }) =>
+        {
+            mutating("`sysctl -w`, `-p`/`--load` and `--system` change kernel settings")
         }
         "sysctl" => read_only("`sysctl` only prints kernel settings"),
         "ss" if any(&|a| a == "-K" || a == "--kill" || a.starts_with("-K")) => {
@@ -147,20 +158,32 @@ fn awk(name: &str, args: &[String]) -> Class {
 }
 
 fn tar(args: &[String]) -> Class {
+    let hooks = [
+        "--checkpoint-action",
+        "--to-command",
+        "--use-compress-program",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+    ];
+    // Exact options that are also prefixes of a hook (getopt takes an exact name as itself).
+    let exact = |a: &str| matches!(a.split('=').next(), Some("--checkpoint" | "--to-stdout"));
     let runs = args.iter().any(|a| {
-        [
-            "--checkpoint-action",
-            "--to-command",
-            "--use-compress-program",
-            "--info-script",
-            "--new-volume-script",
-            "--rsh-command",
-            "--rmt-command",
-            "-I",
-            "-F",
-        ]
-        .iter()
-        .any(|f| a.starts_with(f))
+        (!exact(a) && hooks.iter().any(|h| long_opt(a, h)))
+            || [
+                "--checkpoint-action",
+                "--to-command",
+                "--use-compress-program",
+                "--info-script",
+                "--new-volume-script",
+                "--rsh-command",
+                "--rmt-command",
+                "-I",
+                "-F",
+            ]
+            .iter()
+            .any(|f| a.starts_with(f))
     });
     if runs {
         return unknown("`tar` is told to run a program (checkpoint action, compressor, script)");
@@ -206,7 +229,12 @@ fn ip(args: &[String]) -> Class {
     while i < args.len() {
         let a = args[i].as_str();
         i += 1;
-        if matches!(a, "-b" | "-batch" | "--batch") {
+        // iproute2 takes any prefix of its options, with one dash or two (`-ba`, `--bat`).
+        let one = a
+            .strip_prefix('-')
+            .filter(|o| o.starts_with('-'))
+            .unwrap_or(a);
+        if one.len() >= 2 && "-batch".starts_with(one) {
             return unknown("`ip -batch` runs commands from a file");
         }
         if matches!(

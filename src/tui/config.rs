@@ -67,6 +67,10 @@ pub struct SandboxConfig {
     /// Paths a jailed probe may read (`"~/.azure"`); the homes, `/tmp` and `/run` are
     /// otherwise hidden.
     pub read_only: Vec<String>,
+    /// `host:port`s (or URLs) a probe may reach through the egress proxy, besides the
+    /// Prometheus, Kusto and Alertmanager URLs of this config and the session's
+    /// port-forwards (`query::egress`). Port 443 when none is given. Default none.
+    pub allow_hosts: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -76,6 +80,7 @@ impl Default for SandboxConfig {
             allow_connect_ports: vec![443],
             jail: true,
             read_only: Vec::new(),
+            allow_hosts: Vec::new(),
         }
     }
 }

@@ -24,6 +24,15 @@ pub fn to_json(r: &ProbeResult) -> Value {
         "started": r.started.to_rfc3339(), "duration_ms": r.duration().as_millis() as u64,
         "output": r.output.text(), "table": r.table, "sandbox": r.sandbox,
     });
+    // A read-only shell probe whose requests travel inside TLS (az, curl to https://): only
+    // the classifier vouches for it. Present only where it applies.
+    if r.backend == Backend::Shell
+        && crate::safety::classify(&r.command_as_run).class == crate::tsg::SafetyClass::ReadOnly
+    {
+        if let Some(why) = crate::safety::classifier_only(&r.command_as_run) {
+            v["read_only_by_classifier_only"] = json!(why);
+        }
+    }
     // The Kubernetes requests the read-only proxy decided, when the probe made any.
     if !r.api.is_empty() {
         v["api"] = json!(r.api);

@@ -58,6 +58,8 @@ pub struct Pass {
     pub confirmed: bool,
     /// The client with the real credentials for `context`.
     pub upstream: kube::Client,
+    /// The writes a confirmed run is confined to, once set (see `super::confine`).
+    pub writes: std::sync::OnceLock<Vec<super::policy::Write>>,
     /// Every decision, in order.
     pub log: Mutex<Vec<Decided>>,
 }

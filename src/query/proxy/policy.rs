@@ -1,10 +1,18 @@
-//! Which Kubernetes API requests the read-only proxy forwards: discovery and every GET, LIST
-//! and WATCH; `pods/log`; `pods/portforward`; `SelfSubject*Review`s; writes with
-//! `dryRun=All`; `pods/exec` only when its `command=` parameters are a command
-//! `crate::safety` classes read-only (and not interactive). Every other write is refused with
-//! a Kubernetes `Status` 403, unless the run is a confirmed mitigation for this very context.
+//! Which Kubernetes API requests the API proxy forwards, read from the path's structure
+//! ([`path::parse`]), never from a suffix: discovery and every GET, LIST and WATCH (`--raw`
+//! and `kubectl proxy` send the same requests); `pods/NAME/log`; `pods/NAME/portforward`
+//! (GET or POST); `SelfSubject*Review`s; writes with `dryRun=All`; `pods/NAME/exec` only when
+//! its `command=` parameters are a command `crate::safety` classes read-only (and not
+//! interactive). `exec`, `attach` and `portforward` count only as the subresource right after
+//! a pod's name, so `DELETE …/pods/exec` is the deletion of a pod named `exec`. Every other
+//! write is refused with a Kubernetes `Status` 403, unless the run is a confirmed mitigation
+//! for this very context; and when the confirmation named its writes ([`Run::writes`]), only a
+//! request that is one of them (verb, group/resource, namespace, name) passes, and the 403
+//! names the mismatch.
 //!
 //! Pure; imports `crate::safety` only.
+
+pub mod path;
 
 use serde_json::{json, Value};
 
@@ -23,6 +31,34 @@ pub struct Run<'a> {
     pub context: &'a str,
     /// The context a confirmed mitigation of this run may change, if any.
     pub confirmed: Option<&'a str>,
+    /// The writes the confirmation named, namespaces resolved (see
+    /// `crate::safety::kube_writes`): when given, a confirmed run may make these and no
+    /// other. `None` leaves a confirmed run free to write to its context.
+    pub writes: Option<&'a [Write]>,
+}
+
+pub use crate::safety::{KubeWrite as Write, Scope, WriteVerb};
+
+/// The `Status` 403 of a confirmed run's request that is not one of its writes.
+pub fn mismatch(context: &str, writes: &[Write], method: &str, asked: &str) -> Value {
+    let may = match writes {
+        [] => format!(
+            "this run's confirmation names no write tsgnav can check on context {context} \
+             (the command's objects are not in its words, as with `apply -f`)"
+        ),
+        w => format!(
+            "this run may {} of context {context}",
+            w.iter()
+                .map(path::describe_write)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": format!("tsgnav: {may}; refused {method} {asked}"),
+        "reason": "Forbidden", "code": 403,
+    })
 }
 
 /// The `Status` 403 a refused request gets.
@@ -116,7 +152,6 @@ pub fn decide_with_body(
     body: &[u8],
 ) -> Decision {
     let method = method.to_ascii_uppercase();
-    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
     let deny = |why: &str| Decision::Deny(forbidden(run.context, why));
     // A `..` could climb out of the API server's path (a cluster behind a path prefix) once
     // a server normalises it; the API itself never needs one.
@@ -126,194 +161,92 @@ pub fn decide_with_body(
     {
         return deny("a path with `.` or `..` segments is not an API request");
     }
-    if last == "exec" && path.contains("/pods/") {
-        let flag = |n: &str| params(query, n).iter().any(|v| v == "true" || v == "1");
-        let confirmed = run.confirmed == Some(run.context);
-        if (flag("stdin") || flag("tty")) && !confirmed {
-            return deny("an interactive exec needs a confirmation");
+    let p = path::parse(path, decode);
+    let confirmed = run.confirmed == Some(run.context);
+    // The confirmed write this request is, if the run may make it.
+    let granted = |p: &path::ApiPath| match run.writes {
+        None => confirmed,
+        Some(ws) => confirmed && ws.iter().any(|w| path::is_write(w, &method, p, body)),
+    };
+    let refuse = |p: &path::ApiPath, why: &str| match (confirmed, run.writes) {
+        (true, Some(ws)) => Decision::Deny(mismatch(run.context, ws, &method, &p.describe())),
+        _ => deny(why),
+    };
+    for sub in ["exec", "attach", "portforward"] {
+        if p.pod_sub(sub) && !matches!(method.as_str(), "GET" | "POST") {
+            return deny(&format!(
+                "{method} is not a way to open pods/…/{sub} (only GET and POST are)"
+            ));
         }
-        let script = exec_script(query);
-        let verdict = crate::safety::classify(&script);
-        return match verdict.class {
-            crate::tsg::SafetyClass::ReadOnly => Decision::Forward,
-            _ if run.confirmed == Some(run.context) => Decision::Forward,
-            c => deny(&format!(
-                "the command `{script}` run in the pod is {}",
-                c.as_str()
-            )),
+    }
+    if p.pod_sub("exec") {
+        return exec(&p, query, granted(&p), refuse);
+    }
+    if p.pod_sub("attach") {
+        return match granted(&p) {
+            true => Decision::Forward,
+            false => refuse(&p, "attaching to a pod needs a confirmation"),
         };
     }
-    if last == "attach" && path.contains("/pods/") {
-        return deny("attaching to a pod needs a confirmation");
-    }
-    if last == "portforward" && path.contains("/pods/") {
+    if p.pod_sub("portforward") {
         return Decision::Forward;
     }
+    let proxied = p.subresource.as_deref() == Some("proxy") || p.resource == "proxy";
     if matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
-        return if path.split('/').any(|s| s == "proxy") && method != "GET" {
+        return if proxied && method != "GET" {
             deny("only GET passes through a proxy subresource")
         } else {
             Decision::Forward
         };
     }
-    if method == "POST"
-        && matches!(
-            last,
-            "selfsubjectaccessreviews" | "selfsubjectrulesreviews" | "selfsubjectreviews"
-        )
-    {
+    if proxied {
+        return deny("only GET passes through a proxy subresource");
+    }
+    if p.group.is_none() {
+        return deny(&format!(
+            "{method} {path} is not a request of the resource API"
+        ));
+    }
+    let review = matches!(
+        p.group.as_deref(),
+        Some("authorization.k8s.io" | "authentication.k8s.io")
+    ) && matches!(
+        p.resource.as_str(),
+        "selfsubjectaccessreviews" | "selfsubjectrulesreviews" | "selfsubjectreviews"
+    ) && p.name.is_none();
+    if method == "POST" && review {
         return Decision::Forward;
     }
     if dry_run(&method, query, body) {
         return Decision::Forward;
     }
-    if run.confirmed == Some(run.context) {
+    if granted(&p) {
         return Decision::Forward;
     }
-    deny(&format!("{method} {path} changes the cluster"))
+    refuse(&p, &format!("{method} {path} changes the cluster"))
+}
+
+/// `pods/NAME/exec`: a read-only command passes; any other only as a confirmed write.
+fn exec(
+    p: &path::ApiPath,
+    query: &str,
+    granted: bool,
+    refuse: impl Fn(&path::ApiPath, &str) -> Decision,
+) -> Decision {
+    let flag = |n: &str| params(query, n).iter().any(|v| v == "true" || v == "1");
+    if (flag("stdin") || flag("tty")) && !granted {
+        return refuse(p, "an interactive exec needs a confirmation");
+    }
+    let script = exec_script(query);
+    match crate::safety::classify(&script).class {
+        crate::tsg::SafetyClass::ReadOnly => Decision::Forward,
+        _ if granted => Decision::Forward,
+        c => refuse(
+            p,
+            &format!("the command `{script}` run in the pod is {}", c.as_str()),
+        ),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const RO: Run<'static> = Run {
-        context: "mc-1",
-        confirmed: None,
-    };
-    const CONFIRMED: Run<'static> = Run {
-        context: "mc-1",
-        confirmed: Some("mc-1"),
-    };
-    const OTHER: Run<'static> = Run {
-        context: "mc-2",
-        confirmed: Some("mc-1"),
-    };
-
-    fn fwd(run: &Run<'_>, m: &str, p: &str, q: &str) -> bool {
-        decide(run, m, p, q) == Decision::Forward
-    }
-
-    #[test]
-    fn reads_pass_writes_are_403_in_a_read_only_run() {
-        assert!(fwd(&RO, "GET", "/api/v1/namespaces/m/pods", "watch=true"));
-        assert!(fwd(&RO, "GET", "/apis", ""));
-        assert!(fwd(
-            &RO,
-            "GET",
-            "/api/v1/namespaces/m/pods/p/log",
-            "follow=true"
-        ));
-        assert!(fwd(
-            &RO,
-            "POST",
-            "/api/v1/namespaces/m/pods/p/portforward",
-            ""
-        ));
-        assert!(fwd(
-            &RO,
-            "POST",
-            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-            ""
-        ));
-        assert!(fwd(
-            &RO,
-            "DELETE",
-            "/api/v1/namespaces/m/pods/p",
-            "dryRun=All"
-        ));
-        for (m, p) in [
-            ("DELETE", "/api/v1/namespaces/m/pods/p"),
-            ("PATCH", "/apis/apps/v1/namespaces/m/deployments/d/scale"),
-            ("POST", "/api/v1/namespaces"),
-            ("PUT", "/api/v1/nodes/n"),
-            ("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews"),
-            ("POST", "/api/v1/namespaces/m/pods/p/proxy/x"),
-        ] {
-            match decide(&RO, m, p, "dryRun=None") {
-                Decision::Deny(s) => {
-                    assert_eq!(s["code"], 403);
-                    assert_eq!(s["kind"], "Status");
-                    let msg = s["message"].as_str().unwrap_or_default();
-                    assert!(
-                        msg.starts_with(
-                            "tsgnav: read-only run; confirm this mitigation to change mc-1"
-                        ),
-                        "{msg}"
-                    );
-                }
-                Decision::Forward => panic!("{m} {p} was forwarded"),
-            }
-        }
-    }
-
-    #[test]
-    fn a_delete_is_a_dry_run_by_its_body_when_it_has_one() {
-        let p = "/api/v1/namespaces/m/pods/p";
-        let body = br#"{"kind":"DeleteOptions","dryRun":["All"]}"#;
-        let dry = |q: &str, b: &[u8]| decide_with_body(&RO, "DELETE", p, q, b) == Decision::Forward;
-        assert!(dry("", body));
-        assert!(dry("dryRun=All", b""));
-        // The API server ignores the query when the body has options.
-        assert!(!dry("dryRun=All", br#"{"kind":"DeleteOptions"}"#));
-        assert!(!dry("", br#"{"dryRun":[]}"#));
-        assert!(!dry("", br#"{"dryRun":["All","None"]}"#));
-        assert!(!dry("", b"not json"));
-        assert!(!dry("dryRun=All&dryRun=None", b""));
-    }
-
-    #[test]
-    fn writes_pass_in_a_confirmed_run_for_that_context_only() {
-        assert!(fwd(&CONFIRMED, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
-        // Not into another cluster behind the same server's path prefix.
-        for p in [
-            "/../clusters/b/api/v1/namespaces/m/pods/p",
-            "/api/v1/namespaces/m/pods/%2e%2e/p",
-            "/api/./v1/pods",
-        ] {
-            assert!(!fwd(&CONFIRMED, "DELETE", p, ""), "{p}");
-            assert!(!fwd(&RO, "GET", p, ""), "{p}");
-        }
-        assert!(!fwd(&OTHER, "DELETE", "/api/v1/namespaces/m/pods/p", ""));
-    }
-
-    #[test]
-    fn exec_passes_only_a_read_only_command() {
-        let p = "/api/v1/namespaces/m/pods/p/exec";
-        assert!(fwd(
-            &RO,
-            "POST",
-            p,
-            "command=cat&command=%2Fetc%2Fhostname&stdout=true"
-        ));
-        assert!(fwd(&RO, "GET", p, "command=ls&command=-l"));
-        assert!(!fwd(
-            &RO,
-            "POST",
-            p,
-            "command=rm&command=-rf&command=%2Fdata"
-        ));
-        assert!(!fwd(&RO, "POST", p, "command=sh&command=-c&command=kill+1"));
-        assert!(!fwd(&RO, "GET", p, "command=sh&stdin=true&tty=true"));
-        assert!(fwd(&CONFIRMED, "POST", p, "command=rm&command=%2Fx"));
-        // `kubectl cp` into a pod, in a confirmed change: exec with stdin.
-        assert!(fwd(
-            &CONFIRMED,
-            "POST",
-            p,
-            "command=tar&command=xf&command=-&stdin=true"
-        ));
-        assert!(!fwd(
-            &OTHER,
-            "POST",
-            p,
-            "command=tar&command=xf&command=-&stdin=true"
-        ));
-        assert!(!fwd(
-            &RO,
-            "POST",
-            "/api/v1/namespaces/m/pods/p/attach",
-            "stdin=true"
-        ));
-    }
-}
+mod tests;

@@ -166,6 +166,9 @@ impl SessionProxy {
             Ok(g) => g,
             Err(e) => return ProbeAccess::Direct { why: e.to_string() },
         };
+        if confirmed {
+            grant.confine_to(req);
+        }
         let kubeconfig = match jailed {
             true => PathBuf::from(GRANT_KUBECONFIG),
             false => scratch.join("kubeconfig"),

@@ -108,6 +108,7 @@ impl Proxy {
             context,
             confirmed,
             upstream,
+            writes: Default::default(),
             log: Mutex::new(Vec::new()),
         });
         self.passes
@@ -236,6 +237,7 @@ async fn handle(
     let run = Run {
         context: &pass.context,
         confirmed: pass.confirmed.then_some(pass.context.as_str()),
+        writes: pass.writes.get().map(Vec::as_slice),
     };
     decided.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let held = match hold(req).await {

@@ -67,6 +67,12 @@ pub fn render(
         ));
         if p.probe.lang != Lang::Text {
             head.push(Span::styled(badge(p.class), badge_style(t, p.class)));
+            // Through the egress proxy's CONNECT the method of a TLS API is invisible.
+            if p.class == SafetyClass::ReadOnly
+                && crate::safety::classifier_only(&p.probe.code).is_some()
+            {
+                head.push(Span::styled(" by the classifier only ", t.get("ui.dim")));
+            }
         }
         if p.not_isolated && p.probe.lang == Lang::Shell {
             head.push(Span::styled(" NOT ISOLATED ", t.get("badge.mutating")));

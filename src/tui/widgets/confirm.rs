@@ -14,6 +14,7 @@ use ratatui::Frame;
 
 use super::code::{badge, badge_style};
 use super::wrap::wrap;
+use crate::human::visible::visible;
 use crate::tui::app::App;
 use crate::tui::frame::FrameState;
 use crate::tui::mitigation::{show_values, DryRunView, Focus, Mitigation};
@@ -32,7 +33,7 @@ fn block_lines(text: &str, style: Style, out: &mut Vec<Line<'static>>) {
 /// The scrolling part; returns the lines and the line of the selected precondition.
 pub fn upper(m: &Mitigation, t: &Theme) -> (Vec<Line<'static>>, usize) {
     let v = &m.view;
-    let val = |s: &str| show_values(s, &v.vars);
+    let val = |s: &str| visible(&show_values(s, &v.vars));
     let mut out = vec![Line::from(vec![
         Span::styled(format!("{}  ", v.title), t.get("ui.title")),
         Span::styled(badge(v.class).to_string(), badge_style(t, v.class)),
@@ -119,7 +120,8 @@ pub fn upper(m: &Mitigation, t: &Theme) -> (Vec<Line<'static>>, usize) {
 /// The pinned part: the command, the target, the field, the keys, the last refusal.
 pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     let v = &m.view;
-    let command = show_values(&v.command, &v.vars);
+    // What it shows is what runs: invisible characters are written as tokens, not dropped.
+    let command = visible(&show_values(&v.command, &v.vars));
     let mut out = vec![Line::from(vec![
         label(t, "Command"),
         Span::styled(
@@ -129,14 +131,18 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     ])];
     block_lines(&command, t.get("md.code"), &mut out);
     if !v.vars.is_empty() {
-        let list: Vec<String> = v.vars.iter().map(|(k, val)| format!("{k}={val}")).collect();
+        let list: Vec<String> = v
+            .vars
+            .iter()
+            .map(|(k, val)| visible(&format!("{k}={val}")))
+            .collect();
         out.push(Line::styled(
             format!("    with {}", list.join(" ")),
             t.get("ui.dim"),
         ));
     }
     let (ns, object) = super::scope::scope(&command);
-    let described = show_values(&v.target, &v.vars);
+    let described = visible(&show_values(&v.target, &v.vars));
     let mut target = vec![label(t, "Target: "), Span::raw(described.clone())];
     if let Some(ns) = ns.filter(|n| !described.contains(&format!("namespace {n}"))) {
         target.push(Span::raw(format!(", namespace {ns}")));
@@ -167,12 +173,12 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     };
     match &v.confirm_name {
         Some(name) => out.push(Line::from(vec![
-            label(t, &format!("Type the target `{name}` to run: ")),
+            label(t, &format!("Type the target `{}` to run: ", visible(name))),
             Span::styled(
                 if m.focus == Focus::Target {
-                    format!("{}▏", m.typed)
+                    format!("{}▏", visible(&m.typed))
                 } else {
-                    format!("{} (Tab to type here)", m.typed)
+                    format!("{} (Tab to type here)", visible(&m.typed))
                 },
                 field,
             ),
