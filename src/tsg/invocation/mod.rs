@@ -138,6 +138,15 @@ impl Invocation {
         self.verbs.first().map(String::as_str).unwrap_or("")
     }
 
+    /// The verb that says what happens: the second of `oc adm drain`, `kubectl rollout
+    /// restart`, the first otherwise.
+    pub fn action(&self) -> &str {
+        match (self.verb(), self.verbs.get(1)) {
+            ("adm" | "rollout", Some(second)) => second,
+            (first, _) => first,
+        }
+    }
+
     /// The value of the last flag with `role`.
     pub fn value(&self, role: Role) -> Option<&str> {
         self.flags
@@ -175,7 +184,12 @@ pub fn of_words(words: &[String]) -> Option<Invocation> {
     };
     let depth = objects::verb_depth(tool, &inv.positionals);
     inv.verbs = inv.positionals.iter().take(depth).cloned().collect();
-    inv.unknown_before_verb = unknown_before(tool, args, depth);
+    let scan = if tool == Tool::Helm {
+        depth.min(1)
+    } else {
+        depth
+    };
+    inv.unknown_before_verb = unknown_before(tool, args, scan);
     inv.namespace = inv.value(Role::Namespace).map(String::from);
     inv.all_namespaces = inv.has(Role::AllNamespaces);
     inv.context = inv.value(Role::Context).map(String::from);

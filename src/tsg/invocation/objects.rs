@@ -12,7 +12,7 @@ pub(super) fn verb_depth(tool: Tool, pos: &[String]) -> usize {
     let depth = match tool {
         Tool::Kubectl | Tool::Oc => match first {
             "rollout" | "auth" | "config" | "adm" | "certificate" | "cluster-info" | "set"
-            | "create" | "apply" | "top" => 2,
+            | "create" => 2,
             _ => 1,
         },
         Tool::Helm => match first {
@@ -71,7 +71,7 @@ pub(super) fn objects(inv: &Invocation, depth: usize) -> Vec<Object> {
     if !inv.tool.is_kube() || no_object_verb(inv.verb()) {
         return out;
     }
-    let verb = inv.verb();
+    let verb = inv.action();
     // `rollout restart deployment/x`, `set image deployment/x c=i`: operands after the path.
     let ops: Vec<&str> = inv
         .positionals
@@ -106,6 +106,11 @@ pub(super) fn objects(inv: &Invocation, depth: usize) -> Vec<Object> {
     let Some(first) = ops.first() else {
         return out;
     };
+    // `create deployment NAME …`: the kind is the second word of the verb path.
+    if let ("create", Some(kind)) = (verb, inv.verbs.get(1)) {
+        out.push(obj(kind, Some(first)));
+        return out;
+    }
     if one_object_verb(verb) && !first.contains('/') {
         out.push(obj("pod", Some(first)));
         return out;
