@@ -1,3 +1,5 @@
+//! Tests of the typed parse: the forms guides write, each read the one way.
+
 use super::*;
 
 fn inv(line: &str) -> Invocation {
