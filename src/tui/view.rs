@@ -47,7 +47,15 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
             t.get("badge.mutating"),
         )
     } else {
-        Span::styled(" READ-ONLY ", t.get("badge.read-only"))
+        // The context stays in sight in read-only mode too: reads go to it as well (short
+        // badges drop it when a prompt or message needs the room).
+        let ctx = app.session.write_target.as_deref().unwrap_or_default();
+        let text = if ctx.is_empty() || compact {
+            String::from(" READ-ONLY ")
+        } else {
+            format!(" READ-ONLY {ctx} ")
+        };
+        Span::styled(text, t.get("badge.read-only"))
     }];
     // Where answers come from stays in sight whatever message is shown.
     if let Some(label) = &app.session.data_label {

@@ -81,6 +81,8 @@ mod sim_kube;
 mod sim_kubectl;
 mod sim_maestro;
 mod sim_support;
+mod target_cli;
+mod target_tmux;
 mod tree_json;
 mod tui_assets;
 mod tui_cancel;
