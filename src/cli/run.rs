@@ -109,6 +109,10 @@ pub struct RunArgs {
 
 impl RunArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
+        if let Some(ctx) = &self.context {
+            crate::query::kube::fanout::check_context(self.kubeconfig.clone(), ctx)
+                .map_err(|e| anyhow!(e))?;
+        }
         let (file, slug) = self
             .node
             .split_once('#')

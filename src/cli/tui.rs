@@ -133,6 +133,11 @@ impl TuiArgs {
             super::alerts_firing::refuse_unjailed_auto_run(&config, true)?;
         }
         if !std::io::stdout().is_terminal() {
+            // Refused as in a terminal (where the config's kubeconfig is checked at start).
+            if let Some(ctx) = &self.context {
+                crate::query::kube::fanout::check_context(None, ctx)
+                    .map_err(|e| anyhow::anyhow!(e))?;
+            }
             if self.wants_tui() {
                 bail!("the navigator needs a terminal, and stdout is not one; run it in a terminal, or use `tsgnav tree` for a printout");
             }

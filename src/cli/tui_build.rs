@@ -48,6 +48,10 @@ impl TuiArgs {
             problems: Default::default(),
         });
         let live = self.live_settings(&config, cluster_hint);
+        if let (Some(ctx), Some(l)) = (&self.context, &live) {
+            crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
+                .map_err(|e| anyhow::anyhow!(e))?;
+        }
         if self.write {
             match live.as_ref().and_then(|l| l.context.clone()) {
                 Some(ctx) => {

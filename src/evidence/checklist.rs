@@ -176,32 +176,8 @@ fn kube_verb_kind(line: &str) -> Option<(String, String)> {
             .next()
             .is_some_and(|b| b == "kubectl" || b == "oc")
     })?;
-    let mut rest = words[at + 1..].iter();
-    let mut positional = Vec::new();
-    while let Some(w) = rest.next() {
-        if w.starts_with('-') {
-            let takes_value = !w.contains('=')
-                && matches!(
-                    w.as_str(),
-                    "-n" | "--namespace"
-                        | "-l"
-                        | "--selector"
-                        | "-c"
-                        | "--container"
-                        | "--context"
-                        | "-o"
-                        | "--output"
-                );
-            if takes_value {
-                rest.next();
-            }
-            continue;
-        }
-        positional.push(w.clone());
-        if positional.len() == 2 {
-            break;
-        }
-    }
+    let inv = crate::tsg::invocation::of_words(&words[at..])?;
+    let positional = inv.positionals;
     let verb = positional.first()?.clone();
     let kind = positional
         .get(1)

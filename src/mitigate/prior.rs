@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::tsg::invocation::{self, table, Role};
 use crate::tsg::shell;
 
 /// A known mutation the planner recognises.
@@ -112,47 +113,11 @@ pub fn plan(script: &str, vars: &BTreeMap<String, String>) -> Vec<Capture> {
         .collect()
 }
 
-/// Flags that take a value as the next word.
-const VALUED: &[&str] = &[
-    "-n",
-    "--namespace",
-    "--context",
-    "--kubeconfig",
-    "-p",
-    "--patch",
-    "--type",
-    "-l",
-    "--selector",
-    "--replicas",
-    "-f",
-    "--filename",
-    "--timeout",
-    "--grace-period",
-    "-o",
-    "--output",
-    "--field-selector",
-    "--current-replicas",
-    "--resource-version",
-];
-
 fn plan_one(args: &[String]) -> Option<Capture> {
-    let mut flags: BTreeMap<String, String> = BTreeMap::new();
-    let mut pos: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if let Some((k, v)) = a.split_once('=').filter(|_| a.starts_with('-')) {
-            flags.insert(k.to_string(), v.to_string());
-        } else if VALUED.contains(&a) {
-            flags.insert(a.to_string(), args.get(i + 1).cloned().unwrap_or_default());
-            i += 1;
-        } else if !a.starts_with('-') {
-            pos.push(a);
-        }
-        i += 1;
-    }
-    let verb = *pos.first()?;
-    let mutation = match verb {
+    let mut words = vec![String::from("kubectl")];
+    words.extend(args.iter().cloned());
+    let inv = invocation::of_words(&words)?;
+    let mutation = match inv.verb() {
         "scale" => Mutation::Scale,
         "patch" => Mutation::Patch,
         "delete" => Mutation::Delete,
@@ -160,43 +125,43 @@ fn plan_one(args: &[String]) -> Option<Capture> {
         "drain" => Mutation::Drain,
         _ => return None,
     };
-    if ["-l", "--selector", "-f", "--filename", "--all"]
-        .iter()
-        .any(|f| flags.contains_key(*f) || args.iter().any(|a| a == f))
+    // A selector, a file or `--all` names objects tsgnav cannot list before the change.
+    if inv.unknown_before_verb.is_some()
+        || inv.has(Role::Selector)
+        || inv.has(Role::Filename)
+        || inv.has(Role::All)
     {
         return None;
     }
-    let object = match (mutation, &pos[1..]) {
-        (Mutation::Cordon | Mutation::Drain, [node]) => format!("node/{node}"),
-        (_, [one]) if one.contains('/') => one.to_string(),
-        (_, [kind, name]) if !kind.contains('/') => format!("{kind}/{name}"),
-        _ => return None,
+    let [object] = inv.objects.as_slice() else {
+        return None;
     };
-    let ns = flags
-        .get("-n")
-        .or(flags.get("--namespace"))
+    let object = format!("{}/{}", object.resource.as_ref()?, object.name.as_ref()?);
+    let ns = inv
+        .namespace
+        .as_ref()
         .filter(|_| !matches!(mutation, Mutation::Cordon | Mutation::Drain));
     let mut read = vec!["get".to_string(), object.clone()];
     let mut resource = object;
     if let Some(ns) = ns {
-        read.extend(["-n".to_string(), ns.clone()]);
-        resource.push_str(&format!(" -n {ns}"));
+        read.extend([table::KUBE_NS.to_string(), ns.clone()]);
+        resource.push_str(&format!(" {} {ns}", table::KUBE_NS));
     }
-    if let Some(c) = flags.get("--context") {
-        read.push(format!("--context={c}"));
+    if let Some(c) = &inv.context {
+        read.push(format!("{}={c}", table::KUBE_CONTEXT));
     }
     let (field, output) = match mutation {
         Mutation::Scale => ("spec.replicas", "jsonpath={.spec.replicas}"),
         Mutation::Cordon | Mutation::Drain => ("spec.unschedulable", "json"),
         Mutation::Patch | Mutation::Delete => ("object", "json"),
     };
-    read.extend(["-o".to_string(), output.to_string()]);
+    read.extend([table::KUBE_OUTPUT.to_string(), output.to_string()]);
     Some(Capture {
         mutation,
         resource,
         field: field.to_string(),
         read,
-        new_value: flags.get("--replicas").cloned(),
+        new_value: inv.value(Role::Replicas).map(String::from),
     })
 }
 
@@ -206,35 +171,28 @@ fn plan_one(args: &[String]) -> Option<Capture> {
 pub fn restore_vars(script: &str, vars: &BTreeMap<String, String>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for c in shell::commands(script) {
-        if c.name().map(shell::basename) != Some("kubectl") {
+        let Some(raw) = invocation::of_command(&c).filter(|i| i.tool.is_kube()) else {
             continue;
-        }
-        let mut name = None;
-        let words: Option<Vec<String>> = c
-            .words
-            .iter()
-            .skip(1)
-            .map(|w| match replicas_var(w) {
-                Some(n) => {
-                    name = Some(n.to_string());
-                    Some("--replicas=0".to_string())
-                }
-                None => expand(w, vars),
-            })
-            .collect();
-        let found = words.as_deref().and_then(plan_one);
-        if let (Some(cap), Some(n)) = (found, name) {
+        };
+        let Some(name) = raw.value(Role::Replicas).and_then(var_name) else {
+            continue;
+        };
+        let mut bound = vars.clone();
+        bound.insert(name.to_string(), "0".to_string());
+        let words: Option<Vec<String>> =
+            c.words.iter().skip(1).map(|w| expand(w, &bound)).collect();
+        if let Some(cap) = words.as_deref().and_then(plan_one) {
             if cap.mutation == Mutation::Scale {
-                out.push((cap.resource, n));
+                out.push((cap.resource, name.to_string()));
             }
         }
     }
     out
 }
 
-/// `NAME` of a `--replicas=${NAME}` / `--replicas=$NAME` word.
-fn replicas_var(word: &str) -> Option<&str> {
-    let v = word.strip_prefix("--replicas=")?.strip_prefix('$')?;
+/// `NAME` of a `${NAME}` / `$NAME` value.
+fn var_name(value: &str) -> Option<&str> {
+    let v = value.strip_prefix('$')?;
     let n = v
         .strip_prefix('{')
         .and_then(|b| b.strip_suffix('}'))

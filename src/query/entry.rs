@@ -6,35 +6,36 @@
 //! building; imports `tsg` only.
 
 use super::ProbeError;
-use crate::tsg::{Probe, RunsIn, SafetyClass, ShellKind};
+use crate::tsg::invocation::{self, table, Role};
+use crate::tsg::{shell, Probe, RunsIn, SafetyClass, ShellKind};
 
 /// Quotes `s` as one single-quoted shell word.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The namespace and container flags of an entering `oc rsh` / `kubectl exec` command.
+/// The namespace, container and context flags of an entering `oc rsh` / `kubectl exec`
+/// command, read through `tsg::invocation`.
 fn pod_flags(via: &str) -> Vec<String> {
-    let words: Vec<&str> = via.split_whitespace().collect();
+    let entry = shell::commands(via)
+        .iter()
+        .filter_map(invocation::of_command)
+        .find(|i| i.tool.is_kube());
+    let Some(inv) = entry else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i];
-        if w == "--" {
-            break;
+    for (flag, value) in [
+        (table::KUBE_NS, &inv.namespace),
+        (
+            table::KUBE_CONTAINER,
+            &inv.value(Role::Container).map(String::from),
+        ),
+        (table::KUBE_CONTEXT, &inv.context),
+    ] {
+        if let Some(v) = value {
+            out.extend([flag.to_string(), v.clone()]);
         }
-        for flag in ["-n", "--namespace", "-c", "--container", "--context"] {
-            if w == flag {
-                if let Some(v) = words.get(i + 1) {
-                    out.push(w.to_string());
-                    out.push(v.to_string());
-                }
-            } else if let Some(v) = w.strip_prefix(&format!("{flag}=")) {
-                out.push(flag.to_string());
-                out.push(v.to_string());
-            }
-        }
-        i += 1;
     }
     out
 }

@@ -16,6 +16,7 @@ use futures::stream::{self, StreamExt};
 use crate::query::kube::fanout::{matching_contexts, DEFAULT_CONCURRENCY};
 use crate::query::runner::Runner;
 use crate::query::{Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Table};
+use crate::tsg::invocation::{self, Role};
 use crate::tsg::shell;
 
 /// Why `code` cannot be fanned out, if it cannot.
@@ -31,11 +32,17 @@ pub fn refusal(code: &str) -> Option<String> {
     if tools.is_empty() {
         return Some("it runs no kubectl, oc or helm, so there is nothing to fan out".into());
     }
-    let own = tools.iter().flat_map(|c| &c.words).find(|w| {
-        ["--context", "--kube-context", "--kubeconfig", "--server"]
-            .iter()
-            .any(|f| *w == f || w.starts_with(&format!("{f}=")))
-    });
+    let own = tools
+        .iter()
+        .filter_map(|c| invocation::of_command(c))
+        .flat_map(|i| i.flags)
+        .find(|f| {
+            matches!(
+                f.role,
+                Some(Role::Context | Role::Kubeconfig | Role::Server)
+            )
+        })
+        .map(|f| f.name);
     own.map(|w| format!("it names its own target ({w}), which would be the same for every context"))
 }
 

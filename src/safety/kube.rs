@@ -2,14 +2,13 @@
 //!
 //! Pure; imports only `crate::tsg`.
 
-use super::args::{interactive, long_running, mutating, read_only, split, unknown, Args, Class};
-use super::kube_flags::{
-    dry_run, helm_unknown_flag, helm_value_flag, kube_unknown_flag, kube_value_flag, DryRun,
-};
+use super::args::{interactive, long_running, mutating, read_only, unknown, Class};
+use super::kube_flags::{dry_run, parse, DryRun};
+use crate::tsg::invocation::{Invocation, Role};
 
 /// Whether `--dry-run` makes a change only a preview (`Some(true)`), runs it for real
 /// (`Some(false)`), or holds a value kubectl does not accept (`None`).
-fn previews(a: &Args<'_>) -> Option<bool> {
+fn previews(a: &Invocation) -> Option<bool> {
     match dry_run(a) {
         DryRun::Preview => Some(true),
         DryRun::Off => Some(false),
@@ -18,7 +17,7 @@ fn previews(a: &Args<'_>) -> Option<bool> {
 }
 
 /// The class of a change that `--dry-run` may turn into a preview.
-fn change(cmd: &str, why: &str, a: &Args<'_>) -> Class {
+fn change(cmd: &str, why: &str, a: &Invocation) -> Class {
     match previews(a) {
         Some(true) => read_only(format!("{cmd} --dry-run only previews the change")),
         Some(false) => mutating(format!("{cmd} {why}")),
@@ -59,22 +58,16 @@ fn mutating_reason(verb: &str) -> Option<&'static str> {
 
 /// `kubectl ARGS` or `oc ARGS`.
 pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
-    let global = split(args, &kube_value_flag);
-    let verb = global.pos.first().copied().unwrap_or("");
-    let a = if matches!(verb, "logs" | "log") {
-        split(args, &|f| kube_value_flag(f) && f != "-f" && f != "-p")
-    } else {
-        global
+    let Some(a) = parse(cli, args) else {
+        return unknown(format!("`{cli}` could not be read"));
     };
-    let sub = a.pos.get(1).copied().unwrap_or("");
+    let verb = a.verb().to_string();
+    let verb = verb.as_str();
+    let sub = a.positionals.get(1).map(String::as_str).unwrap_or("");
     let cmd = format!("`{cli} {verb}`");
     let cmd2 = format!("`{cli} {verb} {sub}`");
-    let watch = a.has(&["-w", "--watch", "--watch-only"]);
-    let with_sub = matches!(
-        verb,
-        "rollout" | "auth" | "config" | "adm" | "certificate" | "cluster-info" | "set" | "create"
-    );
-    if let Some(flag) = kube_unknown_flag(args, usize::from(with_sub)) {
+    let watch = a.has(Role::Watch);
+    if let Some(flag) = &a.unknown_before_verb {
         return unknown(format!(
             "`{cli}` is given `{flag}`, a flag tsgnav does not know: if it takes a value, the \
              word after it is not the subcommand, so tsgnav cannot tell what runs \
@@ -83,11 +76,11 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
     }
     match verb {
         "" => read_only(format!("`{cli}` without a subcommand only prints help")),
-        "logs" | "log" if a.has(&["-f", "--follow"]) => {
+        "logs" | "log" if a.has(Role::Follow) => {
             long_running(format!("{cmd} -f follows the log until it is stopped"))
         }
         "cluster-info" if sub == "dump" => {
-            if a.value(&["--output-directory"]).is_some_and(|d| d != "-") {
+            if a.value(Role::OutputDirectory).is_some_and(|d| d != "-") {
                 mutating(format!(
                     "{cmd2} writes every namespace's logs into a folder"
                 ))
@@ -97,11 +90,9 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
                 ))
             }
         }
-        "kustomize" if a.has(&["--enable-alpha-plugins", "--enable-exec", "--enable-helm"]) => {
-            unknown(format!(
-                "{cmd} with plugins enabled runs programs tsgnav cannot check"
-            ))
-        }
+        "kustomize" if a.has(Role::RunsPlugins) => unknown(format!(
+            "{cmd} with plugins enabled runs programs tsgnav cannot check"
+        )),
         "get" | "describe" | "logs" | "log" | "top" | "explain" | "api-resources"
         | "api-versions" | "version" | "cluster-info" | "events" | "diff" | "kustomize"
         | "completion" | "whoami" | "status" | "projects" | "process" => {
@@ -123,8 +114,8 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
             _ => mutating(format!("{cmd2} changes your kubeconfig")),
         },
         "rollout" => rollout(&cmd2, sub, &a),
-        "exec" => exec(&cmd, args, &a),
-        "debug" if a.after_dashes.is_some_and(|i| i < args.len()) => mutating(format!(
+        "exec" => exec(&cmd, &a),
+        "debug" if a.tail.as_ref().is_some_and(|t| !t.is_empty()) => mutating(format!(
             "{cmd} creates a debug pod to run its command (on a node: with the host mounted)"
         )),
         "attach" | "debug" | "rsh" => interactive(format!("{cmd} opens an interactive session")),
@@ -137,7 +128,7 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
         "edit" => mutating(format!(
             "{cmd} opens an editor and saves your changes to the object"
         )),
-        "project" if a.pos.len() > 1 => mutating(format!(
+        "project" if a.positionals.len() > 1 => mutating(format!(
             "{cmd} switches the current project in your kubeconfig"
         )),
         "project" => read_only(format!("{cmd} only prints the current project")),
@@ -147,10 +138,10 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
         // `oc adm upgrade` alone only prints the cluster version and the available updates.
         "adm"
             if sub == "upgrade"
-                && a.pos.len() == 2
-                && !a.flags.iter().any(|(f, _)| {
-                    f.starts_with("--to") || f.starts_with("--clear") || f.starts_with("--force")
-                }) =>
+                && a.positionals.len() == 2
+                && a.flags
+                    .iter()
+                    .all(|f| !matches!(f.role, None | Some(Role::Upgrade | Role::Force))) =>
         {
             read_only(format!(
                 "{cmd2} with no arguments only shows the version and available updates"
@@ -166,7 +157,7 @@ pub(super) fn kubectl(cli: &str, args: &[String]) -> Class {
     }
 }
 
-fn rollout(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
+fn rollout(cmd: &str, sub: &str, a: &Invocation) -> Class {
     let why = match sub {
         "status" | "history" => return read_only(format!("{cmd} only reads")),
         "restart" => "restarts every pod of the workload",
@@ -179,13 +170,13 @@ fn rollout(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
     change(cmd, why, a)
 }
 
-fn exec(cmd: &str, args: &[String], a: &Args<'_>) -> Class {
-    if a.after_dashes.is_none_or(|i| i >= args.len()) {
+fn exec(cmd: &str, a: &Invocation) -> Class {
+    if a.tail.as_ref().is_none_or(|t| t.is_empty()) {
         return unknown(format!(
             "{cmd} without `--` before the command, so the command run in the pod cannot be checked"
         ));
     }
-    if a.has(&["-i", "-t", "--stdin", "--tty"]) {
+    if a.has(Role::Stdin) || a.has(Role::Tty) {
         return interactive(format!("{cmd} -ti opens an interactive session in the pod"));
     }
     read_only(format!(
@@ -193,7 +184,7 @@ fn exec(cmd: &str, args: &[String], a: &Args<'_>) -> Class {
     ))
 }
 
-fn adm(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
+fn adm(cmd: &str, sub: &str, a: &Invocation) -> Class {
     match sub {
         "top" | "inspect" | "node-logs" | "who-can" => read_only(format!("{cmd} only reads")),
         "must-gather" => mutating(format!(
@@ -207,17 +198,19 @@ fn adm(cmd: &str, sub: &str, a: &Args<'_>) -> Class {
 
 /// `helm ARGS`.
 pub(super) fn helm(args: &[String]) -> Class {
-    if let Some(flag) = helm_unknown_flag(args) {
+    let Some(a) = parse("helm", args) else {
+        return unknown("`helm` could not be read");
+    };
+    if let Some(flag) = &a.unknown_before_verb {
         return unknown(format!(
             "`helm` is given `{flag}`, a flag tsgnav does not know: if it takes a value, the \
              word after it is not the subcommand (write `{flag}=VALUE`)"
         ));
     }
-    let a = split(args, &helm_value_flag);
-    let verb = a.pos.first().copied().unwrap_or("");
-    let sub = a.pos.get(1).copied().unwrap_or("");
+    let verb = a.verb();
+    let sub = a.positionals.get(1).map(String::as_str).unwrap_or("");
     let cmd = format!("`helm {verb}`");
-    if a.value(&["--post-renderer"]).is_some() {
+    if a.value(Role::RunsPlugins).is_some() {
         return unknown(format!(
             "{cmd} --post-renderer runs a program on the manifests, which tsgnav cannot check"
         ));

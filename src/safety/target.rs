@@ -6,34 +6,17 @@
 //!
 //! Pure; imports only `crate::tsg`.
 
+use crate::tsg::invocation::table::{self, Role, Spec};
 use crate::tsg::shell::{self, basename, SimpleCommand};
 
-/// Flags of kubectl/oc that choose the cluster or the identity.
-const KUBE_FLAGS: &[&str] = &[
-    "--server",
-    "-s",
-    "--kubeconfig",
-    "--token",
-    "--as",
-    "--as-group",
-    "--as-uid",
-    "--username",
-    "--password",
-    "--client-certificate",
-    "--client-key",
-    "--cluster",
-    "--user",
-];
-
-/// The same for helm.
-const HELM_FLAGS: &[&str] = &[
-    "--kube-apiserver",
-    "--kubeconfig",
-    "--kube-token",
-    "--kube-as-user",
-    "--kube-as-group",
-    "--kube-ca-file",
-];
+/// The flags of a tool's table that choose the cluster or the identity.
+fn target_flags(table: &'static [Spec]) -> Vec<&'static str> {
+    table
+        .iter()
+        .filter(|s| matches!(s.role, Role::Server | Role::Kubeconfig | Role::Identity))
+        .map(|s| s.name)
+        .collect()
+}
 
 /// One place where a script escapes the chosen target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,14 +53,19 @@ impl Escape {
     }
 }
 
-fn names_flag(word: &str, flags: &[&str]) -> Option<String> {
+fn names_flag(word: &str, table: &'static [Spec]) -> Option<String> {
+    let flags = target_flags(table);
     let name = word.split_once('=').map_or(word, |(n, _)| n);
     if flags.contains(&name) {
         return Some(name.to_string());
     }
     // `-shttp://x`: a short flag with its value attached.
-    (flags.contains(&"-s") && word.starts_with("-s") && !word.starts_with("--") && word.len() > 2)
-        .then(|| "-s".to_string())
+    flags
+        .iter()
+        .find(|f| {
+            f.len() == 2 && word.len() > 2 && word.starts_with(**f) && !word.starts_with("--")
+        })
+        .map(|f| f.to_string())
 }
 
 /// Commands that run the command given to them.
@@ -138,9 +126,9 @@ fn escapes_of(cmd: &SimpleCommand, out: &mut Vec<Escape>) {
     }
     let tool = basename(&cmd.words[at]);
     let flags = if tool == "helm" {
-        HELM_FLAGS
+        table::HELM
     } else {
-        KUBE_FLAGS
+        table::KUBE
     };
     for w in cmd.words[at + 1..].iter().take_while(|w| *w != "--") {
         if let Some(f) = names_flag(w, flags) {
@@ -170,8 +158,8 @@ pub fn target_escapes(script: &str) -> Vec<Escape> {
 /// (`kubectl get pods $EXTRA`), as `(flag)`.
 pub fn value_names_target(value: &str) -> Option<String> {
     value.split_whitespace().find_map(|w| {
-        names_flag(w, KUBE_FLAGS)
-            .or_else(|| names_flag(w, HELM_FLAGS))
+        names_flag(w, table::KUBE)
+            .or_else(|| names_flag(w, table::HELM))
             .or_else(|| assigned_target(w))
     })
 }

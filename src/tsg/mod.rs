@@ -7,6 +7,7 @@
 mod build;
 pub mod clauses;
 mod edges;
+pub mod invocation;
 pub mod lint;
 pub mod model;
 mod outcome;

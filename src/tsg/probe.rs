@@ -235,29 +235,18 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
     }
 }
 
-/// `--context X`, `-n X` / `--namespace X` of kubectl/oc/helm commands (first seen wins).
+/// The context and namespace of kubectl/oc/helm commands (first seen wins), read through
+/// `tsg::invocation`.
 fn kube_hints(code: &str, hints: &mut BackendHints) {
-    for cmd in super::shell::commands(code) {
-        if !matches!(
-            cmd.name().map(super::shell::basename),
-            Some("kubectl" | "oc" | "helm")
-        ) {
-            continue;
+    let kube = super::invocation::of_script(code)
+        .into_iter()
+        .filter(|i| i.tool.is_kube() || i.tool == super::invocation::Tool::Helm);
+    for inv in kube {
+        if hints.kube_context.is_none() {
+            hints.kube_context = inv.context;
         }
-        let words = &cmd.words;
-        for (i, w) in words.iter().enumerate() {
-            let next = words.get(i + 1).cloned();
-            let (flag, inline) = match w.split_once('=') {
-                Some((f, v)) => (f, Some(v.to_string())),
-                None => (w.as_str(), None),
-            };
-            match flag {
-                "--context" if hints.kube_context.is_none() => hints.kube_context = inline.or(next),
-                "-n" | "--namespace" if hints.namespace.is_none() => {
-                    hints.namespace = inline.or(next)
-                }
-                _ => {}
-            }
+        if hints.namespace.is_none() {
+            hints.namespace = inv.namespace;
         }
     }
 }

@@ -6,6 +6,7 @@
 //!
 //! Pure; imports only sibling `tsg` modules (must not import IO or `safety`).
 
+use super::invocation::{self, Role};
 use super::model::{Lang, Probe, RunsIn, ShellKind};
 use super::raw::RawCode;
 use super::shell;
@@ -49,18 +50,6 @@ fn operands<'a>(words: &'a [String], valued: &[&str]) -> Vec<&'a str> {
     out
 }
 
-const KUBE_VALUED: &[&str] = &[
-    "-n",
-    "--namespace",
-    "-c",
-    "--container",
-    "--context",
-    "--kubeconfig",
-    "--shell",
-    "-f",
-    "--image",
-    "--to-namespace",
-];
 const SSH_VALUED: &[&str] = &[
     "-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-m", "-O", "-S",
     "-W", "-w",
@@ -82,18 +71,20 @@ pub fn step(text: &str, inside: Option<&RunsIn>) -> Step {
     };
     let via = text.trim();
     let words = &c.words;
-    let tty = |w: &&String| {
-        matches!(w.as_str(), "-it" | "-ti" | "-t" | "--tty" | "--tty=true")
-            || w.starts_with("-it")
-            || w.starts_with("-ti")
-    };
     match c.name() {
         Some("exit" | "logout") if inside.is_some() => Step::Exit,
         Some("oc" | "kubectl") => {
-            let ops = operands(&words[1..], KUBE_VALUED);
+            let Some(inv) = invocation::of_command(c) else {
+                return Step::Plain;
+            };
+            let mut ops: Vec<&str> = inv.positionals.iter().map(String::as_str).collect();
+            if let Some(tail) = &inv.tail {
+                ops.push("--");
+                ops.extend(tail.iter().map(String::as_str));
+            }
             match ops.as_slice() {
                 ["rsh", target] => runs(ShellKind::Pod, via, target),
-                ["exec", target, "--", sh] if is_shell(sh) && words.iter().any(|w| tty(&w)) => {
+                ["exec", target, "--", sh] if is_shell(sh) && inv.has(Role::Tty) => {
                     runs(ShellKind::Pod, via, target)
                 }
                 ["debug", target] => match target.strip_prefix("node/") {

@@ -1,14 +1,15 @@
 //! The mitigation flow's rules in the UI: write mode (off until `--write` or the toggle, which
 //! asks for the session's kube context), which probes open the confirmation screen and which
 //! run as background tasks, the after-state check offered once a mitigation ran, the restore
-//! value offered from an open mitigation, and the warning raised before quit or export while
+//! value offered from an open mitigation (and proposed over a variable that a later capture
+//! changed: the prior-state ledger), and the warning raised before quit or export while
 //! a mitigation is open. Pure: part of `update()`; must not import IO. The runtime enforces
 //! the same rules where commands execute; this only shows them.
 
 use std::collections::BTreeMap;
 
 use super::app::{App, Input, Item, Live};
-use crate::nav::Effect;
+use crate::nav::{Effect, VarSource};
 use crate::tsg::SafetyClass;
 
 /// `W`: write mode off at once, or on after the context is typed.
@@ -68,6 +69,23 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
             true,
         );
         return Vec::new();
+    }
+    if *class != SafetyClass::LongRunning && app.session.write {
+        if let Some(c) = ledger_conflict(app, probe.node.as_str(), probe.index) {
+            app.set_message(
+                format!(
+                    "{}: ledger {} ≠ variable {} (a later capture); Enter restores {}.",
+                    c.var, c.ledger, c.variable, c.ledger
+                ),
+                true,
+            );
+            app.input = Some(Input::Prompt {
+                var: c.var,
+                buf: c.ledger,
+                rerun: Some(probe.index),
+            });
+            return Vec::new();
+        }
     }
     if *class == SafetyClass::LongRunning || app.session.write {
         if let Effect::NeedsMitigationFlow {
@@ -136,6 +154,46 @@ pub fn restore_offer(app: &App, node: &str, probe: usize, var: &str) -> Option<(
         .filter(|(_, name)| name == var)
         .find_map(|(resource, _)| app.session.open.iter().find(|o| o.resource == resource))
         .map(|o| (o.was.clone(), o.to_string()))
+}
+
+/// A restore whose variable disagrees with the prior-state ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub var: String,
+    /// The value captured before the open mitigation (fixed while it is open).
+    pub ledger: String,
+    /// The variable's value now (a later capture wrote it).
+    pub variable: String,
+    /// The open mitigation, as the status line says it.
+    pub open: String,
+}
+
+/// The restore probe `probe` of `node` would set a count from a variable that a capture
+/// (not the operator) wrote after the ledger fixed the value to restore: the conflict, so the
+/// restore proposes the ledger's value. A value the operator typed is their choice and stands.
+pub fn ledger_conflict(app: &App, node: &str, probe: usize) -> Option<Conflict> {
+    let p = app.nav.index.node(&app.lib, node)?.probes.get(probe)?;
+    let known: BTreeMap<String, String> = app
+        .nav
+        .vars
+        .iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect();
+    crate::mitigate::restore_vars(&p.code, &known)
+        .into_iter()
+        .find_map(|(resource, name)| {
+            let var = app.nav.vars.get(&name)?;
+            if var.source == VarSource::Typed {
+                return None;
+            }
+            let open = app.session.open.iter().find(|o| o.resource == resource)?;
+            (open.was != var.value.trim()).then(|| Conflict {
+                var: name.clone(),
+                ledger: open.was.clone(),
+                variable: var.value.clone(),
+                open: open.to_string(),
+            })
+        })
 }
 
 /// "1 open mitigation: …" for the status line, quit and export.

@@ -47,7 +47,15 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
             t.get("badge.mutating"),
         )
     } else {
-        Span::styled(" READ-ONLY ", t.get("badge.read-only"))
+        // The context stays in sight in read-only mode too: reads go to it as well (short
+        // badges drop it when a prompt or message needs the room).
+        let ctx = app.session.write_target.as_deref().unwrap_or_default();
+        let text = if ctx.is_empty() || compact {
+            String::from(" READ-ONLY ")
+        } else {
+            format!(" READ-ONLY {ctx} ")
+        };
+        Span::styled(text, t.get("badge.read-only"))
     }];
     // Where answers come from stays in sight whatever message is shown.
     if let Some(label) = &app.session.data_label {
@@ -105,7 +113,13 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
         (Some(Input::Write { buf }), _) => {
             60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
         }
-        (Some(Input::Prompt { var, buf, .. }), _) => 30 + var.len() + widgets::wrap::width(buf),
+        (Some(Input::Prompt { var, buf, .. }), n) => {
+            30 + var.len()
+                + widgets::wrap::width(buf)
+                + n.as_ref()
+                    .filter(|n| n.is_error())
+                    .map_or(0, |n| widgets::wrap::width(&n.text) + 2)
+        }
         // The palette's completion hint counts too, so the badges shorten to make room.
         (Some(Input::Palette { buf }), _) => {
             2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
@@ -136,11 +150,20 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
-        Some(Input::Prompt { var, buf, .. }) => Line::from(vec![
-            Span::styled(format!("{var} = "), t.get("ui.key")),
-            Span::styled(format!("{buf}▏"), t.get("ui.input")),
-            Span::styled("  (Enter set, Esc cancel)", t.get("ui.dim")),
-        ]),
+        Some(Input::Prompt { var, buf, .. }) => {
+            // A warning about the value (a ledger conflict, an empty value) stays in sight.
+            let warn = app.notice.as_ref().filter(|n| n.is_error());
+            let mut spans: Vec<Span> = warn
+                .map(|n| Span::styled(format!("{}  ", n.text), t.get("ui.error")))
+                .into_iter()
+                .collect();
+            spans.extend([
+                Span::styled(format!("{var} = "), t.get("ui.key")),
+                Span::styled(format!("{buf}▏"), t.get("ui.input")),
+                Span::styled("  (Enter set, Esc cancel)", t.get("ui.dim")),
+            ]);
+            Line::from(spans)
+        }
         Some(Input::Write { buf }) => Line::from(vec![
             Span::styled(
                 format!(

@@ -14,7 +14,7 @@ use crate::tui_common::{app, assert_verifies, item_index, Tmux};
 const GUIDE: &str = "maestro-stuck-deletion.md";
 
 /// (Tabs to reach probe `p` of step `slug`, the step's preconditions).
-fn layout(slug: &str, p: usize) -> (usize, usize) {
+pub(crate) fn layout(slug: &str, p: usize) -> (usize, usize) {
     let mut a = app();
     let id = a
         .nav
@@ -28,7 +28,7 @@ fn layout(slug: &str, p: usize) -> (usize, usize) {
 }
 
 /// Opens step `slug` and runs its probe `p` with `r`; returns its preconditions.
-fn run(t: &Tmux, slug: &str, title: &str, p: usize) -> usize {
+pub(crate) fn run(t: &Tmux, slug: &str, title: &str, p: usize) -> usize {
     t.keys(&[":"]);
     t.send_line(&format!("goto {slug}"));
     t.wait_for(title, |s| s.contains(title));

@@ -165,3 +165,44 @@ fn a_confirmation_needs_every_precondition_and_the_exact_target() {
         "{refusal}"
     );
 }
+
+#[test]
+fn a_valued_flag_before_the_verb_still_plans_the_capture_and_leaves_the_scale_open() {
+    let v = vars(&[]);
+    let forms = [
+        "kubectl --request-timeout 30s scale deployment/maestro-agent -n maestro --replicas=0",
+        "kubectl -n maestro --request-timeout=30s scale --replicas=0 deployment maestro-agent",
+        "kubectl --namespace=maestro scale deploy/maestro-agent --replicas 0",
+        "kubectl -nmaestro --as=sre scale deployment maestro-agent --replicas=0",
+    ];
+    for form in forms {
+        let p = plan(form, &v);
+        assert_eq!(p.len(), 1, "{form}");
+        assert_eq!(p[0].mutation, Mutation::Scale, "{form}");
+        assert_eq!(p[0].new_value.as_deref(), Some("0"), "{form}");
+        let want = if form.contains("deploy/") {
+            "deploy/maestro-agent -n maestro"
+        } else {
+            "deployment/maestro-agent -n maestro"
+        };
+        assert_eq!(p[0].resource, want, "{form}");
+    }
+    let first = forms[0];
+    let j = vec![prior("1"), run(first, "2026-05-14T03:12:09+00:00", 0)];
+    let open = open_mitigations(&j);
+    assert_eq!(open.len(), 1, "{first}");
+    assert_eq!((open[0].was.as_str(), open[0].now.as_str()), ("1", "0"));
+    // An unknown flag before the verb may swallow it: nothing is guessed.
+    assert!(plan("kubectl --frob 30s scale deployment/x --replicas=0", &v).is_empty());
+    // The restore's variable is found in either spelling of the flag.
+    assert_eq!(
+        restore_vars(
+            "kubectl --request-timeout 30s scale deployment/maestro-agent -n maestro --replicas \"${ORIG}\"",
+            &v
+        ),
+        vec![(
+            "deployment/maestro-agent -n maestro".to_string(),
+            "ORIG".to_string()
+        )]
+    );
+}

@@ -21,6 +21,7 @@ use super::KubeExecutor;
 use crate::query::{
     interruptible, Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status,
 };
+use crate::tsg::invocation::{self, Role};
 use crate::tsg::shell;
 
 /// A parsed `kubectl exec`.
@@ -66,38 +67,29 @@ pub fn parse_probe(
 
 /// Parses the words of `kubectl [--context X] exec FLAGS POD -- CMD…`.
 pub fn parse_words(words: &[String]) -> Result<Exec, String> {
-    let dash = words
-        .iter()
-        .position(|w| w == "--")
-        .ok_or("no `--` before the command")?;
-    let command = words[dash + 1..].to_vec();
+    let inv = invocation::of_words(words).ok_or("not a kubectl command")?;
+    let command = inv.tail.clone().ok_or("no `--` before the command")?;
     if command.is_empty() {
         return Err("no command after `--`".into());
     }
-    let mut it = words[1..dash].iter().map(String::as_str);
-    let (mut ns, mut ct, mut ctx, mut pos) = (None, None, None, Vec::new());
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (w, None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().map(String::from))
-                .ok_or(format!("{flag} needs a value"))
-        };
-        match flag {
-            "-n" | "--namespace" => ns = Some(value()?),
-            "-c" | "--container" => ct = Some(value()?),
-            "--context" => ctx = Some(value()?),
-            "-i" | "-t" | "-it" | "-ti" | "--stdin" | "--tty" => {
-                return Err(format!("{flag} asks for an interactive session"))
+    for f in &inv.flags {
+        match f.role {
+            Some(Role::Namespace | Role::Container | Role::Context) if f.value.is_some() => {}
+            Some(Role::Namespace | Role::Container | Role::Context) => {
+                return Err(format!("{} needs a value", f.name))
             }
-            f if f.starts_with('-') => return Err(format!("flag {f} is not handled natively")),
-            _ => pos.push(w.to_string()),
+            Some(Role::Stdin | Role::Tty) => {
+                return Err(format!("{} asks for an interactive session", f.name))
+            }
+            _ => return Err(format!("flag {} is not handled natively", f.name)),
         }
     }
+    let (ns, ct, ctx) = (
+        inv.namespace.clone(),
+        inv.value(Role::Container).map(String::from),
+        inv.context.clone(),
+    );
+    let pos = &inv.positionals;
     let [verb, target] = pos.as_slice() else {
         return Err("kubectl exec needs exactly one pod".into());
     };

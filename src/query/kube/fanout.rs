@@ -73,6 +73,32 @@ pub fn matching_contexts(kubeconfig: &Path, pattern: &str) -> Result<Vec<String>
         .collect())
 }
 
+/// Checks a context named on the command line against the kubeconfig (`explicit`, else
+/// `KUBECONFIG`, else `~/.kube/config`): an unknown one is refused with the file and the
+/// contexts it has. A kubeconfig that cannot be read is left to the backends to report.
+pub fn check_context(explicit: Option<std::path::PathBuf>, context: &str) -> Result<(), String> {
+    let Some(path) = super::default_kubeconfig(explicit) else {
+        return Ok(());
+    };
+    let Ok(kc) = read_kubeconfig(&path) else {
+        return Ok(());
+    };
+    let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();
+    if names.contains(&context) {
+        return Ok(());
+    }
+    let known = if names.is_empty() {
+        String::from("none")
+    } else {
+        names.join(", ")
+    };
+    Err(format!(
+        "--context {context}: the kubeconfig {} has no such context (its contexts: {known}); \
+         pass one of them with --context, or add it to the kubeconfig",
+        path.display()
+    ))
+}
+
 /// Runs `cmd` on every context matching `pattern`; `progress` is called as each finishes.
 pub async fn fan_out(
     cmd: &KubeCommand,

@@ -37,6 +37,7 @@ use super::{
     interruptible, Backend, Cancel, Executor, OutputSink, ProbeError, ProbeRequest, ProbeResult,
     Status,
 };
+use crate::tsg::invocation::table;
 use crate::tsg::Lang;
 
 /// The native kube executor.
@@ -291,7 +292,7 @@ fn command_text(c: &KubeCommand) -> String {
     if c.all_namespaces {
         w.push("-A".into());
     } else if let Some(n) = &c.namespace {
-        w.extend(["-n".into(), q(n)]);
+        w.extend([table::KUBE_NS.into(), q(n)]);
     }
     if let Some(l) = &c.labels {
         w.extend(["-l".into(), q(l)]);

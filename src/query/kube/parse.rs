@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::expand::expand_all;
+use crate::tsg::invocation::{spec, takes_value, Role, Tool};
 use crate::tsg::shell;
 
 /// `get` or `describe`.
@@ -161,15 +162,14 @@ pub fn parse_words(words: &[String]) -> Result<KubeCommand, String> {
     let mut verb = None;
     let mut positional: Vec<String> = Vec::new();
     while let Some(w) = it.next() {
+        let short_value = w.len() > 2
+            && w.starts_with('-')
+            && !w.starts_with("--")
+            && w.get(..2)
+                .is_some_and(|f| takes_value(Tool::Kubectl, "get", f));
         let (flag, inline) = match w.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ if w.len() > 2
-                && w.starts_with('-')
-                && !w.starts_with("--")
-                && "nlLo".contains(&w[1..2]) =>
-            {
-                (&w[..2], Some(w[2..].trim_start_matches('=').to_string()))
-            }
+            _ if short_value => (&w[..2], Some(w[2..].trim_start_matches('=').to_string())),
             _ => (w, None),
         };
         let mut value = |name: &str| -> Result<String, String> {
@@ -178,33 +178,37 @@ pub fn parse_words(words: &[String]) -> Result<KubeCommand, String> {
                 .or_else(|| it.next().map(String::from))
                 .ok_or(format!("{name} needs a value"))
         };
-        match flag {
-            "-n" | "--namespace" => cmd.namespace = Some(value(flag)?),
-            "-A" | "--all-namespaces" => cmd.all_namespaces = true,
-            "-l" | "--selector" => cmd.labels = Some(value(flag)?),
-            "--field-selector" => cmd.fields = Some(value(flag)?),
-            "--context" => cmd.context = Some(value(flag)?),
-            "--no-headers" => cmd.no_headers = inline.as_deref() != Some("false"),
-            "-L" | "--label-columns" => cmd
+        if !flag.starts_with('-') {
+            if verb.is_some() {
+                positional.push(w.to_string());
+                continue;
+            }
+            verb = Some(match w {
+                "get" => Verb::Get,
+                "describe" => Verb::Describe,
+                other => return Err(format!("kubectl {other} is not handled natively")),
+            });
+            continue;
+        }
+        match spec(Tool::Kubectl, "get", flag).map(|s| s.role) {
+            Some(Role::Namespace) => cmd.namespace = Some(value(flag)?),
+            Some(Role::AllNamespaces) => cmd.all_namespaces = true,
+            Some(Role::Selector) => cmd.labels = Some(value(flag)?),
+            Some(Role::FieldSelector) => cmd.fields = Some(value(flag)?),
+            Some(Role::Context) => cmd.context = Some(value(flag)?),
+            Some(Role::NoHeaders) => cmd.no_headers = inline.as_deref() != Some("false"),
+            Some(Role::LabelColumns) => cmd
                 .label_columns
                 .extend(value(flag)?.split(',').map(String::from)),
-            "-o" | "--output" => cmd.format = format(&value(flag)?)?,
-            "--sort-by" => {
+            Some(Role::Output) => cmd.format = format(&value(flag)?)?,
+            Some(Role::SortBy) => {
                 let v = value(flag)?;
                 super::jsonpath::relaxed(&v)
                     .and_then(|t| super::jsonpath::check(&t))
                     .map_err(|e| format!("--sort-by {v:?}: {e}"))?;
                 cmd.sort_by = Some(v);
             }
-            f if f.starts_with('-') => return Err(format!("flag {f} is not handled natively")),
-            _ if verb.is_none() => {
-                verb = Some(match w {
-                    "get" => Verb::Get,
-                    "describe" => Verb::Describe,
-                    other => return Err(format!("kubectl {other} is not handled natively")),
-                })
-            }
-            _ => positional.push(w.to_string()),
+            _ => return Err(format!("flag {flag} is not handled natively")),
         }
     }
     cmd.verb = verb.ok_or("kubectl without a verb")?;

@@ -72,7 +72,7 @@ fn rollout_restart_all(cmd: &SimpleCommand) -> Option<String> {
     if flags.iter().any(|(f, _)| *f == "-l" || *f == "--selector") {
         return None;
     }
-    let ns = flag(&flags, &["-n", "--namespace"]);
+    let ns = cli_args::namespace(&flags);
     let scope = ns.map_or("the current namespace".to_string(), |n| {
         format!("namespace `{n}`")
     });
@@ -163,7 +163,7 @@ fn scale_of(line: usize, cmd: &SimpleCommand) -> Option<Scale<'_>> {
         let kind = workload_kind(kind).unwrap_or(kind);
         format!(
             "{}/{kind}/{name}",
-            flag(&flags, &["-n", "--namespace"]).unwrap_or("")
+            cli_args::namespace(&flags).unwrap_or("")
         )
     });
     Some(Scale {
@@ -200,7 +200,7 @@ fn hardcoded_restore(cmds: &[(usize, SimpleCommand)]) -> Vec<(usize, String)> {
         let (cli, args) = kube(restore.cmd).unwrap_or(("kubectl", &[]));
         let (pos, flags) = kube_split(args);
         let what = pos.get(1..).unwrap_or_default().join(" ");
-        let ns = flag(&flags, &["-n", "--namespace"]).map_or(String::new(), |n| format!(" -n {n}"));
+        let ns = cli_args::namespace(&flags).map_or(String::new(), |n| format!(" -n {n}"));
         out.push((
             restore.line,
             format!(

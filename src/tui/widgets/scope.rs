@@ -2,43 +2,26 @@
 //! object (`deployment/x`, `pod/y`, `node/z`) read from a `kubectl`/`oc` command line. Pure;
 //! no IO.
 
-/// The namespace (`-n x`) and the object (`deployment/x`, `pod x`) a command changes.
+use crate::tsg::invocation::{self, Invocation, Object};
+
+/// The namespace (`-n x`) and the object (`deployment/x`, `pod y`) a command changes, read
+/// through `tsg::invocation`.
 pub fn scope(command: &str) -> (Option<String>, Option<String>) {
-    let words: Vec<&str> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(['"', '\'']))
-        .collect();
-    let mut ns = None;
-    for (i, w) in words.iter().enumerate() {
-        if *w == "-n" || *w == "--namespace" {
-            ns = words.get(i + 1).map(|s| s.to_string());
-        } else if let Some(n) = w.strip_prefix("--namespace=") {
-            ns = Some(n.to_string());
-        }
-    }
     const VERBS: &[&str] = &[
         "scale", "delete", "patch", "annotate", "label", "restart", "cordon", "uncordon", "drain",
         "edit", "apply", "set", "create",
     ];
-    let verb = words
+    let kube: Vec<Invocation> = invocation::of_script(command)
+        .into_iter()
+        .filter(|i| i.tool.is_kube())
+        .collect();
+    let ns = kube.iter().rev().find_map(|i| i.namespace.clone());
+    let object = kube
         .iter()
-        .position(|w| VERBS.contains(w))
-        .filter(|_| words.first().is_some_and(|w| *w == "kubectl" || *w == "oc"));
-    let object = verb.and_then(|i| {
-        let rest: Vec<&str> = words[i + 1..]
-            .iter()
-            .copied()
-            .take_while(|w| !w.starts_with('-') && *w != "|" && *w != "&&")
-            .collect();
-        match rest.as_slice() {
-            [one, ..] if one.contains('/') => Some(one.to_string()),
-            [kind, name, ..] => Some(format!("{kind}/{name}")),
-            [node] if ["cordon", "uncordon", "drain"].contains(&words[i]) => {
-                Some(format!("node/{node}"))
-            }
-            _ => None,
-        }
-    });
+        .find(|i| VERBS.contains(&i.action()))
+        .and_then(|i| i.objects.first())
+        .filter(|o| o.resource.is_some() && o.name.is_some())
+        .map(Object::label);
     (ns, object)
 }
 

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use super::super::expand::expand_all;
 use super::super::parse::Reject;
+use crate::tsg::invocation::{self, Role};
 use crate::tsg::shell;
 
 /// What is forwarded to.
@@ -69,27 +70,15 @@ fn port(p: &str) -> Result<u16, String> {
 
 /// Parses the words of `kubectl … port-forward TARGET PORTS…`.
 pub fn parse_words(words: &[String]) -> Result<PortForward, String> {
-    let mut it = words.iter().skip(1).map(String::as_str);
-    let (mut namespace, mut context, mut pos) = (None, None, Vec::new());
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ if w.starts_with("-n") && w.len() > 2 => {
-                ("-n", Some(w[2..].trim_start_matches('=').to_string()))
-            }
-            _ => (w, None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().map(String::from))
-                .ok_or(format!("{flag} needs a value"))
-        };
-        match flag {
-            "-n" | "--namespace" => namespace = Some(value()?),
-            "--context" => context = Some(value()?),
-            "--pod-running-timeout" => drop(value()?),
-            "--address" => match value()?.as_str() {
+    let inv = invocation::of_words(words).ok_or("not a kubectl command")?;
+    if inv.tail.is_some() {
+        return Err("flag -- is not handled natively".into());
+    }
+    for f in &inv.flags {
+        let value = || f.value.clone().ok_or(format!("{} needs a value", f.name));
+        match f.role {
+            Some(Role::Namespace | Role::Context | Role::PodRunningTimeout) => drop(value()?),
+            Some(Role::Address) => match value()?.as_str() {
                 "127.0.0.1" | "localhost" => {}
                 a => {
                     return Err(format!(
@@ -97,10 +86,10 @@ pub fn parse_words(words: &[String]) -> Result<PortForward, String> {
                     ))
                 }
             },
-            f if f.starts_with('-') => return Err(format!("flag {f} is not handled natively")),
-            _ => pos.push(w.to_string()),
+            _ => return Err(format!("flag {} is not handled natively", f.name)),
         }
     }
+    let (namespace, context, pos) = (inv.namespace, inv.context, inv.positionals);
     if pos.first().map(String::as_str) != Some("port-forward") {
         return Err("not a kubectl port-forward".into());
     }

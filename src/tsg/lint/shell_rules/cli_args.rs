@@ -1,8 +1,9 @@
 //! kubectl/oc argument helpers for the shell lint rules: find the kube CLI in a command and
 //! split its arguments into positionals and flags.
 //!
-//! Pure. Imports only `crate::tsg::shell`; must not import IO nor `crate::safety`.
+//! Pure. Imports only `crate::tsg::{shell, invocation}`; must not import IO nor `crate::safety`.
 
+use crate::tsg::invocation::{spec, takes_value, Role, Tool};
 use crate::tsg::shell::{basename, SimpleCommand};
 
 const WRAPPERS: &[&str] = &["sudo", "xargs", "watch", "timeout", "env", "time", "nohup"];
@@ -24,35 +25,6 @@ pub(super) fn kube(cmd: &SimpleCommand) -> Option<(&str, &[String])> {
 
 /// Positionals and flags of kubectl arguments (values of known value flags skipped).
 pub(super) fn kube_split(args: &[String]) -> (Vec<&str>, Vec<(&str, Option<&str>)>) {
-    const VALUE: &[&str] = &[
-        "-n",
-        "--namespace",
-        "--context",
-        "--kubeconfig",
-        "-l",
-        "--selector",
-        "--field-selector",
-        "-o",
-        "--output",
-        "-c",
-        "--container",
-        "-f",
-        "--filename",
-        "-p",
-        "--patch",
-        "--type",
-        "--replicas",
-        "--current-replicas",
-        "--timeout",
-        "--template",
-        "-s",
-        "--server",
-        "--cluster",
-        "--user",
-        "--as",
-        "--field-manager",
-        "--resource-version",
-    ];
     let (mut pos, mut flags) = (Vec::new(), Vec::new());
     let mut it = args.iter().map(String::as_str);
     while let Some(a) = it.next() {
@@ -63,15 +35,27 @@ pub(super) fn kube_split(args: &[String]) -> (Vec<&str>, Vec<(&str, Option<&str>
             pos.push(a);
         } else if let Some((name, value)) = a.split_once('=') {
             flags.push((name, Some(value)));
-        } else if VALUE.contains(&a) {
+        } else if takes_value(Tool::Kubectl, "", a) {
             flags.push((a, it.next()));
-        } else if a.len() > 2 && !a.starts_with("--") && VALUE.contains(&&a[..2]) {
-            flags.push((&a[..2], Some(&a[2..])));
+        } else if let Some(short) = a
+            .get(..2)
+            .filter(|s| a.len() > 2 && !a.starts_with("--") && takes_value(Tool::Kubectl, "", s))
+        {
+            flags.push((short, a.get(2..)));
         } else {
             flags.push((a, None));
         }
     }
     (pos, flags)
+}
+
+/// The value of the last namespace flag (`-n`, `--namespace`) among `flags`.
+pub(super) fn namespace<'a>(flags: &[(&str, Option<&'a str>)]) -> Option<&'a str> {
+    flags
+        .iter()
+        .rev()
+        .find(|(f, _)| spec(Tool::Kubectl, "", f).is_some_and(|s| s.role == Role::Namespace))
+        .and_then(|(_, v)| *v)
 }
 
 pub(super) fn flag<'a>(flags: &[(&str, Option<&'a str>)], names: &[&str]) -> Option<&'a str> {
