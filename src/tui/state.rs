@@ -85,6 +85,8 @@ pub struct Viewport {
     pub confirm: Option<(bool, u16)>,
     /// Rows of text the output pager showed.
     pub pager_rows: usize,
+    /// Columns of text the output pager had after its line numbers.
+    pub pager_width: usize,
     /// Columns the status line had for a message (an error longer than that opens a popup).
     pub status_room: usize,
 }

