@@ -33,6 +33,8 @@ pub struct ScreenState {
     pub panel: Panel,
     /// First line of the node pane shown.
     pub scroll: usize,
+    /// A probe of this step whose result just came in: the next frame scrolls it into view.
+    pub reveal: Option<usize>,
     pub item_sel: usize,
     pub var_sel: usize,
     /// Outline cursor: node index in the current guide.
@@ -49,6 +51,7 @@ impl Default for ScreenState {
             help_scroll: 0,
             panel: Panel::Actions,
             scroll: 0,
+            reveal: None,
             item_sel: 0,
             var_sel: 0,
             outline_sel: 0,
@@ -85,6 +88,8 @@ pub struct Viewport {
     pub confirm: Option<(bool, u16)>,
     /// Rows of text the output pager showed.
     pub pager_rows: usize,
+    /// The node pane's scroll after it brought a new result into view (`ScreenState::reveal`).
+    pub revealed: Option<usize>,
     /// Columns of text the output pager had after its line numbers.
     pub pager_width: usize,
     /// Columns the status line had for a message (an error longer than that opens a popup).

@@ -25,6 +25,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         app.session.quit_armed = false;
         app.guard.ctrl_c_armed = false;
     }
+    if matches!(action, Action::Key(_) | Action::Mouse(_)) {
+        // The person moves on: a result that came in is not scrolled to any more.
+        app.screen.reveal = None;
+    }
     match action {
         Action::Key(ev) => {
             if app.mitigation.is_some() {

@@ -67,3 +67,31 @@ fn pager_counts_wrapped_rows_and_g_reaches_the_last_line() {
     assert!(pager_range(&s).0 .0 > 1, "{s}");
     t.keys(&["q", "q"]);
 }
+
+#[test]
+fn a_finished_probe_scrolls_its_output_into_view_and_names_o() {
+    let Some(t) = demo("reveal") else { return };
+    t.keys(&["r"]);
+    let s = t.wait_for("probe 1's result", |s| s.contains("Probe 1 finished"));
+    assert!(
+        s.contains("⎿ NAME ") && s.contains("⎿ aks-userswft-31562873-vmss000001"),
+        "the output is on screen when the probe finishes:\n{s}"
+    );
+    assert!(s.contains("(o reads it all)"), "{s}");
+    assert!(
+        s.contains("o reads it all: ←→ scroll"),
+        "the `-o wide` columns are cut at 80 columns and the step says how to reach them:\n{s}"
+    );
+    t.keys(&["o"]);
+    t.wait_for("the pager", |s| s.contains("Output · probe 1"));
+    t.keys(&["w"]);
+    t.wait_for("wrap off", |s| s.contains("wrap off (w)"));
+    t.keys(&["G"]);
+    t.wait_for("the router rows", |s| s.contains("router-6f8b7c9d5-c8wjm"));
+    for _ in 0..10 {
+        t.keys(&["Right"]);
+    }
+    t.wait_for("the NODE column, scrolled to", |s| {
+        s.contains("aks-userswft-31562873-vmss000001")
+    });
+}
