@@ -95,3 +95,56 @@ fn a_finished_probe_scrolls_its_output_into_view_and_names_o() {
         s.contains("aks-userswft-31562873-vmss000001")
     });
 }
+
+#[test]
+fn the_confirmation_hint_follows_the_focus_and_list_keys_never_reach_the_field() {
+    use crate::tui_small_screen::{layout, line_with, STRATEGY};
+    let Some(t) = Tmux::start_sized("confirmfocus", 80, 24) else {
+        return;
+    };
+    t.send_line(&format!("{} demo maestro", bin()));
+    t.wait_for("the first step", |s| s.contains("Step 1: Confirm"));
+    t.keys(&[":"]);
+    t.send_line(&format!("goto {STRATEGY}"));
+    t.wait_for("Strategy 2", |s| s.contains("Strategy 2: Scale"));
+    let ctx = t.write_mode_on();
+    let (tabs, pre) = layout(STRATEGY, 1);
+    for _ in 0..tabs {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&["r"]);
+    let field = format!("Type the target `{ctx}` to run:");
+    t.wait_for("the field", |s| s.contains(&field));
+    // To the field before ticking, the target typed, Enter.
+    t.keys(&["Tab"]);
+    t.keys(&["-l", &ctx]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the refusal", |s| s.contains("is not acknowledged"));
+    assert!(
+        s.contains("the cursor is on it, Space ticks it")
+            && s.contains("› [ ] 1.")
+            && s.contains("Space ticks · Tab to the field"),
+        "the message and the hint both name the list, where the focus is:\n{s}"
+    );
+    // Back in the field, keys meant for the list are not typed.
+    for key in ["j", "Space", "Down"] {
+        t.keys(&["Tab"]);
+        t.wait_for("the field focused", |s| line_with(s, &field).contains('▏'));
+        t.keys(&[key]);
+        let s = t.wait_for("the focus back on the list", |s| {
+            s.contains("is not acknowledged") && line_with(s, &field).contains("(Tab to type here)")
+        });
+        let row = line_with(&s, &field);
+        assert!(
+            row.contains(&format!(": {ctx} (Tab")),
+            "`{key}`, meant for the list, did not reach the field:\n{s}"
+        );
+    }
+    for _ in 0..pre {
+        t.keys(&["Space"]);
+    }
+    t.keys(&["Tab", "Enter"]);
+    t.wait_for("the open mitigation", |s| {
+        s.contains("OPEN 1") && !s.contains("Mitigation: confirm")
+    });
+}
