@@ -145,6 +145,35 @@ pub fn check(file: &Path) -> Vec<String> {
             ));
         }
     }
+    let q = &cfg.query;
+    let urls = [
+        ("prometheus_url", q.prometheus_url.as_deref()),
+        ("kusto_url", q.kusto_url.as_deref()),
+        ("maestro_url", q.maestro_url.as_deref()),
+    ];
+    let ams = cfg
+        .alertmanager
+        .iter()
+        .map(|a| ("url", Some(a.url.as_str())));
+    for (key, url) in urls.into_iter().chain(ams) {
+        match url {
+            Some(u) if !is_http_url(u) => problems.push(format!(
+                "{shown}:{}: `{key} = \"{u}\"` is not an http(s) URL; write it as https://HOST[:PORT]",
+                line(u, key)
+            )),
+            _ => {}
+        }
+    }
+    if let Some(k) = q.kubeconfig.as_deref() {
+        let path = expand_home(k);
+        if !path.exists() {
+            problems.push(format!(
+                "{shown}:{}: `kubeconfig = \"{k}\"`: {} does not exist; fix the path (kubectl's own is ~/.kube/config) or remove the line",
+                line(k, "kubeconfig"),
+                path.display()
+            ));
+        }
+    }
     for pattern in &cfg.redact {
         if let Err(e) = crate::evidence::Redactor::with_patterns(std::slice::from_ref(pattern)) {
             // The regex crate's reason spans lines (with a caret under the spot): keep its words.
@@ -178,9 +207,8 @@ pub fn check(file: &Path) -> Vec<String> {
     let dir = file.parent().unwrap_or(Path::new("."));
     let km = dir.join("keymap.toml");
     if let Ok(t) = std::fs::read_to_string(&km) {
-        if let Err(e) = Keymap::parse(&km.display().to_string(), &t) {
-            problems.push(e.to_string());
-        }
+        let (_, bad) = Keymap::parse_each(&km.display().to_string(), &t);
+        problems.extend(bad.iter().map(ToString::to_string));
     }
     let th = dir.join("theme.toml");
     if let Ok(t) = std::fs::read_to_string(&th) {
@@ -189,6 +217,13 @@ pub fn check(file: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// An absolute http(s) URL with a host.
+fn is_http_url(u: &str) -> bool {
+    reqwest::Url::parse(u).is_ok_and(|p| {
+        matches!(p.scheme(), "http" | "https") && p.host_str().is_some_and(|h| !h.is_empty())
+    })
 }
 
 fn expand_home(p: &str) -> PathBuf {

@@ -72,6 +72,7 @@ mod runbooks_transcripts;
 mod safety_corpus;
 mod safety_redteam;
 mod safety_target;
+mod screens_cli;
 mod screens_tmux;
 mod servers;
 mod sim_cli;

@@ -148,3 +148,44 @@ fn the_confirmation_hint_follows_the_focus_and_list_keys_never_reach_the_field()
         s.contains("OPEN 1") && !s.contains("Mitigation: confirm")
     });
 }
+
+/// The shell printed `EXIT=…` (the command's own echo line does not count).
+fn exited(s: &str) -> bool {
+    s.lines().any(|l| l.starts_with("EXIT="))
+}
+
+#[test]
+fn typos_are_reported_before_the_screen_is_taken_and_bad_keymap_rows_all_at_once() {
+    let Some(t) = Tmux::start_sized("typos", 80, 24) else {
+        return;
+    };
+    t.send_line(&format!("{} sesions list; echo EXIT=$?", bin()));
+    let s = t.wait_for("the suggestion", exited);
+    assert!(
+        s.contains("a similar subcommand exists: `sessions`") && s.contains("EXIT=2"),
+        "{s}"
+    );
+    t.send_line(&format!("clear; {} no-such-guides/; echo EXIT=$?", bin()));
+    let s = t.wait_for("the missing path", exited);
+    assert!(
+        s.contains("no-such-guides/: no such file or folder") && s.contains("EXIT=2"),
+        "{s}"
+    );
+    assert_eq!(t.flag("alternate_on"), "0", "the screen was never taken");
+    // Two bad rows and a good one: both bad rows named, the good one and the defaults work.
+    let km = "[[global]]\non = [\"<F13>\"]\nrun = \"help\"\n\n[[guide]]\non = [\"j\"]\nrun = \"explode\"\n\n[[library]]\non = [\"<C-j>\"]\nrun = \"next_item\"\n";
+    std::fs::write(t.dir.join("keymap.toml"), km).expect("keymap");
+    t.send_line(&format!("clear; {} --no-evidence", bin()));
+    let s = t.wait_for("the keymap warning", |s| {
+        s.contains("keymap row(s) left out")
+    });
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("keymap.toml:2:") && flat.contains("keymap.toml:7:"),
+        "every bad row with its line:\n{s}"
+    );
+    t.keys(&["Escape"]);
+    t.wait_for("the popup closed", |s| !s.contains("Esc closes"));
+    t.keys(&["?"]);
+    t.wait_for("help from the default `?`", |s| s.contains("Help — keys"));
+}
