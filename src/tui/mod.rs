@@ -16,6 +16,7 @@ pub mod command;
 pub mod complete;
 pub mod config;
 pub mod contexts;
+pub mod exported;
 pub mod firing;
 pub mod firing_keys;
 pub mod flow;

@@ -208,6 +208,8 @@ pub struct Session {
     /// After an export: the chain head and key id, which the next `y` copies (any other
     /// key drops the offer).
     pub copy_offer: Option<String>,
+    /// The export just written, shown whole in a popup until a key closes it.
+    pub export_shown: Option<super::exported::ExportShown>,
 }
 
 impl Default for Session {
@@ -227,6 +229,7 @@ impl Default for Session {
             quit: false,
             loading: None,
             copy_offer: None,
+            export_shown: None,
         }
     }
 }

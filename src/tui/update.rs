@@ -47,6 +47,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if let Some(effects) = super::silence::offer_key(app, &ev) {
                 return effects;
             }
+            if let Some(effects) = super::exported::key(app, &ev) {
+                return effects;
+            }
             if let Some(text) = app.session.copy_offer.take() {
                 if ev.code == crossterm::event::KeyCode::Char('y') && ev.modifiers.is_empty() {
                     app.set_message(

@@ -102,6 +102,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             }
             app.session.copy_offer = Some(text);
         }
+        Action::ExportShown(e) => app.session.export_shown = Some(e),
         Action::EvidenceStarted(dir) => {
             app.session.evidence = Evidence::Unexported;
             app.set_message(format!("Recording evidence in {dir}"), false);

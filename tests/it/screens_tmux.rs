@@ -189,3 +189,55 @@ fn typos_are_reported_before_the_screen_is_taken_and_bad_keymap_rows_all_at_once
     t.keys(&["?"]);
     t.wait_for("help from the default `?`", |s| s.contains("Help — keys"));
 }
+
+#[test]
+fn the_export_popup_shows_folder_head_and_key_whole_with_copy_keys() {
+    let Some(t) = demo("exportpopup") else { return };
+    t.allow_clipboard();
+    t.keys(&[":"]);
+    t.send_line("export");
+    let s = t.wait_for("the popup", |s| s.contains("Evidence exported: paste"));
+    assert!(
+        s.contains("Folder") && s.contains("Chain head (record #") && s.contains("Key id"),
+        "{s}"
+    );
+    t.keys(&["c"]);
+    t.wait_for("the folder copied", |s| s.contains("Copied the folder"));
+    let bundle = crate::tui_common::exported_bundle(&t.only_session());
+    assert_eq!(t.clipboard(), bundle.display().to_string());
+    t.keys(&["h"]);
+    t.wait_for("the head copied", |s| {
+        s.contains("Copied the chain head to")
+    });
+    let head = t.clipboard();
+    let flat: String = t.capture().split_whitespace().collect();
+    assert!(
+        head.len() >= 32 && flat.contains(&head),
+        "the whole head is on screen:\n{}",
+        t.capture()
+    );
+    t.keys(&["Escape"]);
+    t.wait_for("the popup closed", |s| {
+        !s.contains("Evidence exported: paste")
+    });
+    // `sessions export … -`: the summary on stdout, not "wrote" lines.
+    let session = t.only_session();
+    let out = crate::common::bin()
+        .args(["sessions", "export"])
+        .arg(&session)
+        .args(["--format", "md", "-"])
+        .env("TSGNAV_STATE_DIR", session.parent().expect("state"))
+        .output()
+        .expect("export");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("# Incident evidence") && !stdout.contains("wrote /"),
+        "the markdown itself:\n{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("summary.md"));
+}
