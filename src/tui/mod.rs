@@ -22,6 +22,7 @@ pub mod firing_keys;
 pub mod flow;
 pub mod frame;
 pub mod guard;
+pub mod help_find;
 pub mod input;
 pub mod keymap;
 pub mod loading;

@@ -24,12 +24,21 @@ pub enum Panel {
     Vars,
 }
 
+/// The help screen's search: the query being typed after `/`, and the last one found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HelpFind {
+    pub typing: Option<String>,
+    pub query: String,
+}
+
 /// What is on screen and where each cursor is.
 #[derive(Debug, Clone)]
 pub struct ScreenState {
     pub current: Screen,
     pub help: bool,
     pub help_scroll: usize,
+    /// `/` on the help screen: what is being typed and the last search.
+    pub help_find: HelpFind,
     pub panel: Panel,
     /// First line of the node pane shown.
     pub scroll: usize,
@@ -49,6 +58,7 @@ impl Default for ScreenState {
             current: Screen::Library,
             help: false,
             help_scroll: 0,
+            help_find: HelpFind::default(),
             panel: Panel::Actions,
             scroll: 0,
             reveal: None,

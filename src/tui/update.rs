@@ -59,6 +59,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     return vec![Effect::Copy(text)];
                 }
             }
+            if let Some(effects) = super::help_find::key(app, &ev) {
+                return effects;
+            }
             let ctx = if app.screen.help {
                 "help"
             } else if app.screen.current == Screen::Library {
@@ -121,9 +124,16 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
 }
 
 fn help(app: &mut App, a: Command) -> Vec<Effect> {
+    let page = usize::from(app.screen.viewport.areas.help.height.saturating_sub(1)).max(1);
+    let at = app.screen.help_scroll;
     match a {
-        Command::ScrollDown => help_scroll_to(app, app.screen.help_scroll + 1),
-        Command::ScrollUp => help_scroll_to(app, app.screen.help_scroll.saturating_sub(1)),
+        Command::ScrollDown => help_scroll_to(app, at + 1),
+        Command::ScrollUp => help_scroll_to(app, at.saturating_sub(1)),
+        Command::Top => app.screen.help_scroll = 0,
+        Command::Bottom => help_scroll_to(app, usize::MAX),
+        Command::PageDown => help_scroll_to(app, at + page),
+        Command::PageUp => help_scroll_to(app, at.saturating_sub(page)),
+        Command::Search => app.screen.help_find.typing = Some(String::new()),
         Command::Cancel => app.screen.help = false,
         _ => app.dirty = false,
     }

@@ -241,3 +241,51 @@ fn the_export_popup_shows_folder_head_and_key_whole_with_copy_keys() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("summary.md"));
 }
+
+/// The screen's text inside the help box, rows joined by spaces (wrapped words read on).
+fn help_text(s: &str) -> String {
+    s.lines()
+        .filter_map(|l| l.strip_prefix('│'))
+        .map(|l| l.trim_end_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn help_wraps_at_the_pane_edge_finds_with_slash_and_moves_with_g() {
+    let Some(t) = demo("help") else { return };
+    t.keys(&["?"]);
+    let s = t.wait_for("the help", |s| s.contains("Help — keys"));
+    let km = tsgnav::tui::keymap::Keymap::bundled();
+    let run = km
+        .rows("guide")
+        .into_iter()
+        .find(|r| r.keys() == ["r"])
+        .map(|r| r.desc.clone())
+        .expect("the r row");
+    assert!(run.len() > 50, "a long description: {run}");
+    assert!(
+        help_text(&s).contains(&run),
+        "`{run}` is whole, wrapped:\n{s}"
+    );
+    t.keys(&["G"]);
+    t.wait_for("the end of the help", |s| {
+        s.contains("Outline: ○ unvisited")
+    });
+    t.keys(&["g"]);
+    t.wait_for("the top of the help", |s| s.contains("│Guide view"));
+    t.keys(&["/"]);
+    t.keys(&["-l", "palette"]);
+    t.wait_for("the query typed", |s| s.contains("/palette▏"));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the first match", |s| s.contains("`palette`: match 1 of"));
+    let first = s.lines().nth(1).unwrap_or("").to_lowercase();
+    assert!(first.contains("palette"), "scrolled to the match:\n{s}");
+    t.keys(&["n"]);
+    t.wait_for("the next match", |s| s.contains("`palette`: match 2 of"));
+    t.keys(&["Escape"]);
+    t.wait_for("the help closed", |s| !s.contains("Help — keys"));
+}
