@@ -20,7 +20,9 @@ impl TuiArgs {
     pub fn build(self) -> anyhow::Result<Built> {
         let (config, dir) = read_config()?;
         let (lib, failed, loader) = self.library(&config);
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        // `TERM=dumb` cannot show colours either: the same plain mode as NO_COLOR.
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+            || std::env::var("TERM").is_ok_and(|t| t == "dumb");
         let (keymap, theme, bad_rows) = overrides(dir.as_deref(), no_color)?;
         let mut app = App::new(lib, keymap, theme);
         app.session.recording = !self.no_evidence;

@@ -278,7 +278,10 @@ fn cancel_running(app: &mut App) -> Vec<Effect> {
         app.set_message("Cancelling the running probes of this step…", false);
         return vec![Effect::CancelProbes { node }];
     }
-    app.notice = None;
+    // As in k9s: with nothing to cancel and no message, Esc goes back along the trail.
+    if app.notice.take().is_none() {
+        return nav_cmd(app, Cmd::Back);
+    }
     Vec::new()
 }
 

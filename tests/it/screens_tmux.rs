@@ -289,3 +289,57 @@ fn help_wraps_at_the_pane_edge_finds_with_slash_and_moves_with_g() {
     t.keys(&["Escape"]);
     t.wait_for("the help closed", |s| !s.contains("Help — keys"));
 }
+
+/// Whether the styled capture sets a foreground or background colour.
+fn coloured(styled: &str) -> bool {
+    styled.split('\x1b').any(|esc| {
+        let Some(params) = esc.strip_prefix('[').and_then(|e| e.split('m').next()) else {
+            return false;
+        };
+        params.split(';').any(|p| {
+            matches!(
+                p.parse::<u16>(),
+                Ok(30..=37 | 40..=47 | 90..=97 | 100..=107)
+            )
+        }) || params.starts_with("38;")
+            || params.starts_with("48;")
+    })
+}
+
+#[test]
+fn k9s_conventions_ctx_ns_esc_back_and_term_dumb() {
+    let Some(t) = demo("k9s") else { return };
+    assert!(coloured(&t.capture_styled()), "colours by default");
+    t.keys(&[":"]);
+    t.send_line("ns kube-system");
+    t.wait_for("the namespace set", |s| {
+        s.contains("NAMESPACE") && s.contains("kube-system")
+    });
+    t.keys(&[":"]);
+    t.keys(&["-l", "ctx"]);
+    t.wait_for("`ctx` completes as a palette command", |s| {
+        s.contains(":ctx")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the palette closed", |s| !s.contains(":ctx"));
+    // Follow choice 1, then Esc (nothing running): back along the trail.
+    t.keys(&["1"]);
+    t.wait_for("Step 2a", |s| s.contains("› Step 2a: CNS"));
+    t.keys(&["Escape"]);
+    t.keys(&["Escape"]);
+    t.wait_for("back on Step 1", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.trim_end() == "Trail: Step 1: Establish the blast radius")
+    });
+    t.quit_unexported();
+    t.send_line(&format!("clear; TERM=dumb {} demo", bin()));
+    t.wait_for("the demo again", |s| {
+        s.contains("Trail:") && s.contains("DEMO DATA")
+    });
+    assert!(
+        !coloured(&t.capture_styled()),
+        "TERM=dumb draws without colours:\n{:?}",
+        t.capture_styled()
+    );
+}
