@@ -343,3 +343,42 @@ fn k9s_conventions_ctx_ns_esc_back_and_term_dumb() {
         t.capture_styled()
     );
 }
+
+#[test]
+fn library_rows_at_80_columns_keep_the_part_that_differs() {
+    let Some(t) = Tmux::start_sized("midcut", 80, 24) else {
+        return;
+    };
+    let root = t.dir.join("runbooks");
+    let dir = root.join("observability/advanced-cluster-management-operator");
+    std::fs::create_dir_all(&dir).expect("dirs");
+    let ends = [
+        "Federation",
+        "Forwarding",
+        "RemoteWriteFailing",
+        "ScrapeErrorsHigh",
+    ];
+    for end in ends {
+        let name = format!("ACMMetricsCollector{end}");
+        std::fs::write(
+            dir.join(format!("{name}.md")),
+            format!("# {name}\n\n## Diagnosis\n\nLook at the collector.\n"),
+        )
+        .expect("guide");
+    }
+    t.send_line(&format!("{} --no-evidence '{}'", bin(), root.display()));
+    let s = t.wait_for("the library", |s| s.contains("ACMMetric"));
+    let rows: Vec<&str> = s.lines().filter(|l| l.starts_with("▤ ACM")).collect();
+    assert_eq!(rows.len(), ends.len(), "{s}");
+    for end in ends {
+        let hits: Vec<&&str> = rows
+            .iter()
+            .filter(|r| r.contains(&end[end.len() - 6..]))
+            .collect();
+        assert!(!hits.is_empty(), "`{end}` tells its row apart:\n{s}");
+    }
+    let mut unique = rows.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), rows.len(), "no two rows read the same:\n{s}");
+}
