@@ -40,8 +40,7 @@ pub fn read_config() -> anyhow::Result<Config> {
     let Some(file) = super::extras::default_config_file() else {
         return Ok(Config::default());
     };
-    let explicit = std::env::var_os("TSGNAV_CONFIG").is_some();
-    if !file.exists() && !explicit {
+    if !file.exists() {
         return Ok(Config::default());
     }
     let text = std::fs::read_to_string(&file).map_err(|e| {

@@ -41,8 +41,10 @@ pub fn man() -> anyhow::Result<ExitCode> {
 pub const MAN_EXTRA: &str = r#".SH ENVIRONMENT
 .TP
 \fBTSGNAV_CONFIG\fR
-The config file to read instead of \fI<config dir>/tsgnav/config.toml\fR. When set, the file
-must exist. \fBtsgnav config check\fR checks it and \fBtsgnav config example\fR prints one.
+The config file to read instead of \fI<config dir>/tsgnav/config.toml\fR. The file need not
+exist: then tsgnav uses its defaults, and still reads \fIkeymap.toml\fR and \fItheme.toml\fR
+from the folder it names. \fBtsgnav config check\fR checks it and \fBtsgnav config example\fR
+prints one.
 .TP
 \fBTSGNAV_STATE_DIR\fR
 The folder evidence sessions are recorded in, instead of the platform state folder
@@ -58,6 +60,9 @@ its own that points at its loopback proxy.
 .TP
 \fBNO_COLOR\fR
 When set to a non-empty value, the navigator draws without colour (emphasis stays).
+.TP
+\fBTERM\fR
+\fBdumb\fR draws without colour too, as \fBNO_COLOR\fR does.
 .SH FILES
 .TP
 \fI<config dir>/tsgnav/config.toml\fR
@@ -65,7 +70,9 @@ The config file (Linux: \fI~/.config/tsgnav/config.toml\fR): extra guide folders
 values, the query backends, extra redaction patterns.
 .TP
 \fI<config dir>/tsgnav/keymap.toml\fR, \fI<config dir>/tsgnav/theme.toml\fR
-Key and colour overrides, read from beside the config file.
+Key and colour overrides, read from beside the config file. A bad keymap row is reported
+with its file:line when the navigator starts and left out (the bundled keys stay for it);
+\fBtsgnav config check\fR lists every bad row.
 .TP
 \fI<state dir>/tsgnav/sessions/\fR (Linux: \fI~/.local/state/tsgnav/sessions/\fR)
 One folder per evidence session: \fIjournal.jsonl\fR (append-only, hash-chained) and
@@ -84,7 +91,9 @@ Findings at error severity (\fBlint\fR), a probe that failed (\fBrun\fR), proble
 file (\fBconfig check\fR), or a journal that does not verify (\fBsessions verify\fR).
 .TP
 \fB2\fR
-A usage error, or a guide or file that could not be read.
+A usage error (a mistyped subcommand is named with the one it resembles), a guide, folder or
+file that does not exist or could not be read (reported before the navigator takes the
+terminal).
 .TP
 \fB3\fR
 \fBrun\fR refused a probe (it needs a confirmation, names its own target, or runs in a node
@@ -145,6 +154,35 @@ pub fn check(file: &Path) -> Vec<String> {
             ));
         }
     }
+    let q = &cfg.query;
+    let urls = [
+        ("prometheus_url", q.prometheus_url.as_deref()),
+        ("kusto_url", q.kusto_url.as_deref()),
+        ("maestro_url", q.maestro_url.as_deref()),
+    ];
+    let ams = cfg
+        .alertmanager
+        .iter()
+        .map(|a| ("url", Some(a.url.as_str())));
+    for (key, url) in urls.into_iter().chain(ams) {
+        match url {
+            Some(u) if !is_http_url(u) => problems.push(format!(
+                "{shown}:{}: `{key} = \"{u}\"` is not an http(s) URL; write it as https://HOST[:PORT]",
+                line(u, key)
+            )),
+            _ => {}
+        }
+    }
+    if let Some(k) = q.kubeconfig.as_deref() {
+        let path = expand_home(k);
+        if !path.exists() {
+            problems.push(format!(
+                "{shown}:{}: `kubeconfig = \"{k}\"`: {} does not exist; fix the path (kubectl's own is ~/.kube/config) or remove the line",
+                line(k, "kubeconfig"),
+                path.display()
+            ));
+        }
+    }
     for pattern in &cfg.redact {
         if let Err(e) = crate::evidence::Redactor::with_patterns(std::slice::from_ref(pattern)) {
             // The regex crate's reason spans lines (with a caret under the spot): keep its words.
@@ -178,9 +216,8 @@ pub fn check(file: &Path) -> Vec<String> {
     let dir = file.parent().unwrap_or(Path::new("."));
     let km = dir.join("keymap.toml");
     if let Ok(t) = std::fs::read_to_string(&km) {
-        if let Err(e) = Keymap::parse(&km.display().to_string(), &t) {
-            problems.push(e.to_string());
-        }
+        let (_, bad) = Keymap::parse_each(&km.display().to_string(), &t);
+        problems.extend(bad.iter().map(ToString::to_string));
     }
     let th = dir.join("theme.toml");
     if let Ok(t) = std::fs::read_to_string(&th) {
@@ -189,6 +226,13 @@ pub fn check(file: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// An absolute http(s) URL with a host.
+fn is_http_url(u: &str) -> bool {
+    reqwest::Url::parse(u).is_ok_and(|p| {
+        matches!(p.scheme(), "http" | "https") && p.host_str().is_some_and(|h| !h.is_empty())
+    })
 }
 
 fn expand_home(p: &str) -> PathBuf {

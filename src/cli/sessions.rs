@@ -103,6 +103,10 @@ pub enum SessionsCommand {
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     pub session: String,
+    /// `-` writes the export to stdout (summary.md for md, summary.json for json, the archive
+    /// for tar.gz); the files are still written to the export folder and recorded.
+    #[arg(value_name = "-")]
+    pub dest: Option<String>,
     /// Escalation team from the guide (case-insensitive); default: the team chosen in the session.
     #[arg(long)]
     pub team: Option<String>,

@@ -132,6 +132,7 @@ impl TuiArgs {
             let (config, _) = super::tui_build::read_config()?;
             super::alerts_firing::refuse_unjailed_auto_run(&config, true)?;
         }
+        check_paths(&self.paths)?;
         if !std::io::stdout().is_terminal() {
             // Refused as in a terminal (where the config's kubeconfig is checked at start).
             if let Some(ctx) = &self.context {
@@ -235,4 +236,53 @@ pub fn launch_with(built: Built, recorder: Option<Recorder>) -> anyhow::Result<E
             ExitCode::SUCCESS
         })
     }
+}
+
+/// Reports a path that does not exist before the terminal is taken over; a bare word close to
+/// a subcommand's name (`sesions`) is that subcommand mistyped, as clap would say.
+fn check_paths(paths: &[PathBuf]) -> anyhow::Result<()> {
+    let Some(p) = paths.iter().find(|p| !p.exists()) else {
+        return Ok(());
+    };
+    let word = p.to_string_lossy();
+    let cmd = <super::Cli as clap::CommandFactory>::command();
+    let near = cmd
+        .get_subcommands()
+        .map(|c| (distance(&word, c.get_name()), c.get_name().to_string()))
+        .filter(|(d, n)| *d <= 2.max(n.len() / 4) && *d < n.len())
+        .min();
+    match near {
+        Some((_, name)) if !word.contains(['/', '.']) => bail!(
+            "unrecognized subcommand `{word}`, and no file or folder has that name\n\n  tip: a similar subcommand exists: `{name}`\n\nUsage: tsgnav {name} …  (`tsgnav --help` lists the subcommands)"
+        ),
+        _ => bail!(
+            "{}: no such file or folder; name guides (.md) or folders of guides, or see `tsgnav --help`",
+            p.display()
+        ),
+    }
+}
+
+/// Edit distance between two words (insertions, deletions, substitutions, swaps of neighbours).
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, v) in d[0].iter_mut().enumerate() {
+        *v = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }

@@ -20,8 +20,10 @@ impl TuiArgs {
     pub fn build(self) -> anyhow::Result<Built> {
         let (config, dir) = read_config()?;
         let (lib, failed, loader) = self.library(&config);
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let (keymap, theme) = overrides(dir.as_deref(), no_color)?;
+        // `TERM=dumb` cannot show colours either: the same plain mode as NO_COLOR.
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+            || std::env::var("TERM").is_ok_and(|t| t == "dumb");
+        let (keymap, theme, bad_rows) = overrides(dir.as_deref(), no_color)?;
         let mut app = App::new(lib, keymap, theme);
         app.session.recording = !self.no_evidence;
         let mut startup = Vec::new();
@@ -37,6 +39,19 @@ impl TuiArgs {
         if failed {
             app.set_message(
                 "Some guides could not be loaded; the errors are printed when you quit.",
+                true,
+            );
+        }
+        if !bad_rows.is_empty() {
+            for p in &bad_rows {
+                eprintln!("warning: {p}");
+            }
+            app.set_message(
+                format!(
+                    "{} keymap row(s) left out, their default keys kept: {}",
+                    bad_rows.len(),
+                    bad_rows.join("; ")
+                ),
                 true,
             );
         }
@@ -239,17 +254,11 @@ impl TuiArgs {
 }
 
 /// The config file (`TSGNAV_CONFIG`, else the platform's config folder) and its folder; a
-/// missing default file is an empty config, a missing `TSGNAV_CONFIG` file an error.
+/// missing file is an empty config (the keymap and theme beside it are still read).
 pub(super) fn read_config() -> anyhow::Result<(tui::config::Config, Option<PathBuf>)> {
-    let (config_file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
-        Some(p) => (Some(PathBuf::from(p)), true),
-        None => (
-            dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
-            false,
-        ),
-    };
+    let config_file = super::extras::default_config_file();
     let config = match &config_file {
-        Some(f) if f.exists() || explicit => {
+        Some(f) if f.exists() => {
             let text = std::fs::read_to_string(f).with_context(|| {
                 format!(
                     "{}: cannot read the config file (TSGNAV_CONFIG)",
@@ -267,8 +276,10 @@ pub(super) fn read_config() -> anyhow::Result<(tui::config::Config, Option<PathB
     Ok((config, dir))
 }
 
-/// The bundled keymap and theme with the `keymap.toml` / `theme.toml` beside the config file.
-fn overrides(dir: Option<&Path>, no_color: bool) -> anyhow::Result<(Keymap, Theme)> {
+/// The bundled keymap and theme with the `keymap.toml` / `theme.toml` beside the config file,
+/// and the keymap rows left out (file:line and why; the bundled rows stay for those).
+fn overrides(dir: Option<&Path>, no_color: bool) -> anyhow::Result<(Keymap, Theme, Vec<String>)> {
+    let mut bad = Vec::new();
     let mut keymap = Keymap::bundled();
     let mut theme = Theme::bundled(no_color);
     if let Some(dir) = dir {
@@ -276,7 +287,9 @@ fn overrides(dir: Option<&Path>, no_color: bool) -> anyhow::Result<(Keymap, Them
         if km.exists() {
             let text = std::fs::read_to_string(&km)
                 .with_context(|| format!("{}: cannot read it", km.display()))?;
-            keymap = keymap.with_overrides(Keymap::parse(&km.display().to_string(), &text)?);
+            let (user, problems) = Keymap::parse_each(&km.display().to_string(), &text);
+            bad.extend(problems.iter().map(ToString::to_string));
+            keymap = keymap.with_overrides(user);
         }
         let th = dir.join("theme.toml");
         if th.exists() {
@@ -285,7 +298,7 @@ fn overrides(dir: Option<&Path>, no_color: bool) -> anyhow::Result<(Keymap, Them
             theme = theme.with_overrides(Theme::parse(&th.display().to_string(), &text, no_color)?);
         }
     }
-    Ok((keymap, theme))
+    Ok((keymap, theme, bad))
 }
 
 fn expand_home(p: &str) -> PathBuf {

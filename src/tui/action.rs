@@ -34,6 +34,8 @@ pub enum Action {
     Exported(Result<String, String>),
     /// What `y` copies right after an export (the chain head and key id).
     CopyOffer(String),
+    /// An export's folder, head and key, for the popup that shows them whole.
+    ExportShown(crate::tui::exported::ExportShown),
     /// A read-only probe was submitted and is running.
     ProbeStarted {
         probe: crate::tsg::ProbeRef,

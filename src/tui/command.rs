@@ -63,6 +63,7 @@ pub enum Command {
     /// A background task's number (`3` or `#3`).
     Stop(u64),
     /// Runs the selected probe once per kube context matching this glob.
+    #[serde(alias = "ctx")]
     Contexts(String),
 }
 
@@ -84,9 +85,14 @@ pub const PALETTE: &[PaletteEntry] = &[
     ),
     (&["set"], ":set VAR=value", "Set a variable for the probes"),
     (
-        &["contexts"],
-        ":contexts GLOB",
+        &["contexts", "ctx"],
+        ":contexts GLOB / :ctx GLOB",
         "Run the selected probe once per kube context matching GLOB",
+    ),
+    (
+        &["ns"],
+        ":ns NAME",
+        "Set the namespace for the probes (:set NAMESPACE=NAME)",
     ),
     (&["export"], ":export", "Export the evidence bundle"),
     (
@@ -108,6 +114,14 @@ pub const PALETTE: &[PaletteEntry] = &[
     (&["help"], ":help", "This help"),
     (&["q"], ":q", "Quit"),
 ];
+
+/// A palette line with its k9s-style shorthand spelled out: `ns NAME` is `set NAMESPACE=NAME`.
+pub fn expand(line: &str) -> String {
+    match line.trim().split_once(char::is_whitespace) {
+        Some(("ns", name)) => format!("set NAMESPACE={}", name.trim()),
+        _ => line.to_string(),
+    }
+}
 
 /// The palette command names that start with `typed` (the first word of the line), in
 /// the palette's order; none once an argument is being typed.

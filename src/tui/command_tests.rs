@@ -29,10 +29,10 @@ fn every_palette_usage_is_a_command_and_round_trips() {
     for (names, usage, _) in PALETTE {
         for name in *names {
             let arg = match *name {
-                "alert" | "goto" | "set" | "stop" | "contexts" => " 1",
+                "alert" | "goto" | "set" | "stop" | "contexts" | "ctx" | "ns" => " 1",
                 _ => "",
             };
-            let cmd = format!("{name}{arg}").parse::<Command>();
+            let cmd = expand(&format!("{name}{arg}")).parse::<Command>();
             assert!(cmd.is_ok(), "{name}: {cmd:?}");
             assert!(usage.contains(&format!(":{name}")), "{usage} shows {name}");
         }

@@ -12,6 +12,8 @@ use super::app::Viewport;
 pub struct RenderCache {
     pub key: Option<(String, u16, u64)>,
     pub lines: Vec<Line<'static>>,
+    /// (probe index, row of `lines`) where each probe's result starts.
+    pub outputs: Vec<(usize, usize)>,
 }
 
 /// The view's own state: render caches and the last frame's measurements.

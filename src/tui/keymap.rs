@@ -205,6 +205,36 @@ impl Keymap {
         Ok(Keymap { rows })
     }
 
+    /// Parses a keymap file row by row: every bad `[[screen]]` row is reported (with its
+    /// file:line) and left out, so the bundled rows stay in force for those commands, and the
+    /// good rows are kept. A file that is not TOML outside its rows is left out whole.
+    pub fn parse_each(file: &str, text: &str) -> (Keymap, Vec<KeymapError>) {
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        let mut problems = Vec::new();
+        // Each round leaves out one more bad row (blanked, so line numbers stay).
+        for _ in 0..=lines.len() {
+            let err = match Keymap::parse(file, &lines.join("\n")) {
+                Ok(km) => return (km, problems),
+                Err(e) => e,
+            };
+            let KeymapError::Invalid { line, .. } = &err;
+            let start = (0..*line)
+                .rev()
+                .find(|i| lines[*i].trim_start().starts_with("[["));
+            problems.push(err);
+            let Some(start) = start else {
+                return (Keymap::default(), problems);
+            };
+            let end = (start + 1..lines.len())
+                .find(|i| lines[*i].trim_start().starts_with('['))
+                .unwrap_or(lines.len());
+            for l in &mut lines[start..end] {
+                *l = "";
+            }
+        }
+        (Keymap::default(), problems)
+    }
+
     /// `user` rows replace `self`'s rows of the same screen and command, and win where
     /// both bind a key.
     pub fn with_overrides(self, user: Keymap) -> Keymap {

@@ -123,6 +123,12 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         super::silence::adjust(m, c == '+');
         return Vec::new();
     }
+    if m.focus == Focus::Target && meant_for_the_list(m, ev.code) {
+        // Never typed into the field: the cursor goes back to the item left to tick.
+        let i = m.acks.iter().position(|a| !a).unwrap_or(0);
+        to_unticked(m, i);
+        return Vec::new();
+    }
     match (ev.code, m.focus) {
         (KeyCode::Tab | KeyCode::BackTab, _) => {
             m.focus = match m.focus {
@@ -167,6 +173,32 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         _ => app.dirty = false,
     }
     Vec::new()
+}
+
+/// The focus to precondition `i`, left to tick, and the message that says so.
+fn to_unticked(m: &mut Mitigation, i: usize) {
+    m.focus = Focus::Preconditions;
+    m.sel = i;
+    m.follow = true;
+    m.error = Some(format!(
+        "Precondition {} of {} is not acknowledged: the cursor is on it, Space ticks it.",
+        i + 1,
+        m.acks.len()
+    ));
+}
+
+/// In the target field with a precondition left to tick: a key that moves or ticks in the list
+/// (arrows, Space, or `j`/`k`/`x` that would not continue the target's name).
+fn meant_for_the_list(m: &Mitigation, code: KeyCode) -> bool {
+    if m.all_acknowledged() {
+        return false;
+    }
+    let name = m.view.confirm_name.as_deref().unwrap_or("");
+    match code {
+        KeyCode::Up | KeyCode::Down | KeyCode::Char(' ') => true,
+        KeyCode::Char(c @ ('j' | 'k' | 'x')) => !name.starts_with(&format!("{}{c}", m.typed)),
+        _ => false,
+    }
 }
 
 /// `text` with each `${NAME}` / `$NAME` of `vars` shown as its value.
@@ -237,13 +269,7 @@ fn submit(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     }
     if let Some(i) = m.acks.iter().position(|a| !a) {
-        m.error = Some(format!(
-            "Precondition {} of {} is not acknowledged: Tab back and press Space on it.",
-            i + 1,
-            m.acks.len()
-        ));
-        m.focus = Focus::Preconditions;
-        m.sel = i;
+        to_unticked(m, i);
         return Vec::new();
     }
     if let Some(d) = m.view.silence.clone() {

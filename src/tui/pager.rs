@@ -42,6 +42,28 @@ pub struct Pager {
     pub hit: usize,
     /// Rows of text drawn last frame (for paging).
     pub rows: usize,
+    /// Columns of text (after the gutter) drawn last frame; 0 before the first frame. With
+    /// wrap on, `top` counts wrapped rows at this width, so paging reaches the last line.
+    pub width: usize,
+}
+
+/// Cuts `s` into rows of at most `w` columns (characters kept as they are: columns line up).
+pub fn wrap_rows(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = vec![String::new()];
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + cw > w && used > 0 {
+            out.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+        used += cw;
+    }
+    out
 }
 
 /// A table's header: two or more upper-case words set apart by runs of spaces.
@@ -72,8 +94,50 @@ impl Pager {
         }
     }
 
+    /// Screen rows line `i` takes at `width`: one with wrap off or before the first frame.
+    fn height(&self, i: usize, width: usize) -> usize {
+        match self.lines.get(i) {
+            Some(l) if self.wrap && width > 0 => wrap_rows(l, width).len(),
+            Some(_) => 1,
+            None => 0,
+        }
+    }
+
+    /// Screen rows of the whole output at `width` text columns (wrapped rows with wrap on).
+    pub fn total_rows(&self, width: usize) -> usize {
+        (0..self.lines.len()).map(|i| self.height(i, width)).sum()
+    }
+
+    /// The line that screen row `row` falls on at `width`, and the row inside that line.
+    pub fn locate(&self, row: usize, width: usize) -> (usize, usize) {
+        let mut left = row;
+        for i in 0..self.lines.len() {
+            let h = self.height(i, width);
+            if left < h {
+                return (i, left);
+            }
+            left -= h;
+        }
+        (self.lines.len(), 0)
+    }
+
+    /// The first screen row of line `line`.
+    fn row_of(&self, line: usize) -> usize {
+        (0..line.min(self.lines.len()))
+            .map(|i| self.height(i, self.width))
+            .sum()
+    }
+
     fn max_top(&self) -> usize {
-        self.lines.len().saturating_sub(self.rows.max(1))
+        self.total_rows(self.width).saturating_sub(self.rows.max(1))
+    }
+
+    /// Wrap on or off, keeping the line at the top in view.
+    fn toggle_wrap(&mut self) {
+        let (line, _) = self.locate(self.top, self.width);
+        self.wrap = !self.wrap;
+        self.left = 0;
+        self.top = self.row_of(line);
     }
 
     fn search(&mut self, forward: bool) {
@@ -88,7 +152,7 @@ impl Pager {
         if self.hits.is_empty() {
             return;
         }
-        let from = self.top;
+        let from = self.locate(self.top, self.width).0;
         self.hit = if forward {
             self.hits.iter().position(|h| *h >= from).unwrap_or(0)
         } else {
@@ -104,7 +168,7 @@ impl Pager {
         let Some(&line) = self.hits.get(self.hit) else {
             return;
         };
-        self.top = line;
+        self.top = self.row_of(line);
         if !self.wrap {
             // Scrolls sideways so that the match is in sight.
             let lower = self.lines[line].to_lowercase();
@@ -232,10 +296,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         KeyCode::Right | KeyCode::Char('l') if !p.wrap => p.left += 8,
         KeyCode::Left | KeyCode::Char('h') if !p.wrap => p.left = p.left.saturating_sub(8),
         KeyCode::Char('0') => p.left = 0,
-        KeyCode::Char('w') => {
-            p.wrap = !p.wrap;
-            p.left = 0;
-        }
+        KeyCode::Char('w') => p.toggle_wrap(),
         KeyCode::Char('#') => p.numbers = !p.numbers,
         KeyCode::Char('/') => p.typing = Some(String::new()),
         KeyCode::Char('n') if !p.hits.is_empty() => {
@@ -273,6 +334,13 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
 pub fn drawn(app: &mut App, v: &crate::tui::state::Viewport) {
     if let Some(p) = app.reading.pager.as_mut() {
         p.rows = v.pager_rows;
+        if p.width != v.pager_width && p.wrap {
+            // The width changed (a resize, numbers on/off): keep the same line at the top.
+            let (line, _) = p.locate(p.top, p.width);
+            p.width = v.pager_width;
+            p.top = p.row_of(line);
+        }
+        p.width = v.pager_width;
         p.top = p.top.min(p.max_top());
     }
     if let (Some(m), Some((whole, scroll))) = (app.mitigation.as_mut(), v.confirm) {

@@ -14,6 +14,15 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
     if line.is_empty() {
         return Vec::new();
     }
+    if line.trim() == "ns" {
+        app.set_message(
+            "`:ns` needs a namespace: :ns NAME sets NAMESPACE for the probes.",
+            true,
+        );
+        return Vec::new();
+    }
+    let line = super::command::expand(line);
+    let line = line.as_str();
     match line.parse::<Command>() {
         // The palette shows the help (a key toggles it) and marks the step wherever it is.
         Ok(Command::Help) => {

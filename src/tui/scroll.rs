@@ -10,6 +10,9 @@ use super::command::Command;
 pub(super) fn drawn(app: &mut App, v: Viewport) {
     app.dirty = false;
     app.screen.viewport = v;
+    if let (Some(_), Some(s)) = (app.screen.reveal.take(), v.revealed) {
+        app.screen.scroll = s;
+    }
     if let Some(max) = v.max_scroll() {
         app.screen.scroll = app.screen.scroll.min(max);
     }

@@ -24,15 +24,26 @@ pub enum Panel {
     Vars,
 }
 
+/// The help screen's search: the query being typed after `/`, and the last one found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HelpFind {
+    pub typing: Option<String>,
+    pub query: String,
+}
+
 /// What is on screen and where each cursor is.
 #[derive(Debug, Clone)]
 pub struct ScreenState {
     pub current: Screen,
     pub help: bool,
     pub help_scroll: usize,
+    /// `/` on the help screen: what is being typed and the last search.
+    pub help_find: HelpFind,
     pub panel: Panel,
     /// First line of the node pane shown.
     pub scroll: usize,
+    /// A probe of this step whose result just came in: the next frame scrolls it into view.
+    pub reveal: Option<usize>,
     pub item_sel: usize,
     pub var_sel: usize,
     /// Outline cursor: node index in the current guide.
@@ -47,8 +58,10 @@ impl Default for ScreenState {
             current: Screen::Library,
             help: false,
             help_scroll: 0,
+            help_find: HelpFind::default(),
             panel: Panel::Actions,
             scroll: 0,
+            reveal: None,
             item_sel: 0,
             var_sel: 0,
             outline_sel: 0,
@@ -85,6 +98,10 @@ pub struct Viewport {
     pub confirm: Option<(bool, u16)>,
     /// Rows of text the output pager showed.
     pub pager_rows: usize,
+    /// The node pane's scroll after it brought a new result into view (`ScreenState::reveal`).
+    pub revealed: Option<usize>,
+    /// Columns of text the output pager had after its line numbers.
+    pub pager_width: usize,
     /// Columns the status line had for a message (an error longer than that opens a popup).
     pub status_room: usize,
 }
@@ -203,6 +220,8 @@ pub struct Session {
     pub copy_offer: Option<String>,
     /// Not isolated: the shell probe whose risk was named, which the next press runs.
     pub risk_ack: Option<String>,
+    /// The export just written, shown whole in a popup until a key closes it.
+    pub export_shown: Option<super::exported::ExportShown>,
 }
 
 impl Default for Session {
@@ -223,6 +242,7 @@ impl Default for Session {
             loading: None,
             copy_offer: None,
             risk_ack: None,
+            export_shown: None,
         }
     }
 }

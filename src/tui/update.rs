@@ -25,6 +25,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         app.session.quit_armed = false;
         app.guard.ctrl_c_armed = false;
     }
+    if matches!(action, Action::Key(_) | Action::Mouse(_)) {
+        // The person moves on: a result that came in is not scrolled to any more.
+        app.screen.reveal = None;
+    }
     match action {
         Action::Key(ev) => {
             if app.mitigation.is_some() {
@@ -43,6 +47,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if let Some(effects) = super::silence::offer_key(app, &ev) {
                 return effects;
             }
+            if let Some(effects) = super::exported::key(app, &ev) {
+                return effects;
+            }
             if let Some(text) = app.session.copy_offer.take() {
                 if ev.code == crossterm::event::KeyCode::Char('y') && ev.modifiers.is_empty() {
                     app.set_message(
@@ -51,6 +58,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     );
                     return vec![Effect::Copy(text)];
                 }
+            }
+            if let Some(effects) = super::help_find::key(app, &ev) {
+                return effects;
             }
             let ctx = if app.screen.help {
                 "help"
@@ -114,9 +124,16 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
 }
 
 fn help(app: &mut App, a: Command) -> Vec<Effect> {
+    let page = usize::from(app.screen.viewport.areas.help.height.saturating_sub(1)).max(1);
+    let at = app.screen.help_scroll;
     match a {
-        Command::ScrollDown => help_scroll_to(app, app.screen.help_scroll + 1),
-        Command::ScrollUp => help_scroll_to(app, app.screen.help_scroll.saturating_sub(1)),
+        Command::ScrollDown => help_scroll_to(app, at + 1),
+        Command::ScrollUp => help_scroll_to(app, at.saturating_sub(1)),
+        Command::Top => app.screen.help_scroll = 0,
+        Command::Bottom => help_scroll_to(app, usize::MAX),
+        Command::PageDown => help_scroll_to(app, at + page),
+        Command::PageUp => help_scroll_to(app, at.saturating_sub(page)),
+        Command::Search => app.screen.help_find.typing = Some(String::new()),
         Command::Cancel => app.screen.help = false,
         _ => app.dirty = false,
     }
@@ -261,7 +278,10 @@ fn cancel_running(app: &mut App) -> Vec<Effect> {
         app.set_message("Cancelling the running probes of this step…", false);
         return vec![Effect::CancelProbes { node }];
     }
-    app.notice = None;
+    // As in k9s: with nothing to cancel and no message, Esc goes back along the trail.
+    if app.notice.take().is_none() {
+        return nav_cmd(app, Cmd::Back);
+    }
     Vec::new()
 }
 

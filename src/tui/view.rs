@@ -28,6 +28,9 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }
+    if app.mitigation.is_none() && app.reading.pager.is_none() {
+        widgets::exported::draw(f, body, app);
+    }
     let room = status_line(f, status, app);
     fs.viewport.status_room = room;
     widgets::popup::draw(f, body, app, room);

@@ -48,11 +48,14 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             let cancelled = r.outcome == crate::tsg::Outcome::Cancelled;
             let msg = match app.current_id() == Some(node.as_str()) {
                 true if cancelled => format!("Probe {} was cancelled.", probe + 1),
-                true => format!(
-                    "Probe {} {}: its output is under its code block.",
-                    probe + 1,
-                    if r.ok { "finished" } else { "failed" }
-                ),
+                true => {
+                    app.screen.reveal = Some(probe);
+                    format!(
+                        "Probe {} {}: its output is below (o reads it all).",
+                        probe + 1,
+                        if r.ok { "finished" } else { "failed" }
+                    )
+                }
                 // A probe of a step left behind: say which step.
                 false => {
                     let title = app
@@ -99,6 +102,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             }
             app.session.copy_offer = Some(text);
         }
+        Action::ExportShown(e) => app.session.export_shown = Some(e),
         Action::EvidenceStarted(dir) => {
             app.session.evidence = Evidence::Unexported;
             app.set_message(format!("Recording evidence in {dir}"), false);

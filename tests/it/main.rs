@@ -82,6 +82,8 @@ mod runbooks_transcripts;
 mod safety_corpus;
 mod safety_redteam;
 mod safety_target;
+mod screens_cli;
+mod screens_tmux;
 mod servers;
 mod sim_cli;
 mod sim_dryrun;

@@ -205,6 +205,14 @@ impl Tmux {
             .expect("capture-pane");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
+    /// The screen with its colour and style escapes (`capture-pane -e`).
+    pub fn capture_styled(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-e", "-p", "-t", &self.name])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
     pub fn flag(&self, name: &str) -> String {
         let out = Command::new("tmux")
             .args(["display", "-p", "-t", &self.name, &format!("#{{{name}}}")])

@@ -11,11 +11,11 @@ use tsgnav::tui::navigate::nav_cmd;
 
 use crate::tui_common::{app, item_index, Tmux};
 
-const GUIDE: &str = "maestro-stuck-deletion.md";
-const STRATEGY: &str = "strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";
+pub(crate) const GUIDE: &str = "maestro-stuck-deletion.md";
+pub(crate) const STRATEGY: &str = "strategy-2-scale-the-maestro-agent-down-clean-up-scale-it-back";
 
 /// (Tabs to reach probe `p` of step `slug`, the step's preconditions).
-fn layout(slug: &str, p: usize) -> (usize, usize) {
+pub(crate) fn layout(slug: &str, p: usize) -> (usize, usize) {
     let mut a = app();
     let id = a
         .nav
@@ -29,7 +29,7 @@ fn layout(slug: &str, p: usize) -> (usize, usize) {
 }
 
 /// The line of `screen` that holds `what`.
-fn line_with<'a>(screen: &'a str, what: &str) -> &'a str {
+pub(crate) fn line_with<'a>(screen: &'a str, what: &str) -> &'a str {
     screen.lines().find(|l| l.contains(what)).unwrap_or("")
 }
 

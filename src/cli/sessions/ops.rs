@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::evidence::{self, ExportRequest, Options, Record, Session, SessionLog};
+use crate::evidence::{self, ExportFormat, ExportRequest, Options, Record, Session, SessionLog};
 use crate::tsg::Guide;
 
 use super::ExportArgs;
@@ -98,6 +98,11 @@ pub(super) fn export(
     opts: &Options,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
+    if let Some(other) = a.dest.as_deref().filter(|d| *d != "-") {
+        anyhow::bail!(
+            "`{other}`: the only destination word is `-` (stdout); name a folder with --out FOLDER"
+        );
+    }
     let out_dir = a.out.clone().unwrap_or_else(|| dir.join("export"));
     if a.handoff {
         let path = evidence::export_handoff(dir, &out_dir)?;
@@ -125,14 +130,21 @@ pub(super) fn export(
         out: out_dir.join(evidence::export_name(&log.id, team.as_deref())),
     };
     let done = evidence::export(dir, &req, &opts.redactor)?;
-    for f in &done.files {
-        writeln!(out, "wrote {}", f.display())?;
-    }
-    if let Some(t) = &done.tarball {
-        writeln!(out, "wrote {}", t.display())?;
+    match a.dest.as_deref() {
+        Some(_) => to_stdout(&done, out)?,
+        None => {
+            for f in done.files.iter().chain(done.tarball.as_ref()) {
+                writeln!(out, "wrote {}", f.display())?;
+            }
+        }
     }
     if !done.missing.is_empty() {
-        writeln!(out, "checklist: still missing: {}", done.missing.join("; "))?;
+        // On stderr when stdout carries the export itself.
+        let line = format!("checklist: still missing: {}", done.missing.join("; "));
+        match a.dest.is_some() {
+            true => eprintln!("{line}"),
+            false => writeln!(out, "{line}")?,
+        }
     }
     match Session::open_with(dir, opts.clone()) {
         Ok(mut s) => {
@@ -229,5 +241,31 @@ pub(super) fn stress(
         writeln!(out, "recorded {}", a.seq)?;
         out.flush()?;
     }
+    Ok(())
+}
+
+/// `sessions export … -`: the export's main artifact on stdout, where it was written on stderr.
+fn to_stdout(done: &evidence::Exported, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let want = match done.format {
+        ExportFormat::Md => "summary.md",
+        ExportFormat::Json => "summary.json",
+        ExportFormat::TarGz => "",
+    };
+    let file = match &done.tarball {
+        Some(t) if want.is_empty() => t.clone(),
+        _ => done
+            .files
+            .iter()
+            .find(|f| f.file_name().is_some_and(|n| n == want))
+            .cloned()
+            .ok_or_else(|| anyhow::anyhow!("the export wrote no {want}"))?,
+    };
+    let bytes = std::fs::read(&file)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read the export back: {e}", file.display()))?;
+    out.write_all(&bytes)?;
+    eprintln!(
+        "wrote {} (and the rest of the bundle beside it)",
+        file.display()
+    );
     Ok(())
 }

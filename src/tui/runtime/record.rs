@@ -189,6 +189,24 @@ impl Recorder {
         let key = s
             .key_id()
             .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
+        let shown = done.as_ref().ok().map(|d| {
+            let key_id = s.key_id().unwrap_or_else(|| "UNSIGNED".to_owned());
+            // The operator's own key, when it is the one that signs this session (never
+            // created here: an unsigned session looks no key up).
+            let public_key = s
+                .key_id()
+                .and_then(|_| evidence::operator_key().ok())
+                .filter(|k| k.public().id() == key_id)
+                .map(|k| k.public().to_base64());
+            crate::tui::exported::ExportShown {
+                folder: d.dir.display().to_string(),
+                archive: d.tarball.as_ref().map(|t| t.display().to_string()),
+                head: head.clone(),
+                records,
+                key_id,
+                public_key,
+            }
+        });
         let ok = done.is_ok();
         out.push(Action::Exported(done.map(|d| {
             format!(
@@ -196,6 +214,7 @@ impl Recorder {
                 d.tarball.unwrap_or(d.dir).display()
             )
         })));
+        out.extend(shown.map(Action::ExportShown));
         if ok {
             let signed = s
                 .key_id()

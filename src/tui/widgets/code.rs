@@ -116,7 +116,10 @@ pub fn render(
         if r.text.lines().count() > 200 || r.text.lines().any(|l| super::wrap::width(l) > width) {
             out.push(Line::from(vec![
                 Span::styled("  ⎿ ", s),
-                Span::styled("o reads it all (wrap, search, copy)", t.get("ui.dim")),
+                Span::styled(
+                    "o reads it all: ←→ scroll, w wrap, / search",
+                    t.get("ui.dim"),
+                ),
             ]));
         }
         for l in r.text.lines().take(200) {

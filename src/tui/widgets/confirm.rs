@@ -195,6 +195,9 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
         Focus::Preconditions => {
             "Space ticks · Tab to the field · d dry run · PgUp/PgDn scroll · Esc cancels"
         }
+        Focus::Target if !m.all_acknowledged() => {
+            "Tab back to tick the preconditions first · Ctrl-d dry run · Esc cancels (nothing runs)"
+        }
         Focus::Target => {
             "Enter runs · Tab back to the preconditions · Ctrl-d dry run · Esc cancels (nothing runs)"
         }

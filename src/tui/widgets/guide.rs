@@ -148,7 +148,17 @@ fn node_pane(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     fs.viewport.areas.node = inner;
     fs.viewport.node_lines = Some(len);
     // The model may ask for more than there is (a resize shrank the text): show the end.
-    let scroll = app.screen.scroll.min(len.saturating_sub(h));
+    let mut scroll = app.screen.scroll.min(len.saturating_sub(h));
+    fs.viewport.revealed = None;
+    if let Some(row) = app
+        .screen
+        .reveal
+        .and_then(|p| fs.cache.outputs.iter().find(|(i, _)| *i == p))
+        .map(|(_, row)| *row)
+    {
+        scroll = reveal(scroll, row, h, len);
+        fs.viewport.revealed = Some(scroll);
+    }
     let visible: Vec<Line> = fs
         .cache
         .lines
@@ -205,11 +215,11 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                     not_isolated: crate::tui::isolation::not_isolated(app),
                 })
                 .collect();
-            markdown::render(&node.body, width, &app.theme, &views)
+            markdown::render_outputs(&node.body, width, &app.theme, &views)
         }
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
-    fs.cache.lines = lines;
+    (fs.cache.lines, fs.cache.outputs) = lines;
     fs.cache.key = Some(key);
 }
 
@@ -273,4 +283,15 @@ fn search_overlay(f: &mut Frame, area: Rect, app: &App) {
         lines
     };
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The scroll that brings a result starting at `row` into a pane of `h` rows (of `len`): kept
+/// when the result's first rows are already in sight, else the result starts two rows below
+/// the top (the end of its code block stays visible).
+fn reveal(scroll: usize, row: usize, h: usize, len: usize) -> usize {
+    let want = row + (h / 2).min(len.saturating_sub(row));
+    if row >= scroll && want <= scroll + h {
+        return scroll;
+    }
+    row.saturating_sub(2).min(len.saturating_sub(h))
 }

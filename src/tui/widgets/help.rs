@@ -10,8 +10,28 @@ use crate::tui::app::App;
 use crate::tui::command::{Command, PALETTE};
 use crate::tui::frame::FrameState;
 
-/// Every line of the help screen.
-pub fn lines(app: &App) -> Vec<Line<'static>> {
+/// The keys column (then the words, wrapped under themselves).
+const KEYS_W: usize = 30;
+
+/// One row: the keys, then `desc` wrapped at `width` under its own first word.
+fn row(app: &App, keys: &str, desc: &str, width: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let keys = format!("  {keys:<w$}", w = KEYS_W - 2);
+    let indent = " ".repeat(super::wrap::width(&keys).min(KEYS_W));
+    super::wrap::wrap(
+        &[Span::raw(desc.to_string())],
+        width.max(KEYS_W + 10),
+        &[Span::styled(keys, t.get("ui.key"))],
+        &[Span::raw(indent)],
+    )
+}
+
+/// Every line of the help screen, wrapped at `width` columns (0: not wrapped).
+pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let width = match width {
+        0 => usize::MAX / 2,
+        w => usize::from(w),
+    };
     let t = &app.theme;
     let mut out = Vec::new();
     for (ctx, title) in [
@@ -34,19 +54,13 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
                 Command::Follow(_) => continue,
                 _ => row.keys().join(" "),
             };
-            out.push(Line::from(vec![
-                Span::styled(format!("  {keys:<28}"), t.get("ui.key")),
-                Span::raw(row.desc.clone()),
-            ]));
+            out.extend(self::row(app, &keys, &row.desc, width));
         }
         out.push(Line::default());
     }
     out.push(Line::styled("Command palette (:)", t.get("md.h2")));
     for (_, usage, desc) in PALETTE {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {usage:<28}"), t.get("ui.key")),
-            Span::raw(desc.to_string()),
-        ]));
+        out.extend(row(app, usage, desc, width));
     }
     out.push(Line::default());
     out.push(Line::styled(
@@ -57,10 +71,11 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
-    let all = lines(app);
+    let width = area.width.saturating_sub(2);
+    let all = lines(app, width);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" Help — keys from the keymap (q or Esc closes) ")
+        .title(" Help — keys from the keymap (/ find, q or Esc closes) ")
         .border_style(app.theme.get("ui.border_focus"))
         .title_style(app.theme.get("ui.title"));
     let inner = block.inner(area);
@@ -74,4 +89,21 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         .collect();
     f.render_widget(block, area);
     f.render_widget(Paragraph::new(visible), inner);
+    if let Some(buf) = &app.screen.help_find.typing {
+        let t = &app.theme;
+        let row = Rect {
+            y: inner.y + inner.height.saturating_sub(1),
+            height: inner.height.min(1),
+            ..inner
+        };
+        f.render_widget(ratatui::widgets::Clear, row);
+        f.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled("/", t.get("ui.key")),
+                Span::styled(format!("{buf}▏"), t.get("ui.input")),
+                Span::styled("  (Enter find, Esc cancel)", t.get("ui.dim")),
+            ])),
+            row,
+        );
+    }
 }

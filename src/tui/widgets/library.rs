@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::wrap::truncate;
+use super::wrap::{truncate, truncate_middle};
 use crate::tui::app::{App, Input};
 use crate::tui::frame::FrameState;
 use crate::tui::search::{Hit, Query};
@@ -135,18 +135,31 @@ fn row(app: &App, hit: Hit, w: usize, q: &mut Query) -> Line<'static> {
 fn guide_row(app: &App, g: usize, w: usize, q: &mut Query) -> Option<Line<'static>> {
     let t = &app.theme;
     let guide = app.lib.guides.get(g)?;
-    let info = format!(
-        "  {} · {} steps · {} alerts",
-        guide.path,
+    let counts = format!(
+        " · {} steps · {} alerts",
         guide.nodes.len(),
         guide.routes.len()
     );
-    let title = truncate(
+    // At 80 columns both are cut in the middle: rows of one-file-per-alert runbooks share
+    // their beginnings, and their ends tell them apart.
+    let room = w.saturating_sub(4);
+    // The title keeps about 24 columns; the path has what is left of the row.
+    let title_w = guide.title.chars().count().min(24);
+    let path_room = room
+        .saturating_sub(counts.chars().count() + 2 + title_w)
+        .max(12);
+    let (path, _) = truncate_middle(&guide.path, path_room);
+    let info = format!("  {path}{counts}");
+    let (title, kept) = truncate_middle(
         &guide.title,
-        w.saturating_sub(info.chars().count() + 4).max(10),
+        room.saturating_sub(info.chars().count()).max(10),
     );
     let mut spans = vec![Span::styled("▤ ", t.get("ui.key"))];
-    let at = q.positions(&guide.title);
+    let at: Vec<usize> = q
+        .positions(&guide.title)
+        .into_iter()
+        .filter(|p| *p < kept)
+        .collect();
     spans.extend(marked(&title, &at, t.get("md.strong"), t.get("ui.match")));
     spans.push(Span::styled(info, t.get("ui.dim")));
     Some(Line::from(spans))

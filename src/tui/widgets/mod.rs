@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod code;
 pub mod confirm;
+pub mod exported;
 pub mod firing;
 pub mod guide;
 pub mod help;

@@ -11,24 +11,7 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::tui::app::App;
 use crate::tui::frame::FrameState;
-
-/// Cuts `s` into rows of at most `w` columns (characters kept as they are: columns line up).
-fn rows(s: &str, w: usize) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw > w && used > 0 {
-            out.push(String::new());
-            used = 0;
-        }
-        if let Some(last) = out.last_mut() {
-            last.push(c);
-        }
-        used += cw;
-    }
-    out
-}
+use crate::tui::pager::wrap_rows as rows;
 
 /// `s` from column `left`, at most `w` columns.
 fn window(s: &str, left: usize, w: usize) -> String {
@@ -69,13 +52,19 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let head_h = 1 + stamp_rows.len();
     let body_h = h.saturating_sub(head_h + 1);
     fs.viewport.pager_rows = body_h;
-    let top = p.top.min(p.lines.len().saturating_sub(body_h.max(1)));
     let gutter = if p.numbers {
         p.lines.len().max(1).to_string().len() + 1
     } else {
         0
     };
     let text_w = w.saturating_sub(gutter).max(1);
+    fs.viewport.pager_width = text_w;
+    // With wrap on, `top` counts wrapped rows (at the width of the last frame).
+    let top = p
+        .top
+        .min(p.total_rows(text_w).saturating_sub(body_h.max(1)));
+    let (first, skip) = p.locate(top, text_w);
+    let last = p.locate(top + body_h.max(1) - 1, text_w).0;
     let mut out: Vec<Line> = Vec::new();
     let stale = p.stamp.contains("STALE");
     out.push(Line::styled(
@@ -93,7 +82,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         ));
     }
     let hit_line = p.hits.get(p.hit).copied();
-    for (i, line) in p.lines.iter().enumerate().skip(top) {
+    for (i, line) in p.lines.iter().enumerate().skip(first) {
         if out.len() >= head_h + body_h {
             break;
         }
@@ -109,7 +98,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         } else {
             vec![window(line, p.left, text_w)]
         };
-        for (k, piece) in pieces.into_iter().enumerate() {
+        let from = if i == first { skip } else { 0 };
+        for (k, piece) in pieces.into_iter().enumerate().skip(from) {
             if out.len() >= head_h + body_h {
                 break;
             }
@@ -136,8 +126,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         None => {
             let pos = format!(
                 " {}-{}/{} ",
-                (top + 1).min(p.lines.len()),
-                (top + body_h).min(p.lines.len()),
+                (first + 1).min(p.lines.len()),
+                (last + 1).min(p.lines.len()),
                 p.lines.len()
             );
             let found = match (p.query.is_empty(), p.hits.len()) {

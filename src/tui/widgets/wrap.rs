@@ -112,3 +112,40 @@ pub fn truncate(s: &str, max: usize) -> String {
     out.push('…');
     out
 }
+
+/// Cuts `s` to at most `max` columns by taking out its middle (`ACMMetr…Federation`), so
+/// that rows which share a beginning still show the end that tells them apart. Returns the
+/// text and how many characters of the beginning it kept (all of them when not cut).
+pub fn truncate_middle(s: &str, max: usize) -> (String, usize) {
+    let chars: Vec<char> = s.chars().collect();
+    if width(s) <= max {
+        return (s.to_string(), chars.len());
+    }
+    let room = max.saturating_sub(1);
+    let (mut head, mut tail) = (String::new(), Vec::new());
+    let (mut hw, mut tw) = (0, 0);
+    let (mut i, mut j) = (0, chars.len());
+    // The beginning gets three fifths, the end the rest: enough of a name to know it, and
+    // the suffix or file name that tells it from its neighbours.
+    while i < j {
+        let take_tail = tw * 3 < hw * 2;
+        let c = if take_tail { chars[j - 1] } else { chars[i] };
+        let cw = c.width().unwrap_or(0);
+        if hw + tw + cw > room {
+            break;
+        }
+        if take_tail {
+            tail.push(c);
+            tw += cw;
+            j -= 1;
+        } else {
+            head.push(c);
+            hw += cw;
+            i += 1;
+        }
+    }
+    let kept = head.chars().count();
+    head.push('…');
+    head.extend(tail.into_iter().rev());
+    (head, kept)
+}

@@ -42,6 +42,8 @@ struct R<'t, 'p> {
     in_table: bool,
     probes: &'p [ProbeView<'p>],
     used: Vec<bool>,
+    /// (probe index, row) where each probe's drawn result starts.
+    outputs: Vec<(usize, usize)>,
 }
 
 /// Renders `body` at `width` columns.
@@ -51,6 +53,17 @@ pub fn render(
     theme: &Theme,
     probes: &[ProbeView<'_>],
 ) -> Vec<Line<'static>> {
+    render_outputs(body, width, theme, probes).0
+}
+
+/// [`render`], with the row where each probe's result starts (probe index, row), so that the
+/// pane can bring a result that just came in into view.
+pub fn render_outputs(
+    body: &str,
+    width: u16,
+    theme: &Theme,
+    probes: &[ProbeView<'_>],
+) -> (Vec<Line<'static>>, Vec<(usize, usize)>) {
     let opts = Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
@@ -71,6 +84,7 @@ pub fn render(
         in_table: false,
         probes,
         used: vec![false; probes.len()],
+        outputs: Vec::new(),
     };
     for ev in Parser::new_ext(body, opts) {
         r.event(ev);
@@ -79,7 +93,7 @@ pub fn render(
     while r.out.last().is_some_and(|l| l.width() == 0) {
         r.out.pop();
     }
-    r.out
+    (r.out, r.outputs)
 }
 
 impl R<'_, '_> {
@@ -200,7 +214,17 @@ impl R<'_, '_> {
             self.used[i] = true;
         }
         let probe = idx.and_then(|i| self.probes.get(i).map(|p| (i, p)));
+        let start = self.out.len();
         super::code::render(info, code, self.width, self.theme, probe, &mut self.out);
+        if let Some((i, _)) = probe.filter(|(_, p)| p.result.is_some()) {
+            // The result follows the block's closing `└─` row.
+            let end = self.out[start..]
+                .iter()
+                .position(|l| l.spans.first().is_some_and(|s| s.content == "└─"));
+            if let Some(e) = end {
+                self.outputs.push((i, start + e + 1));
+            }
+        }
     }
 }
 
