@@ -7,7 +7,7 @@
 //! Pure; imports only `crate::tsg`.
 
 use super::args::{split, Args};
-use super::kube_flags::kube_value_flag;
+use crate::tsg::invocation::{takes_value, Tool};
 use crate::tsg::shell;
 
 /// What a write does to its object, as the API server sees it.
@@ -181,7 +181,8 @@ pub fn kube_writes(script: &str, env: &[(String, String)]) -> Vec<KubeWrite> {
 
 /// The writes of one `kubectl ARGS`.
 fn command_writes(args: &[String]) -> Vec<KubeWrite> {
-    let a = split(args, &kube_value_flag);
+    // The one flag table (`tsg::invocation`) says which flags take a value.
+    let a = split(args, &|f| takes_value(Tool::Kubectl, "", f));
     let mut pos: Vec<&str> = a.pos.clone();
     if pos.first() == Some(&"adm") {
         pos.remove(0);
