@@ -199,6 +199,11 @@ impl Journal {
         self.sigs.as_ref().map(SigWriter::key_id)
     }
 
+    /// The full fingerprint of the signing key (sha256 of the public key).
+    pub fn key_fingerprint(&self) -> Option<String> {
+        self.sigs.as_ref().map(SigWriter::key_fingerprint)
+    }
+
     /// Bytes of the journal's good part.
     pub fn len(&self) -> u64 {
         self.len

@@ -87,9 +87,13 @@ pub struct SessionStart {
     /// The session runs against simulated systems (`tsgnav demo`): nothing in it is real.
     #[serde(default, skip_serializing_if = "is_false")]
     pub simulated: bool,
-    /// Id of the operator key that signs the journal (see `journal.sig`).
+    /// Id of the operator key that signs the journal (see `journal.sig`): the first 16 hex
+    /// digits of its fingerprint (older sessions hold minisign's key number here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_id: Option<String>,
+    /// The signing key's fingerprint: sha256 of its Ed25519 public key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_fingerprint: Option<String>,
     /// Why the journal is not signed, when it is not (the key could not be read or created).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsigned: Option<String>,

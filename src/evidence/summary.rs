@@ -116,9 +116,10 @@ fn integrity(r: &VerifyReport) -> String {
                     .iter()
                     .map(|s| {
                         format!(
-                            "signed by {} with key {}",
+                            "signed by {} with key {} (fingerprint {})",
                             cell(&s.operator),
-                            code(&s.key_id)
+                            code(&s.key_id),
+                            code(&s.fingerprint)
                         )
                     })
                     .collect::<Vec<_>>()

@@ -27,6 +27,7 @@ mod evidence_rules;
 mod evidence_script;
 mod evidence_sign;
 mod evidence_tamper;
+mod evidence_twin;
 mod extras;
 mod kube_diff;
 mod kube_evidence;
