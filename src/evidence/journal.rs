@@ -131,7 +131,9 @@ impl Journal {
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
         if let Record::VariableSet { name, value, .. } = rec {
-            if super::redact_rules::is_secret_name(name) {
+            if super::redact_rules::is_secret_name(name)
+                || super::redact_structure::value_is_secret(value)
+            {
                 self.redactor.add_secret(value);
             }
         }

@@ -5,8 +5,9 @@
 //! tokens, SAS `sig=`, account and storage keys, kubeconfig data, URL passwords, PEM private
 //! keys (also JSON-escaped), `--token`/`--password`/`--client-secret` arguments, cookies,
 //! `x-ms-client-principal`, AWS, GitHub, Slack, docker `auth`, `accessToken`, variables whose
-//! names look secret), the maintained `nosecrets-rules` set, Kubernetes Secret `data:` values
-//! (`redact_k8s`), the values of secret variables (added with [`Redactor::add_secret`]) and
+//! names look secret), token shapes the maintained set lacks (`redact_shapes`), the
+//! maintained `nosecrets-rules` set, Kubernetes Secret `data:` values (`redact_k8s`), values
+//! found by structure (`redact_structure`: JSON, YAML, env, INI, XML, URLs, headers, flags), the values of secret variables (added with [`Redactor::add_secret`]) and
 //! `custom` patterns from the configuration. Redaction is idempotent: a value that already
 //! reads `[REDACTED:…]` is left alone.
 
@@ -146,6 +147,11 @@ impl Redactor {
         let mut cur: Option<Vec<u8>> = None;
         let mut total = 0;
         if let Some((b, n)) = super::redact_k8s::redact(input, false) {
+            cur = Some(b);
+            total += n;
+        }
+        // Structure first: a shape rule stops at a space or a comma, structure reads the value.
+        if let Some((b, n)) = super::redact_structure::redact(cur.as_deref().unwrap_or(input)) {
             cur = Some(b);
             total += n;
         }

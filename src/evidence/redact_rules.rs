@@ -140,7 +140,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "secret-variable",
-        pattern: r#"(?i)\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL)[A-Z0-9_]*\s*=\s*(?P<s>'[^'\[][^']*'|"[^"\[][^"]*"|[^\s'";&|\[][^\s;&|]*)"#,
+        pattern: r#"(?i)\b(?:[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Z0-9_]*|[A-Z0-9_]+KEY[A-Z0-9_]*)\s*=\s*(?P<s>'[^'\[][^']*'|"[^"\[][^"]*"|[^\s'";&|\[][^\s;&|]*)"#,
         examples: &[
             ("AZURE_CLIENT_SECRET=Sp-cl1ent-v4lue ./deploy.sh", "Sp-cl1ent-v4lue"),
             ("# env MYSECRET='multi word value'", "multi word value"),
@@ -173,6 +173,12 @@ pub fn builtin() -> Vec<RuleInfo> {
             group: usize::MAX,
         })
         .collect();
+    out.extend(super::redact_shapes::SHAPES.iter().map(|r| RuleInfo {
+        source: "tsgnav",
+        kind: r.kind.to_owned(),
+        pattern: r.pattern.to_owned(),
+        group: usize::MAX,
+    }));
     out.extend(maintained().unwrap_or_default());
     out
 }
