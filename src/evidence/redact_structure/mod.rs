@@ -128,11 +128,12 @@ fn by_lines(text: &str) -> (String, u64) {
 
 /// A line that is only a value: one token, not a `key: value` or a heading.
 fn is_lone_value(t: &str) -> bool {
-    !t.is_empty()
-        && !t.contains(char::is_whitespace)
-        && !(t.contains(": ") || t.ends_with(':'))
-        && !t.starts_with('#')
-        && !t.starts_with('-')
+    !(t.is_empty()
+        || t.contains(char::is_whitespace)
+        || t.contains(": ")
+        || t.ends_with(':')
+        || t.starts_with('#')
+        || t.starts_with('-'))
 }
 
 /// The value range of a `value: …` / `"value": "…"` line beside a `name:` at column `col`
