@@ -16,7 +16,7 @@ pub const SHAPES: &[OwnRule] = &[
     OwnRule {
         kind: "age-secret-key",
         pattern: r"\b(?P<s>AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})\b",
-        examples: &[("# key: AGE-SECRET-KEY-1QQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQQPZRY9X8GF2TVDW0S3JN54KHCE6M", "AGE-SECRET-KEY-1QQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQQPZRY9X8GF2TVDW0S3JN54KHCE6M")],
+        examples: &[("# key: AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE", "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE")],
     },
     OwnRule {
         kind: "kubeadm-token",
@@ -56,7 +56,7 @@ pub const SHAPES: &[OwnRule] = &[
     OwnRule {
         kind: "grafana-token",
         pattern: r"\b(?P<s>glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})\b",
-        examples: &[("Authorization-less call with glsa_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3_0a1b2c3d ok", "glsa_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3_0a1b2c3d")],
+        examples: &[("Authorization-less call with glsa_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv_0a1b2c3d ok", "glsa_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv_0a1b2c3d")],
     },
     OwnRule {
         kind: "telegram-bot-token",
