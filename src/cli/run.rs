@@ -146,7 +146,10 @@ impl RunArgs {
             .chain(self.secret_vars.iter().map(|v| (v, true)))
         {
             let (k, val) = parse_assignment(v).map_err(|e| anyhow!(e))?;
-            if secret || crate::evidence::is_secret_name(&k) {
+            if secret
+                || crate::evidence::is_secret_name(&k)
+                || crate::evidence::value_is_secret(&val)
+            {
                 redactor.add_secret(&val);
                 secrets.push(val.clone());
             }

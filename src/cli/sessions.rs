@@ -42,10 +42,10 @@ pub enum SessionsCommand {
         /// journal still holds the record with this hash.
         #[arg(long, value_name = "HASH")]
         head: Option<String>,
-        /// Fail unless every record is signed by this key: a key id (16 hex digits, as
-        /// verify prints it), or the signer's minisign public key file (which also pins the
-        /// key itself). Repeat to accept several signers.
-        #[arg(long = "key", value_name = "KEYID|PUBKEYFILE")]
+        /// Fail unless every record is signed by this key: its fingerprint (64 hex digits, as
+        /// verify prints it), the signer's minisign public key file, or the key id (the
+        /// fingerprint's first 16 digits). Repeat to accept several signers.
+        #[arg(long = "key", value_name = "FINGERPRINT|PUBKEYFILE|KEYID")]
         keys: Vec<String>,
     },
     /// Write the IcM bundle (summary.md / summary.json, manifest.json, .tar.gz), or with
@@ -54,9 +54,10 @@ pub enum SessionsCommand {
     /// Import a hand-off .tar.gz; the chain and blobs are verified before it is accepted.
     Import {
         file: PathBuf,
-        /// Refuse the archive unless every record is signed by this key (a key id or the
-        /// sender's minisign public key file). Repeat to accept several signers.
-        #[arg(long = "key", value_name = "KEYID|PUBKEYFILE")]
+        /// Refuse the archive, importing nothing, unless every record is signed by this key
+        /// (its fingerprint, the sender's minisign public key file, or the key id). Repeat to
+        /// accept several signers.
+        #[arg(long = "key", value_name = "FINGERPRINT|PUBKEYFILE|KEYID")]
         keys: Vec<String>,
     },
     /// Start a session for a guide (a path, or the name of a bundled guide); prints its id.
@@ -154,12 +155,17 @@ impl SessionsArgs {
                     (Some(why), _) => format!("UNSIGNED: {why}"),
                     (None, s) => s
                         .iter()
-                        .map(|s| format!("signed by {} with key {}", s.operator, s.key_id))
+                        .map(|s| {
+                            format!(
+                                "signed by {} with key {} (fingerprint {}, from record #{})",
+                                s.operator, s.key_id, s.fingerprint, s.from_seq
+                            )
+                        })
                         .collect::<Vec<_>>()
                         .join(", then "),
                 };
                 let check = if keys.is_empty() {
-                    "compare the key id with the one the sender shared (or pass --key)"
+                    "compare the fingerprint with the one the sender shared (or pass --key FINGERPRINT)"
                 } else {
                     "every signature is by the key given with --key"
                 };

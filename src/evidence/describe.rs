@@ -36,8 +36,20 @@ pub fn describe(rec: &Record) -> String {
                 format!(" on {}", p.target)
             };
             let replayed = if p.replayed { " [REPLAYED]" } else { "" };
+            if let Some(t) = p.task.filter(|_| p.is_task_start()) {
+                return format!(
+                    "started {} via {}{target} as background task #{t} (still running; its end is recorded when it stops)",
+                    code(&one_line(&p.command)),
+                    p.backend
+                );
+            }
+            let ran = if p.is_dry_run() {
+                "dry run (changes nothing) of"
+            } else {
+                "ran"
+            };
             format!(
-                "ran {} via {}{target} → {}{replayed}",
+                "{ran} {} via {}{target} → {}{replayed}",
                 code(&one_line(&p.command)),
                 p.backend,
                 outcome(p)
@@ -96,6 +108,9 @@ pub fn describe(rec: &Record) -> String {
 
 /// `exit 0`, `exit 1 (error text)` or `failed: error text`.
 pub fn outcome(p: &super::record::ProbeRun) -> String {
+    if let Some(t) = p.task.filter(|_| p.is_task_start()) {
+        return format!("started as background task #{t}, still running");
+    }
     match (p.exit, &p.error) {
         (Some(c), None) => format!("exit {c}"),
         (Some(c), Some(e)) => format!("exit {c} ({})", one_line(e)),

@@ -131,7 +131,9 @@ impl Journal {
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
         if let Record::VariableSet { name, value, .. } = rec {
-            if super::redact_rules::is_secret_name(name) {
+            if super::redact_rules::is_secret_name(name)
+                || super::redact_structure::value_is_secret(value)
+            {
                 self.redactor.add_secret(value);
             }
         }
@@ -197,6 +199,11 @@ impl Journal {
     /// Id of the key signing new records, when the journal is signed.
     pub fn key_id(&self) -> Option<String> {
         self.sigs.as_ref().map(SigWriter::key_id)
+    }
+
+    /// The full fingerprint of the signing key (sha256 of the public key).
+    pub fn key_fingerprint(&self) -> Option<String> {
+        self.sigs.as_ref().map(SigWriter::key_fingerprint)
     }
 
     /// Bytes of the journal's good part.

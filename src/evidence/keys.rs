@@ -10,6 +10,10 @@
 //!
 //! A signature is minisign's pre-hashed form: `ED` + key number + Ed25519(BLAKE2b-512(message)),
 //! plus a trusted comment signed together with that signature.
+//!
+//! Who signed is named by the key's bytes, never by minisign's key number (whoever makes a key
+//! chooses that number, so a "twin" key can copy it): the fingerprint is the sha256 of the
+//! 32-byte Ed25519 public key, and the key id its first 16 hex digits.
 
 use std::path::{Path, PathBuf};
 
@@ -67,8 +71,22 @@ pub struct PublicKey {
 }
 
 impl PublicKey {
-    /// The key id as minisign prints it: the key number as a little-endian u64, 16 upper-case hex digits.
+    /// The fingerprint: sha256 of the Ed25519 public key, 64 lower-case hex digits. It names the
+    /// key itself; two keys with the same minisign key number have different fingerprints.
+    pub fn fingerprint(&self) -> String {
+        super::chain::sha256_hex(&self.key)
+    }
+
+    /// The key id tsgnav prints: the first 16 hex digits of [`PublicKey::fingerprint`].
     pub fn id(&self) -> String {
+        let mut f = self.fingerprint();
+        f.truncate(16);
+        f
+    }
+
+    /// minisign's key number as minisign prints it (little-endian u64, 16 upper-case hex digits).
+    /// Chosen by whoever made the key: shown for minisign's tools, never used to name a signer.
+    pub fn minisign_id(&self) -> String {
         format!("{:016X}", u64::from_le_bytes(self.keynum))
     }
 
@@ -85,7 +103,7 @@ impl PublicKey {
     pub fn to_minisign(&self) -> String {
         format!(
             "untrusted comment: minisign public key {}\n{}\n",
-            self.id(),
+            self.minisign_id(),
             self.to_base64()
         )
     }
@@ -112,9 +130,9 @@ impl PublicKey {
     pub fn verify(&self, prehash: &[u8], sig: &Signature) -> Result<(), String> {
         if sig.keynum != self.keynum {
             return Err(format!(
-                "was made by key {}, not {}",
+                "carries minisign key number {}, but the key beside it has number {}",
                 sig.key_id(),
-                self.id()
+                self.minisign_id()
             ));
         }
         let pk = UnparsedPublicKey::new(&ED25519, &self.key);
@@ -137,6 +155,7 @@ pub struct Signature {
 }
 
 impl Signature {
+    /// The minisign key number the signature carries (chosen by the signer; not an identity).
     pub fn key_id(&self) -> String {
         format!("{:016X}", u64::from_le_bytes(self.keynum))
     }
@@ -281,7 +300,7 @@ impl OperatorKey {
         b.extend_from_slice(&checksum(&self.public.keynum, &sk));
         format!(
             "untrusted comment: minisign secret key {} (tsgnav operator key, unencrypted)\n{}\n",
-            self.public.id(),
+            self.public.minisign_id(),
             B64.encode(b)
         )
     }

@@ -56,6 +56,8 @@ mod record;
 mod redact;
 mod redact_k8s;
 mod redact_rules;
+mod redact_shapes;
+mod redact_structure;
 mod replay;
 mod scan;
 mod session;
@@ -87,6 +89,7 @@ pub use redact::{BadPattern, Redactor};
 pub use redact_rules::{
     builtin as redaction_rules, is_secret_name, OwnRule, RuleInfo, OWN as OWN_RULES,
 };
+pub use redact_structure::value_is_secret;
 pub use replay::{Replay, Replayed};
 pub use scan::{scan, Scan, Torn};
 pub use session::{operator_key, Options, ResumeState, Session, StoredOutput};

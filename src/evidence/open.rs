@@ -64,7 +64,7 @@ pub fn open_mitigations(records: &[Record]) -> Vec<OpenMitigation> {
             Record::PriorState(p) if p.field == "spec.replicas" => {
                 captured.insert(p.resource.clone(), p.value.trim().to_string());
             }
-            Record::ProbeRun(run) if run.succeeded() => {
+            Record::ProbeRun(run) if run.succeeded() && !run.is_dry_run() => {
                 let mut local = vars.clone();
                 local.extend(env_lines(&run.command));
                 for c in plan(&run.command, &local) {

@@ -87,9 +87,13 @@ pub struct SessionStart {
     /// The session runs against simulated systems (`tsgnav demo`): nothing in it is real.
     #[serde(default, skip_serializing_if = "is_false")]
     pub simulated: bool,
-    /// Id of the operator key that signs the journal (see `journal.sig`).
+    /// Id of the operator key that signs the journal (see `journal.sig`): the first 16 hex
+    /// digits of its fingerprint (older sessions hold minisign's key number here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_id: Option<String>,
+    /// The signing key's fingerprint: sha256 of its Ed25519 public key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_fingerprint: Option<String>,
     /// Why the journal is not signed, when it is not (the key could not be read or created).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsigned: Option<String>,
@@ -136,6 +140,13 @@ pub struct ProbeRun {
     /// True when the output came from a recorded session, not a live system.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
+    /// A dry run of a mutation (shown on its confirmation screen): it changed nothing.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dry_run: bool,
+    /// The background task number the probe was started as. A record with a task and no end
+    /// says it started; the record of how it ended follows when it stops (at the latest at quit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<u64>,
     /// The sandbox a shell probe ran in (`landlock v7 fs+net`, `none: kernel has no
     /// Landlock` …); absent for backends that start no process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,6 +169,16 @@ impl ProbeRun {
             return o.succeeded();
         }
         self.error.is_none() && self.exit.is_none_or(|c| c == 0 || (200..300).contains(&c))
+    }
+
+    /// The record of a background task's start (it has not ended yet).
+    pub fn is_task_start(&self) -> bool {
+        self.task.is_some() && self.ended.is_empty() && self.exit.is_none() && self.error.is_none()
+    }
+
+    /// A dry run: flagged, or (sessions recorded before the flag) a probe id ending `/dry-run`.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run || self.probe.ends_with("/dry-run")
     }
 }
 

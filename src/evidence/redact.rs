@@ -5,8 +5,9 @@
 //! tokens, SAS `sig=`, account and storage keys, kubeconfig data, URL passwords, PEM private
 //! keys (also JSON-escaped), `--token`/`--password`/`--client-secret` arguments, cookies,
 //! `x-ms-client-principal`, AWS, GitHub, Slack, docker `auth`, `accessToken`, variables whose
-//! names look secret), the maintained `nosecrets-rules` set, Kubernetes Secret `data:` values
-//! (`redact_k8s`), the values of secret variables (added with [`Redactor::add_secret`]) and
+//! names look secret), token shapes the maintained set lacks (`redact_shapes`), the
+//! maintained `nosecrets-rules` set, Kubernetes Secret `data:` values (`redact_k8s`), values
+//! found by structure (`redact_structure`: JSON, YAML, env, INI, XML, URLs, headers, flags), the values of secret variables (added with [`Redactor::add_secret`]) and
 //! `custom` patterns from the configuration. Redaction is idempotent: a value that already
 //! reads `[REDACTED:…]` is left alone.
 
@@ -149,6 +150,11 @@ impl Redactor {
             cur = Some(b);
             total += n;
         }
+        // Structure first: a shape rule stops at a space or a comma, structure reads the value.
+        if let Some((b, n)) = super::redact_structure::redact(cur.as_deref().unwrap_or(input)) {
+            cur = Some(b);
+            total += n;
+        }
         let hits = self.any.matches(cur.as_deref().unwrap_or(input));
         for i in hits.iter() {
             let (kind, re, group) = &self.patterns[i];
@@ -271,7 +277,11 @@ mod tests {
     #[test]
     fn redaction_is_idempotent_and_leaves_plain_text_alone() {
         let (once, n) = red("Authorization: Bearer eyJa.eyJb.c token: abc password=x");
-        assert!(n >= 3);
+        // A header's value is the rest of its line: redacted whole.
+        assert!(n >= 1);
+        for secret in ["eyJa", "abc", "password=x"] {
+            assert!(!once.contains(secret), "{once}");
+        }
         assert_eq!(red(&once), (once.clone(), 0));
         assert_eq!(
             red("kubectl get pods -n kube-system"),

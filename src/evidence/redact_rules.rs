@@ -28,7 +28,7 @@ pub struct RuleInfo {
 pub const OWN: &[OwnRule] = &[
     OwnRule {
         kind: "authorization",
-        pattern: r#"(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<s>(?:(?:bearer|basic|digest|negotiate|ntlm|sharedkey|pop|token)\s+)?[^\s"'\[][^\s"']*)"#,
+        pattern: r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?P<s>(?:(?:bearer|basic|digest|negotiate|ntlm|sharedkey|pop|token)\s+)?[^\s"'\[][^\s"']*)"#,
         examples: &[("Authorization: Basic c3JlOm9uLWNhbGwtcGFzcw==", "c3JlOm9uLWNhbGwtcGFzcw==")],
     },
     OwnRule {
@@ -48,7 +48,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "account-key",
-        pattern: r#"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*(?P<s>[^\s;"'\[][^\s;"']*)"#,
+        pattern: r#"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)[ \t]*=[ \t]*(?P<s>[^\s;"'\[][^\s;"']*)"#,
         examples: &[
             ("DefaultEndpointsProtocol=https;AccountName=diag;AccountKey=ZmFrZS1zdG9yYWdlLWtleS1mb3ItdGVzdHM=;EndpointSuffix=core.windows.net", "ZmFrZS1zdG9yYWdlLWtleS1mb3ItdGVzdHM="),
             ("Endpoint=sb://ops-bus.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=c2VydmljZWJ1cy1rZXktZm9yLXRlc3Rz", "c2VydmljZWJ1cy1rZXktZm9yLXRlc3Rz"),
@@ -61,7 +61,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "kubeconfig",
-        pattern: r#"(?i)\b(?:client-key-data|client-certificate-data|certificate-authority-data|token|id-token|refresh-token|access-token)["']?\s*:\s*["']?(?P<s>[^\s"'\[][^\s"']*)"#,
+        pattern: r#"(?i)\b(?:client-key-data|client-certificate-data|certificate-authority-data|token|id-token|refresh-token|access-token)["']?[ \t]*:[ \t]*["']?(?P<s>[^\s"'\[][^\s"']*)"#,
         examples: &[
             ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpmYWtl", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpmYWtl"),
             ("    token: sa-token-0f9e8d7c6b5a", "sa-token-0f9e8d7c6b5a"),
@@ -74,7 +74,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "password",
-        pattern: r#"(?i)\b(?:password|passwd|pwd|secret|token|client[_-]?secret|api[_-]?key|access[_-]?key|private[_-]?key)["']?\s*[=:]\s*["']?(?P<s>[^\s"'&;,\[][^\s"'&;,]*)"#,
+        pattern: r#"(?i)\b(?:password|passwd|pwd|secret|token|client[_-]?secret|api[_-]?key|access[_-]?key|private[_-]?key)["']?[ \t]*[=:][ \t]*["']?(?P<s>[^\s"'&;,\[][^\s"'&;,]*)"#,
         examples: &[("login password=Hunter2-oncall ok", "Hunter2-oncall")],
     },
     OwnRule {
@@ -102,7 +102,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "client-principal",
-        pattern: r#"(?i)\bx-ms-client-principal(?:-id|-name)?["']?\s*:\s*["']?(?P<s>[^\s"'\[][^\s"']*)"#,
+        pattern: r#"(?i)\bx-ms-client-principal(?:-id|-name)?["']?[ \t]*:[ \t]*["']?(?P<s>[^\s"'\[][^\s"']*)"#,
         examples: &[("x-ms-client-principal: eyJ1c2VyIjoib25jYWxsIn0fakeprincipal", "eyJ1c2VyIjoib25jYWxsIn0fakeprincipal")],
     },
     OwnRule {
@@ -112,7 +112,7 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "aws-secret-key",
-        pattern: r#"(?i)aws_?secret_?access_?key["']?\s*[=:]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})"#,
+        pattern: r#"(?i)aws_?secret_?access_?key["']?[ \t]*[=:][ \t]*["']?(?P<s>[A-Za-z0-9/+=]{40})"#,
         examples: &[("AWS_SECRET_ACCESS_KEY=w3Jx7Yq1Lr9Zb2Nc8Vd4Kf6Hg0Pm5Ts1Ua7Oe3Qi", "w3Jx7Yq1Lr9Zb2Nc8Vd4Kf6Hg0Pm5Ts1Ua7Oe3Qi")],
     },
     OwnRule {
@@ -135,12 +135,12 @@ pub const OWN: &[OwnRule] = &[
     },
     OwnRule {
         kind: "access-token",
-        pattern: r#"(?i)["']?\b(?:access|refresh|id)_?token["']?\s*[:=]\s*["']?(?P<s>[^\s"',\[][^\s"',]*)"#,
+        pattern: r#"(?i)["']?\b(?:access|refresh|id)_?token["']?[ \t]*[:=][ \t]*["']?(?P<s>[^\s"',\[][^\s"',]*)"#,
         examples: &[(r#"{"accessToken": "opaque-access-7c1d9e", "expiresOn": "2026-12-01"}"#, "opaque-access-7c1d9e")],
     },
     OwnRule {
         kind: "secret-variable",
-        pattern: r#"(?i)\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL)[A-Z0-9_]*\s*=\s*(?P<s>'[^'\[][^']*'|"[^"\[][^"]*"|[^\s'";&|\[][^\s;&|]*)"#,
+        pattern: r#"(?i)\b(?:[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Z0-9_]*|[A-Z0-9_]+KEY[A-Z0-9_]*)[ \t]*=[ \t]*(?P<s>'[^'\[][^']*'|"[^"\[][^"]*"|[^\s'";&|\[][^\s;&|]*)"#,
         examples: &[
             ("AZURE_CLIENT_SECRET=Sp-cl1ent-v4lue ./deploy.sh", "Sp-cl1ent-v4lue"),
             ("# env MYSECRET='multi word value'", "multi word value"),
@@ -173,6 +173,12 @@ pub fn builtin() -> Vec<RuleInfo> {
             group: usize::MAX,
         })
         .collect();
+    out.extend(super::redact_shapes::SHAPES.iter().map(|r| RuleInfo {
+        source: "tsgnav",
+        kind: r.kind.to_owned(),
+        pattern: r.pattern.to_owned(),
+        group: usize::MAX,
+    }));
     out.extend(maintained().unwrap_or_default());
     out
 }

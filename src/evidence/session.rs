@@ -160,11 +160,13 @@ impl Session {
         let sigs = match &opts.key {
             Ok(k) => {
                 start.key_id = Some(k.public().id());
+                start.key_fingerprint = Some(k.public().fingerprint());
                 start.unsigned = None;
                 Some(SigWriter::create(&dir, k.clone(), &start.operator)?)
             }
             Err(why) => {
                 start.key_id = None;
+                start.key_fingerprint = None;
                 start.unsigned = Some(why.clone());
                 None
             }
@@ -340,6 +342,12 @@ impl Session {
     /// Id of the operator key signing this session's records (`None`: unsigned).
     pub fn key_id(&self) -> Option<String> {
         self.journal.key_id()
+    }
+
+    /// The full fingerprint of that key (sha256 of its public key): what "key F" names in the
+    /// line an operator pastes into the incident.
+    pub fn key_fingerprint(&self) -> Option<String> {
+        self.journal.key_fingerprint()
     }
 
     /// The torn last line dropped when the session was opened, if any. Show it to the operator.

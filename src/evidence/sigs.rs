@@ -214,6 +214,10 @@ impl SigWriter {
     pub fn key_id(&self) -> String {
         self.key.public().id()
     }
+
+    pub fn key_fingerprint(&self) -> String {
+        self.key.public().fingerprint()
+    }
 }
 
 /// One line of a signature file as read: parsed (or why not), and its length in bytes.
@@ -256,11 +260,15 @@ pub fn minisig_for(line: &SigLine) -> Result<String, String> {
     Ok(line.signature()?.to_minisign())
 }
 
-/// Who signed a session: each key in the order it first signed, with the operator its
+/// Who signed a session: one entry per run of consecutive records signed by the same key
+/// (the same key bytes, whatever minisign key number it carries), with the operator its
 /// signatures name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signer {
+    /// The first 16 hex digits of the fingerprint.
     pub key_id: String,
+    /// sha256 of the Ed25519 public key (64 hex digits).
+    pub fingerprint: String,
     pub operator: String,
     /// The minisign public key (base64).
     pub public_key: String,
@@ -319,9 +327,11 @@ pub fn check(dir: &Path, journal: &[u8], hashes: &[String]) -> Result<Vec<Signer
         let sig = line.signature().map_err(|e| at(seq, e))?;
         key.verify(&hasher.clone().finalize(), &sig)
             .map_err(|e| at(seq, format!("the signature of key {} {e}", key.id())))?;
-        if signers.last().is_none_or(|s| s.key_id != key.id()) {
+        let fingerprint = key.fingerprint();
+        if signers.last().is_none_or(|s| s.fingerprint != fingerprint) {
             signers.push(Signer {
                 key_id: key.id(),
+                fingerprint,
                 operator: line.operator().to_owned(),
                 public_key: line.key.clone(),
                 from_seq: seq,

@@ -117,9 +117,10 @@ fn integrity(r: &VerifyReport) -> String {
                     .iter()
                     .map(|s| {
                         format!(
-                            "signed by {} with key {}",
+                            "signed by {} with key {} (fingerprint {})",
                             cell(&s.operator),
-                            code(&s.key_id)
+                            code(&s.key_id),
+                            code(&s.fingerprint)
                         )
                     })
                     .collect::<Vec<_>>()
@@ -149,10 +150,15 @@ fn findings(md: &mut String, log: &SessionLog) {
             }
             Record::ProbeRun(p) => {
                 let mut l = format!(
-                    "- #{} {} `{}` → {}, {} bytes, sha256 {}",
+                    "- #{} {} `{}`{} → {}, {} bytes, sha256 {}",
                     e.seq,
                     clock_time(&e.ts),
                     p.backend,
+                    if p.is_dry_run() {
+                        " dry run (changes nothing)"
+                    } else {
+                        ""
+                    },
                     outcome(p),
                     p.output_size,
                     code(&p.output_sha256)
@@ -282,7 +288,11 @@ fn evidence_table(md: &mut String, log: &SessionLog) {
             Record::ProbeRun(p) => {
                 let stored = if p.blob.is_some() { " (blob)" } else { "" };
                 (
-                    format!("probe {}", p.backend),
+                    if p.is_dry_run() {
+                        format!("dry run {}", p.backend)
+                    } else {
+                        format!("probe {}", p.backend)
+                    },
                     code(&one_line(&p.command)),
                     outcome(p),
                     p.output_size,

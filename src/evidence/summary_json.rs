@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::record::Record;
 use serde_json::{json, Value};
 
 use crate::tsg::Escalation;
@@ -62,7 +63,7 @@ pub fn summary_json(
     team: Option<(&Escalation, &[CheckItem])>,
     report: &VerifyReport,
 ) -> Value {
-    let timeline: Vec<Value> = log.entries.iter().map(|e| json!({"seq": e.seq, "ts": e.ts, "type": e.record.kind(), "hash": e.hash, "event": describe(&e.record)})).collect();
+    let timeline: Vec<Value> = log.entries.iter().map(|e| json!({"seq": e.seq, "ts": e.ts, "type": e.record.kind(), "dry_run": matches!(&e.record, Record::ProbeRun(p) if p.is_dry_run()), "hash": e.hash, "event": describe(&e.record)})).collect();
     let checklist = team.map(|(esc, items)| json!({
         "team": esc.team,
         "channel": esc.channel,

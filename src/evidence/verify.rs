@@ -171,17 +171,36 @@ fn check_signatures(log: &SessionLog, report: &mut VerifyReport) -> Result<(), P
     })?;
     let hashes: Vec<String> = log.entries.iter().map(|e| e.hash.clone()).collect();
     let signers = sigs::check(&log.dir, &bytes, &hashes)?;
-    if let Some(first) = signers.first().filter(|s| s.key_id != key_id) {
-        return Err(Problem {
-            location: format!("{} line 1", sigs::SIG_FILE),
-            message: format!(
-                "is signed by key {}, but session_start names key {key_id} — the signatures were replaced",
-                first.key_id
-            ),
-        });
+    if let Some(first) = signers.first() {
+        // session_start is record 1, covered by the first signature: it must name that key.
+        // Older sessions hold minisign's key number instead of a fingerprint.
+        let named = match &start.key_fingerprint {
+            Some(f) => f.eq_ignore_ascii_case(&first.fingerprint),
+            None => legacy_names(&key_id, first),
+        };
+        if !named {
+            let said = start.key_fingerprint.as_deref().unwrap_or(&key_id);
+            return Err(Problem {
+                location: format!("{} line 1", sigs::SIG_FILE),
+                message: format!(
+                    "is signed by key {} (fingerprint {}), but session_start names key {said} — the signatures were replaced",
+                    first.key_id, first.fingerprint
+                ),
+            });
+        }
     }
     report.signers = signers;
     Ok(())
+}
+
+/// A session recorded before fingerprints names its key by id: the derived id, or (older still)
+/// minisign's key number.
+fn legacy_names(key_id: &str, first: &Signer) -> bool {
+    if key_id.eq_ignore_ascii_case(&first.key_id) {
+        return true;
+    }
+    super::keys::PublicKey::parse(&first.public_key)
+        .is_ok_and(|k| k.minisign_id().eq_ignore_ascii_case(key_id))
 }
 
 /// Temporary files left in `blobs/` by a writer that was killed.

@@ -146,9 +146,10 @@ fn export_offers_the_chain_head_and_key_id_on_the_clipboard() {
     let first: serde_json::Value =
         serde_json::from_str(journal.lines().next().expect("a record")).expect("json");
     let head = last["hash"].as_str().expect("hash");
-    let key = first["key_id"].as_str().expect("key id");
+    let key = first["key_fingerprint"].as_str().expect("key fingerprint");
+    assert_eq!(key.len(), 64, "the whole fingerprint: {key}");
     assert!(
-        clip.contains(&format!("chain head {head}")) && clip.contains(&format!("key {key}")),
+        clip.contains(&format!("head {head} · key {key}")),
         "OSC 52 carried the head {head} and key {key}: {clip:?}"
     );
     assert!(

@@ -77,7 +77,7 @@ fn verify_cli(dir: &Path, head: Option<&str>) -> (Option<i32>, String) {
 
 /// Rewrites the journal from `records` (JSON values without `hash`): renumbers `seq`, links
 /// `prev` and recomputes every sha256, as a forger with the format description would.
-fn rechain(dir: &Path, records: Vec<Value>) {
+pub(crate) fn rechain(dir: &Path, records: Vec<Value>) {
     let mut prev = evidence::GENESIS.to_owned();
     let mut out = String::new();
     for (i, mut v) in records.into_iter().enumerate() {
@@ -94,7 +94,7 @@ fn rechain(dir: &Path, records: Vec<Value>) {
     std::fs::write(dir.join("journal.jsonl"), out).expect("write");
 }
 
-fn records(dir: &Path) -> Vec<Value> {
+pub(crate) fn records(dir: &Path) -> Vec<Value> {
     lines(dir)
         .iter()
         .map(|l| serde_json::from_str(l).expect("json"))

@@ -76,8 +76,8 @@ pub(super) fn verify(
                 .iter()
                 .map(|s| {
                     format!(
-                        "key {} ({}, from record #{})",
-                        s.key_id, s.operator, s.from_seq
+                        "key {} ({}, from record #{}; fingerprint {})",
+                        s.key_id, s.operator, s.from_seq, s.fingerprint
                     )
                 })
                 .collect();
@@ -89,6 +89,21 @@ pub(super) fn verify(
         "ok: {} records, {} blobs, chain head {}, {signed}",
         r.records, r.blobs, r.head
     )?;
+    match r.signers.as_slice() {
+        [one] => writeln!(
+            out,
+            "to paste into the incident: head {} · key {}",
+            r.head, one.fingerprint
+        )?,
+        [first, rest @ ..] if !rest.is_empty() => writeln!(
+            out,
+            "note: {} keys signed this session; records from #{} are not signed by the key of record #1 ({}): check each fingerprint with its operator, or pass --key",
+            r.signers.len(),
+            rest[0].from_seq,
+            first.fingerprint
+        )?,
+        _ => {}
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 

@@ -29,6 +29,7 @@ pub fn probe_run(r: &ProbeResult) -> evidence::ProbeRun {
         sandbox: r.sandbox.clone(),
         api: r.api.clone(),
         outcome: Some(r.outcome()),
+        dry_run: r.id.to_string().ends_with("/dry-run"),
         ..Default::default()
     }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::probes::Probes;
 use super::Msg;
-use crate::evidence::Record;
+use crate::evidence::{self, Record};
 use crate::mitigate::{self, DryRun};
 use crate::query::runner::{effective_class, gate};
 use crate::query::tasks::Tasks;
@@ -56,6 +56,11 @@ impl Probes {
         self.tasks.stop_all();
     }
 
+    /// How many background tasks are still running.
+    pub fn running_tasks(&self) -> usize {
+        running(&self.tasks).len()
+    }
+
     /// A probe that is not read-only: a background task, or its confirmation screen.
     pub fn prepare(
         &mut self,
@@ -72,15 +77,35 @@ impl Probes {
         if class == SafetyClass::LongRunning && !effective_class(&req).0.needs_confirmation() {
             self.track(&req, key);
             let _enter = self.rt.enter();
+            let started = task_record(&self.runner, &req);
             return match self.tasks.start(req) {
-                Ok(id) => vec![
+                Ok(id) => {
+                    // Recorded when it starts: a task may run until quit.
+                    let rec = evidence::ProbeRun {
+                        task: Some(id),
+                        ..started
+                    };
+                    let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
+                    vec![
                     Action::Notice(format!(
                         "Probe {} runs in the background as task #{id}: :tasks lists tasks, :stop {id} stops it.",
                         probe + 1
                     )),
                     Action::Tasks(running(&self.tasks)),
-                ],
-                Err(e) => vec![Action::Notice(format!("Probe {} not started: {e}", probe + 1))],
+                ]
+                }
+                Err(e) => {
+                    let rec = evidence::ProbeRun {
+                        ended: started.started.clone(),
+                        error: Some(format!("not started: {e}")),
+                        ..started
+                    };
+                    let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
+                    vec![Action::Notice(format!(
+                        "Probe {} not started: {e}",
+                        probe + 1
+                    ))]
+                }
             };
         }
         if !self.write {
@@ -243,5 +268,20 @@ impl Probes {
             "Confirmed: probe {} runs on {target}; its prior state is recorded first.",
             key.index + 1
         ))
+    }
+}
+
+/// The record of a background task as it starts (no end, no exit yet).
+fn task_record(runner: &crate::query::runner::Runner, req: &ProbeRequest) -> evidence::ProbeRun {
+    evidence::ProbeRun {
+        probe: req.id.to_string(),
+        command: crate::query::preview_command(req),
+        backend: runner.route(req).map_or_else(
+            |_| "shell".to_string(),
+            |e| crate::query::Executor::backend(e.as_ref()).to_string(),
+        ),
+        target: req.target.describe(),
+        started: chrono::Utc::now().to_rfc3339(),
+        ..Default::default()
     }
 }

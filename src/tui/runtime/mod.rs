@@ -149,7 +149,27 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         }
         if app.session.quit {
             if let Some(l) = fx.live.as_ref() {
+                let running = l.running_tasks();
                 l.stop_all_tasks();
+                // Every task that was running is recorded as it ended, before tsgnav exits.
+                let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+                let mut left = running;
+                while left > 0 {
+                    let wait = until.saturating_duration_since(std::time::Instant::now());
+                    match rx.recv_timeout(wait) {
+                        Ok(Msg::Probe { result, .. }) => {
+                            let _ = fx.record_run(&app, &result);
+                            left -= 1;
+                        }
+                        Ok(Msg::Record(rec)) => {
+                            if let Some(r) = fx.recorder.as_mut() {
+                                let _ = r.record(&app, *rec);
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(_) => break,
+                    }
+                }
             }
             return Ok(());
         }

@@ -187,7 +187,7 @@ impl Recorder {
             .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
         let (head, records) = (s.head().to_owned(), s.records());
         let key = s
-            .key_id()
+            .key_fingerprint()
             .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
         let shown = done.as_ref().ok().map(|d| {
             let key_id = s.key_id().unwrap_or_else(|| "UNSIGNED".to_owned());
@@ -217,10 +217,10 @@ impl Recorder {
         out.extend(shown.map(Action::ExportShown));
         if ok {
             let signed = s
-                .key_id()
-                .map_or("UNSIGNED".to_owned(), |k| format!("signed by key {k}"));
+                .key_fingerprint()
+                .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
             out.push(Action::CopyOffer(format!(
-                "tsgnav evidence {}: chain head {head} (record #{records}), {signed}",
+                "tsgnav evidence {} (record #{records}): head {head} · {signed}",
                 s.id()
             )));
         }
