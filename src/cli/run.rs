@@ -287,6 +287,7 @@ impl RunArgs {
             maestro_url: self.maestro_url.clone(),
             kubeconfig: self.kubeconfig.clone(),
             contexts: self.contexts.clone(),
+            allow_hosts: config::config()?.sandbox.allow_hosts,
             sandbox: {
                 let c = config::config()?.sandbox;
                 crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)

@@ -236,6 +236,7 @@ impl TuiArgs {
                 )
                 .with_jail(config.sandbox.jail, &config.sandbox.read_only),
                 doors: Default::default(),
+                allow_hosts: config.sandbox.allow_hosts.clone(),
                 tracker: Default::default(),
                 // A bad value is reported by `tsgnav config`; here node commands stay refused.
                 node_shell: config.runbooks.node_shell.as_deref().and_then(|v| {

@@ -31,6 +31,9 @@ pub struct Settings {
     pub sandbox: super::sandbox::SandboxPolicy,
     /// More doors of the jail: the egress proxy's unix socket, configured forwards.
     pub doors: super::jail::JailDoors,
+    /// `[sandbox] allow_hosts`: what a jailed probe may reach through the egress proxy,
+    /// beside the Prometheus, Kusto and Maestro URLs above.
+    pub allow_hosts: Vec<String>,
     /// Where shell probes note their process groups (see `strays`).
     pub tracker: super::strays::Tracker,
     /// How commands typed in node shells run (`[runbooks] node_shell`); `None` refuses them.
@@ -59,6 +62,18 @@ pub fn parse_cluster(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The session's egress proxy: the configured query URLs and `allow_hosts` pass.
+fn egress(s: &Settings) -> super::egress::Egress {
+    let urls = [&s.prometheus_url, &s.kusto_url, &s.maestro_url]
+        .into_iter()
+        .flatten()
+        .chain(s.kusto_clusters.values())
+        .chain(&s.allow_hosts);
+    super::egress::Egress::new(super::egress::AllowList::from_urls(
+        urls.map(String::as_str),
+    ))
+}
+
 /// The executors, in the order the runner asks them.
 pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
     if let Some(replay) = &s.replay {
@@ -72,6 +87,7 @@ pub fn executors(s: &Settings) -> Vec<Arc<dyn Executor>> {
             tracker: s.tracker.clone(),
             proxy: proxy.clone(),
             doors: s.doors.clone(),
+            egress: Some(egress(s)),
             ..shell::ShellExecutor::default()
         }),
         Arc::new(kube::KubeExecutor {

@@ -36,6 +36,9 @@ pub struct ShellExecutor {
     pub proxy: super::proxy::SessionProxy,
     /// More doors of the jail (the egress proxy, configured forwards).
     pub doors: super::jail::JailDoors,
+    /// The session's allow-listing egress proxy: each jailed probe gets its own listener
+    /// (a ticket) bridged in as the egress door, and its refusals end the probe's output.
+    pub egress: Option<super::egress::Egress>,
 }
 
 impl Default for ShellExecutor {
@@ -47,6 +50,7 @@ impl Default for ShellExecutor {
             tracker: Default::default(),
             proxy: Default::default(),
             doors: Default::default(),
+            egress: None,
         }
     }
 }
@@ -197,8 +201,12 @@ impl ShellExecutor {
         {
             cmd.env("KUBECONFIG", kubeconfig).env("KUBECACHEDIR", cache);
         }
+        let ticket = match (&self.egress, jailed) {
+            (Some(e), true) => self.egress_ticket(e, n).await,
+            _ => None,
+        };
         let (jail, sandbox) = match jailed {
-            true => self.jail(&mut cmd, &scratch, access.as_ref(), hide),
+            true => self.jail(&mut cmd, &scratch, access.as_ref(), hide, ticket.as_ref()),
             false => self.unjailed(&mut cmd, &req, &scratch, access.as_ref()),
         }
         .map(|(j, s)| (j, format!("{}; {s}", isolation.describe())))
@@ -245,6 +253,9 @@ impl ShellExecutor {
             out.write(a.report().as_bytes());
             result.api = a.decisions();
         }
+        if let Some((t, _)) = &ticket {
+            out.write(t.report().as_bytes());
+        }
         result.captured = read_capture(&capture_file);
         result.status = match (failure, status) {
             (Some(e), _) => Status::Failed(e),
@@ -257,6 +268,21 @@ impl ShellExecutor {
         result.ended = Utc::now();
         result
     }
+    /// The probe's own listener of the egress proxy, in a private folder outside the jail
+    /// (removed with the ticket); `None` when it cannot be opened (the probe then has no
+    /// way out but its other doors).
+    async fn egress_ticket(
+        &self,
+        egress: &super::egress::Egress,
+        n: u64,
+    ) -> Option<(super::egress::Ticket, RemoveOnDrop)> {
+        let dir = std::env::temp_dir().join(format!("tsgnav-egress-{}-{n}", std::process::id()));
+        private_dir(&dir).ok()?;
+        let dir = RemoveOnDrop(dir);
+        let t = egress.ticket_unix(&dir.0.join("egress.sock")).await.ok()?;
+        Some((t, dir))
+    }
+
     /// Puts the probe in its jail; the jail and the Landlock layer, or why it failed.
     fn jail(
         &self,
@@ -264,6 +290,7 @@ impl ShellExecutor {
         scratch: &std::path::Path,
         access: Option<&super::proxy::ProbeAccess>,
         hide: Vec<std::path::PathBuf>,
+        ticket: Option<&(super::egress::Ticket, RemoveOnDrop)>,
     ) -> Result<(Option<super::jail::probe::Jailed>, String), String> {
         let kube = match access {
             Some(super::proxy::ProbeAccess::Proxied { grant, cache, .. }) => {
@@ -276,7 +303,11 @@ impl ShellExecutor {
             }
             _ => None,
         };
-        super::jail::probe::jail_probe(cmd, &self.sandbox, &self.doors, scratch, kube, hide)
+        let mut doors = self.doors.clone();
+        if let Some(path) = ticket.and_then(|(t, _)| t.socket_path()) {
+            doors.egress = Some(path.to_path_buf());
+        }
+        super::jail::probe::jail_probe(cmd, &self.sandbox, &doors, scratch, kube, hide)
             .map(|j| {
                 let s = j.landlock.describe();
                 (Some(j), s)

@@ -36,6 +36,7 @@ mod evidence_twin;
 mod extras;
 mod jail_confirmed;
 mod jail_degraded;
+mod jail_egress;
 mod jail_escapes;
 mod jail_grants;
 mod jail_lurkers;
