@@ -1,3 +1,5 @@
+//! Unit tests of the wave plans: sizes, splits, policies, the typed phrase, the journal notes.
+
 use super::*;
 
 fn names(n: usize) -> Vec<String> {

@@ -7,6 +7,9 @@
 //! Pure; imports only `crate::tsg`.
 
 use super::args::{split, Args};
+use crate::tsg::invocation::table::{
+    KUBE_ALL_NAMESPACES, KUBE_ALL_NAMESPACES_LONG, KUBE_NS, KUBE_NS_LONG,
+};
 use crate::tsg::invocation::{takes_value, Tool};
 use crate::tsg::shell;
 
@@ -234,11 +237,11 @@ fn scope(a: &Args<'_>, namespaced: impl Into<Option<bool>>) -> Scope {
     let namespaced = namespaced.into();
     if namespaced == Some(false) {
         Scope::Cluster
-    } else if a.has(&["-A", "--all-namespaces"]) {
+    } else if a.has(&[KUBE_ALL_NAMESPACES, KUBE_ALL_NAMESPACES_LONG]) {
         Scope::All
     } else {
         // `-n` on a kind tsgnav does not know says the author means a namespaced one.
-        match (a.value(&["-n", "--namespace"]), namespaced) {
+        match (a.value(&[KUBE_NS, KUBE_NS_LONG]), namespaced) {
             (Some(ns), _) => Scope::Named(ns.to_string()),
             (None, Some(true)) => Scope::Default,
             (None, _) => Scope::DefaultOrCluster,

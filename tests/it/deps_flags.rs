@@ -24,6 +24,8 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
     ("tsg/shell/subst.rs", "-n"),
     // grep --context N
     ("tsg/lint/shell_rules.rs", "--context"),
+    // git --namespace NAME (a git ref namespace)
+    ("safety/tools.rs", "--namespace"),
 ];
 
 /// The guarded literals: every long target flag of the tables, and kubectl's and helm's `-n`.

@@ -381,5 +381,9 @@ pub const HELM_CONTEXT: &str = "--kube-context";
 pub const KUBE_SERVER: &str = "--server";
 /// kubectl's `-A`.
 pub const KUBE_ALL_NAMESPACES: &str = "-A";
+/// kubectl's `--all-namespaces` (the long form of [`KUBE_ALL_NAMESPACES`]).
+pub const KUBE_ALL_NAMESPACES_LONG: &str = "--all-namespaces";
+/// kubectl's `--namespace` (the long form of [`KUBE_NS`]).
+pub const KUBE_NS_LONG: &str = "--namespace";
 /// kubectl's `-l`.
 pub const KUBE_SELECTOR: &str = "-l";
