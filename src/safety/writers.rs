@@ -171,19 +171,7 @@ fn tar(args: &[String]) -> Class {
     let exact = |a: &str| matches!(a.split('=').next(), Some("--checkpoint" | "--to-stdout"));
     let runs = args.iter().any(|a| {
         (!exact(a) && hooks.iter().any(|h| long_opt(a, h)))
-            || [
-                "--checkpoint-action",
-                "--to-command",
-                "--use-compress-program",
-                "--info-script",
-                "--new-volume-script",
-                "--rsh-command",
-                "--rmt-command",
-                "-I",
-                "-F",
-            ]
-            .iter()
-            .any(|f| a.starts_with(f))
+            || hooks.iter().chain(&["-I", "-F"]).any(|f| a.starts_with(f))
     });
     if runs {
         return unknown("`tar` is told to run a program (checkpoint action, compressor, script)");

@@ -139,17 +139,20 @@ pub fn offer_after_check(app: &mut App, node: &str, probe: usize) {
     );
 }
 
+/// The session's variable values by name, as the restore planner reads them.
+fn known_vars(app: &App) -> BTreeMap<String, String> {
+    app.nav
+        .vars
+        .iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect()
+}
+
 /// For a value prompt: the count captured before an open scale-down that a restore of the
 /// same object uses `var` for, with why.
 pub fn restore_offer(app: &App, node: &str, probe: usize, var: &str) -> Option<(String, String)> {
     let p = app.nav.index.node(&app.lib, node)?.probes.get(probe)?;
-    let known: BTreeMap<String, String> = app
-        .nav
-        .vars
-        .iter()
-        .map(|(k, v)| (k.clone(), v.value.clone()))
-        .collect();
-    crate::mitigate::restore_vars(&p.code, &known)
+    crate::mitigate::restore_vars(&p.code, &known_vars(app))
         .into_iter()
         .filter(|(_, name)| name == var)
         .find_map(|(resource, _)| app.session.open.iter().find(|o| o.resource == resource))
@@ -173,13 +176,7 @@ pub struct Conflict {
 /// restore proposes the ledger's value. A value the operator typed is their choice and stands.
 pub fn ledger_conflict(app: &App, node: &str, probe: usize) -> Option<Conflict> {
     let p = app.nav.index.node(&app.lib, node)?.probes.get(probe)?;
-    let known: BTreeMap<String, String> = app
-        .nav
-        .vars
-        .iter()
-        .map(|(k, v)| (k.clone(), v.value.clone()))
-        .collect();
-    crate::mitigate::restore_vars(&p.code, &known)
+    crate::mitigate::restore_vars(&p.code, &known_vars(app))
         .into_iter()
         .find_map(|(resource, name)| {
             let var = app.nav.vars.get(&name)?;

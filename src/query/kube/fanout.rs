@@ -200,16 +200,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn globs() {
-        assert!(glob("mc-*", "mc-eastus-1"));
-        assert!(glob("mc-*-1", "mc-eastus-1"));
-        assert!(!glob("mc-*-1", "mc-eastus-2"));
-        assert!(glob("*", "x"));
-        assert!(glob("mc-?astus-*", "mc-eastus-12"));
-        assert!(!glob("svc-*", "mc-eastus-1"));
-    }
-
-    #[test]
     fn combined_table_has_context_column() {
         let t = Table {
             columns: vec!["NAME".into()],
