@@ -78,3 +78,30 @@ async fn a_jailed_probe_leaves_only_through_the_allow_listing_egress_proxy() {
         x => panic!("a connection reached the port that is not allowed: {x:?}\n{out}"),
     }
 }
+
+/// The egress door is no way around the API proxy: a DELETE sent through it, by CONNECT and
+/// by plain HTTP, to the simulated API server's real port is refused, and the simulator
+/// counts no write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_egress_door_does_not_reach_the_api_server_behind_the_proxy() {
+    if !jail_or_skip("the_egress_door_does_not_reach_the_api_server_behind_the_proxy") {
+        return;
+    }
+    let sim = super::sim_support::start("maestro", Some(1)).await;
+    let api = sim.handle.url.clone();
+    let prometheus = format!("http://127.0.0.1:{}", server("prometheus"));
+    let sh = ShellExecutor {
+        egress: Some(Egress::new(AllowList::from_urls([prometheus.as_str()]))),
+        ..ShellExecutor::default()
+    };
+    let code = "curl -sS --noproxy '' -X DELETE -o /dev/null -w 'plain %{http_code}\\n' \"$API/api/v1/namespaces/maestro/pods/x\"\n\
+                curl -sS --noproxy '' -p -X DELETE -o /dev/null -w 'tunnel %{http_code}\\n' \"$API/api/v1/namespaces/maestro/pods/x\" || true\n";
+    let (_, out) = run(&sh, probe(code, &[("API", api.clone())])).await;
+    let hostport = api.trim_start_matches("http://");
+    assert!(out.contains("plain 403"), "{out}");
+    assert!(
+        out.contains(&format!("tsgnav: egress to {hostport} refused")),
+        "{out}"
+    );
+    assert_eq!(sim.handle.writes(), 0, "{out}");
+}

@@ -23,6 +23,7 @@ mod evidence_journal;
 mod evidence_keyarg;
 mod evidence_leaks;
 mod evidence_leftovers;
+mod evidence_outsider;
 mod evidence_portable;
 mod evidence_redact;
 mod evidence_rss;
