@@ -239,8 +239,15 @@ fn every_rules_examples_are_absent_from_every_file_a_session_writes() {
 
 #[test]
 fn run_json_prints_no_secret_and_no_redact_is_refused_into_a_pipe() {
-    // Not in /tmp: the jail hides it from probes.
+    // The probe reads its data from a file. The target folder is not in /tmp (which the jail
+    // hides from probes) in a checkout, but a fresh clone may live in /tmp: there the probe
+    // runs with the jail off, since this test is about redaction, not isolation.
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tmp");
+    let jail = if tmp.path().starts_with("/tmp") {
+        "off"
+    } else {
+        "on"
+    };
     let data = tmp.path().join("probe-output.txt");
     std::fs::write(&data, all_text()).expect("write");
     let guide = tmp.path().join("leaky.md");
@@ -259,6 +266,7 @@ fn run_json_prints_no_secret_and_no_redact_is_refused_into_a_pipe() {
         crate::common::bin()
             .env("TSGNAV_STATE_DIR", tmp.path().join("state"))
             .env("TSGNAV_CONFIG", tmp.path().join("cfg/config.toml"))
+            .env("TSGNAV_JAIL", jail)
             .args([
                 "run",
                 &node,

@@ -124,11 +124,25 @@ fn an_unprivileged_user_gets_the_jail_too() {
         std::os::unix::fs::PermissionsExt::from_mode(0o777),
     )
     .expect("chmod");
+    // The checkout may sit in a folder uid 65534 cannot enter (a fresh clone in a 0700
+    // temporary folder): the binary and the guide are copied where that user can read them.
+    let bin = state.path().join("tsgnav");
+    std::fs::copy(env!("CARGO_BIN_EXE_tsgnav"), &bin).expect("copy the binary");
+    let guide = state.path().join("whoami.md");
+    std::fs::copy(
+        super::common::root().join("tests/fixtures/jail/whoami.md"),
+        &guide,
+    )
+    .expect("copy the guide");
+    for f in [&bin, &guide] {
+        std::fs::set_permissions(f, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    }
     let o = std::process::Command::new(setpriv)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(env!("CARGO_BIN_EXE_tsgnav"))
+        .arg(&bin)
         .arg("run")
-        .arg(super::common::root().join("tests/fixtures/jail/whoami.md#who-am-i"))
+        .arg(format!("{}#who-am-i", guide.display()))
         .arg("--json")
         .env("TSGNAV_CONFIG", "/dev/null")
         .env("TSGNAV_STATE_DIR", state.path())
