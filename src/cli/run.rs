@@ -292,6 +292,7 @@ impl RunArgs {
                 let c = config::config()?.sandbox;
                 crate::query::sandbox::SandboxPolicy::from_config(c.enabled, &c.allow_connect_ports)
                     .with_jail(c.jail, &c.read_only)
+                    .with_pass_env(&c.pass_env)
             },
             ..setup::Settings::default()
         };

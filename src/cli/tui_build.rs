@@ -234,7 +234,8 @@ impl TuiArgs {
                     config.sandbox.enabled,
                     &config.sandbox.allow_connect_ports,
                 )
-                .with_jail(config.sandbox.jail, &config.sandbox.read_only),
+                .with_jail(config.sandbox.jail, &config.sandbox.read_only)
+                .with_pass_env(&config.sandbox.pass_env),
                 doors: Default::default(),
                 allow_hosts: config.sandbox.allow_hosts.clone(),
                 tracker: Default::default(),

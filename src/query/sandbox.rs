@@ -37,6 +37,9 @@ pub struct SandboxPolicy {
     /// `[sandbox] read_only`: paths a jailed probe may read (`~/.azure`); everything else of
     /// the homes, `/tmp` and `/run` is hidden.
     pub read_only: Vec<PathBuf>,
+    /// `[sandbox] pass_env`: more of tsgnav's environment variables a jailed probe sees
+    /// (`"ARM_SUBSCRIPTION_ID"`, `"TSG_*"`); the rest stays outside (`super::jail::env`).
+    pub pass_env: Vec<String>,
 }
 
 impl SandboxPolicy {
@@ -67,6 +70,12 @@ impl SandboxPolicy {
             .collect();
         self
     }
+
+    /// With `[sandbox] pass_env`.
+    pub fn with_pass_env(mut self, names: &[String]) -> Self {
+        self.pass_env = names.to_vec();
+        self
+    }
 }
 
 /// What the status line says about the session's probes: the jail (or "not isolated" and
@@ -85,6 +94,7 @@ impl Default for SandboxPolicy {
             abi_override: None,
             jail: true,
             read_only: Vec::new(),
+            pass_env: Vec::new(),
         }
     }
 }

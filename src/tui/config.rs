@@ -71,6 +71,10 @@ pub struct SandboxConfig {
     /// Prometheus, Kusto and Alertmanager URLs of this config and the session's
     /// port-forwards (`query::egress`). Port 443 when none is given. Default none.
     pub allow_hosts: Vec<String>,
+    /// Names of tsgnav's environment variables a jailed probe also sees (`"TSG_*"` matches a
+    /// prefix). By default only `PATH`, the locale and the terminal's pass; tokens and
+    /// secrets in the operator's shell stay outside.
+    pub pass_env: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -81,6 +85,7 @@ impl Default for SandboxConfig {
             jail: true,
             read_only: Vec::new(),
             allow_hosts: Vec::new(),
+            pass_env: Vec::new(),
         }
     }
 }

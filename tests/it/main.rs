@@ -38,6 +38,7 @@ mod extras;
 mod jail_confirmed;
 mod jail_degraded;
 mod jail_egress;
+mod jail_env;
 mod jail_escapes;
 mod jail_grants;
 mod jail_lurkers;

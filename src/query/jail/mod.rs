@@ -24,6 +24,7 @@
 
 pub mod bridge;
 mod child;
+pub mod env;
 mod mounts;
 mod net;
 mod plan;

@@ -3,6 +3,7 @@
 //! may read, what is hidden (the operator's home, the real kubeconfigs), its kubeconfig
 //! written only inside, then Landlock and seccomp. Read-only and confirmed probes get the
 //! same jail: a confirmed change reaches the cluster only through the proxy, with its grant.
+//! The operator's environment stays outside but for the terminal and locale (`super::env`).
 //!
 //! IO edge. Must not import `cli`, `tui`, `nav` or `evidence`.
 
@@ -41,6 +42,7 @@ pub fn jail_probe(
     kube: Option<KubeDoor>,
     hide: Vec<PathBuf>,
 ) -> Result<Jailed, JailError> {
+    super::env::scrub(cmd, &policy.pass_env);
     let home = super::scratch_home(scratch);
     std::fs::create_dir_all(&home)
         .map_err(|e| JailError::Prepare(format!("cannot create {}: {e}", home.display())))?;
