@@ -2,7 +2,9 @@
 //! probe cannot rewrite the discovery cache, cannot read another probe's kubeconfig (its
 //! grant), and hidden code (`BASH_ENV` set by `printf -v`, `read`, a nameref, `set -k`)
 //! cannot send a DELETE by any road: kubectl gets the proxy's 403, `/dev/tcp`, curl and
-//! python cannot connect to the simulator's real port. The simulator counts no write.
+//! python cannot connect to the simulator's real port. `kubectl get --raw` reads through the
+//! probe's own door (it drops the token in the URL's path); raw writes and another token's
+//! prefix are refused there. The simulator counts no write.
 
 use std::time::Duration;
 
@@ -193,5 +195,47 @@ async fn hidden_code_cannot_send_a_delete_by_any_road() {
         sim.handle.writes(),
         writes,
         "no write reached the simulator"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_reads_pass_the_probes_own_door_and_raw_writes_and_other_tokens_do_not() {
+    if !jail_or_skip("raw_reads_pass_the_probes_own_door") {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("raw_reads_pass_the_probes_own_door") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let sh = ShellExecutor::default();
+    // `--raw` drops the server URL's path (the token): the door itself says whose it is.
+    let code = format!(
+        "kubectl get --raw /api/v1/namespaces/maestro/pods | grep -c {POD}\n\
+         kubectl delete --raw /api/v1/namespaces/maestro/pods/{POD} 2>&1 | head -c 300; echo\n\
+         echo '{{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{{\"name\":\"x\"}}}}' | kubectl create --raw /api/v1/namespaces -f - 2>&1 | head -c 300; echo\n\
+         port=$(grep -o '127.0.0.1:[0-9]*' \"$KUBECONFIG\" | head -1)\n\
+         curl -s --noproxy '*' -o /dev/null -w 'other-token=%{{http_code}}\\n' http://$port/p/{}/api/v1/namespaces\n\
+         curl -s --noproxy '*' -o /dev/null -w 'own-door=%{{http_code}}\\n' http://$port/api/v1/namespaces\n",
+        "ab".repeat(32)
+    );
+    let (r, out) = run(
+        &sh,
+        request(&code, "V", "v", "mc-eastus-1", Some(&sim.kubeconfig)),
+    )
+    .await;
+    assert!(r.status.is_ok(), "{out}");
+    assert!(out.starts_with("1\n"), "the raw read came back: {out}");
+    for refused in [
+        format!("refused DELETE /api/v1/namespaces/maestro/pods/{POD}"),
+        "refused POST /api/v1/namespaces".to_string(),
+    ] {
+        assert!(out.contains(&refused), "the proxy {refused}: {out}");
+    }
+    assert!(out.contains("other-token=401"), "{out}");
+    assert!(out.contains("own-door=200"), "{out}");
+    assert_eq!(
+        sim.handle.writes(),
+        0,
+        "no write reached the cluster: {out}"
     );
 }

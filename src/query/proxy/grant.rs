@@ -79,7 +79,9 @@ pub struct Grant {
     pub(super) pass: Arc<Pass>,
     pub(super) passes: Passes,
     pub(super) port: u16,
+    /// This grant's own unix socket (in the proxy's 0700 folder), served by `door`.
     pub(super) socket: std::path::PathBuf,
+    pub(super) door: Option<tokio::task::JoinHandle<()>>,
     pub(super) namespace: String,
 }
 
@@ -89,7 +91,8 @@ impl Grant {
         self.port
     }
 
-    /// The proxy's unix socket (the jail's door to it).
+    /// This grant's own unix socket (the jail's door to the proxy): every connection there
+    /// is served as this grant's.
     pub fn socket(&self) -> &Path {
         &self.socket
     }
@@ -155,6 +158,10 @@ impl Drop for Grant {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&self.token);
+        if let Some(d) = self.door.take() {
+            d.abort();
+        }
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 

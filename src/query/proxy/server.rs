@@ -1,9 +1,12 @@
 //! The server of the read-only proxy: listens on `127.0.0.1:0` (the native backend, probes
 //! that run without the jail) and on a unix socket in a folder only its owner may open (the
 //! door jailed probes reach it through, see `query::jail`), takes a probe's
-//! token (the path prefix of its server URL) to find the run it serves, asks [`super::policy::decide`] about every request,
-//! records the decision, and either answers with the `Status` 403 or forwards
-//! ([`super::forward`]). One server per session; each probe gets its own [`Grant`].
+//! token (the path prefix of its server URL) to find the run it serves, asks
+//! [`super::policy::decide`] about every request, records the decision, and either answers
+//! with the `Status` 403 or forwards ([`super::forward`]). One server per session; each probe
+//! gets its own [`Grant`], and with it a unix socket of its own: a connection there is that
+//! probe's whatever its path says, so `kubectl get --raw /api/…` (which drops the server
+//! URL's path, and with it the token) is served in the jail too.
 //!
 //! IO edge (sockets). Must not import `cli`, `tui`, `nav` or `evidence`.
 
@@ -54,7 +57,13 @@ impl Proxy {
         let passes: Passes = Arc::new(Mutex::new(HashMap::new()));
         let decided = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let (socket, unix) = unix_listener()?;
-        let task = tokio::spawn(accept(listener, unix, passes.clone(), decided.clone()));
+        let task = tokio::spawn(accept(
+            Some(listener),
+            unix,
+            passes.clone(),
+            decided.clone(),
+            None,
+        ));
         Ok(Proxy {
             port,
             socket,
@@ -115,12 +124,23 @@ impl Proxy {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(token.clone(), pass.clone());
+        let dir = self.socket.parent().unwrap_or(Path::new("/"));
+        let socket = dir.join(format!("p-{}.sock", &token[..16]));
+        let own = tokio::net::UnixListener::bind(&socket).map_err(GrantError::Listen)?;
+        let door = tokio::spawn(accept(
+            None,
+            own,
+            self.passes.clone(),
+            self.decided.clone(),
+            Some(Arc::from(token.as_str())),
+        ));
         Ok(Grant {
             token,
             pass,
             passes: self.passes.clone(),
             port: self.port,
-            socket: self.socket.clone(),
+            socket,
+            door: Some(door),
             namespace,
         })
     }
@@ -159,16 +179,23 @@ fn unix_listener() -> Result<(PathBuf, tokio::net::UnixListener), GrantError> {
     Ok((socket, l))
 }
 
+/// Accepts on the session's TCP port and unix socket (`bound` none), or on one grant's own
+/// unix socket (`bound` its token).
 async fn accept(
-    listener: tokio::net::TcpListener,
+    listener: Option<tokio::net::TcpListener>,
     unix: tokio::net::UnixListener,
     passes: Passes,
     decided: Arc<std::sync::atomic::AtomicU64>,
+    bound: Option<Arc<str>>,
 ) {
     loop {
         let served = tokio::select! {
-            s = listener.accept() => s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided)),
-            s = unix.accept() => s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided)),
+            s = tcp_accept(listener.as_ref()) => {
+                s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided, bound.clone()))
+            }
+            s = unix.accept() => {
+                s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided, bound.clone()))
+            }
         };
         if served.is_err() {
             // Out of descriptors or similar: back off instead of spinning.
@@ -177,9 +204,23 @@ async fn accept(
     }
 }
 
+/// The next TCP connection, or never when there is no TCP listener.
+async fn tcp_accept(
+    l: Option<&tokio::net::TcpListener>,
+) -> std::io::Result<(tokio::net::TcpStream, std::net::SocketAddr)> {
+    match l {
+        Some(l) => l.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Serves one connection (TCP or unix) on its own task.
-fn serve<S>(io: TokioIo<S>, passes: &Passes, decided: &Arc<std::sync::atomic::AtomicU64>)
-where
+fn serve<S>(
+    io: TokioIo<S>,
+    passes: &Passes,
+    decided: &Arc<std::sync::atomic::AtomicU64>,
+    bound: Option<Arc<str>>,
+) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let passes = passes.clone();
@@ -188,7 +229,8 @@ where
         let svc = hyper::service::service_fn(move |req| {
             let passes = passes.clone();
             let decided = decided.clone();
-            async move { Ok::<_, Infallible>(handle(&passes, &decided, req).await) }
+            let bound = bound.clone();
+            async move { Ok::<_, Infallible>(handle(&passes, &decided, bound.as_deref(), req).await) }
         });
         let _ = hyper::server::conn::http1::Builder::new()
             .serve_connection(io, svc)
@@ -199,13 +241,20 @@ where
 
 /// The pass named by the token in the request's path (`/p/TOKEN/api/…`; kubectl sends no
 /// bearer token over plain HTTP, so the token is the server URL's path prefix) and the API
-/// path after it.
-fn pass_of(passes: &Passes, path: &str) -> Option<(Arc<Pass>, String)> {
-    let rest = path.strip_prefix("/p/")?;
-    let (token, api) = match rest.split_once('/') {
-        Some((t, a)) => (t, format!("/{a}")),
-        None => (rest, "/".to_string()),
+/// path after it. On a grant's own socket (`bound`) the pass is that grant's: a path without
+/// the prefix is its API path, and another token's prefix is refused.
+fn pass_of(passes: &Passes, bound: Option<&str>, path: &str) -> Option<(Arc<Pass>, String)> {
+    let (token, api) = match (path.strip_prefix("/p/"), bound) {
+        (Some(rest), _) => match rest.split_once('/') {
+            Some((t, a)) => (t, format!("/{a}")),
+            None => (rest, "/".to_string()),
+        },
+        (None, Some(b)) => (b, path.to_string()),
+        (None, None) => return None,
     };
+    if bound.is_some_and(|b| b != token) {
+        return None;
+    }
     let pass = passes
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -217,9 +266,10 @@ fn pass_of(passes: &Passes, path: &str) -> Option<(Arc<Pass>, String)> {
 async fn handle(
     passes: &Passes,
     decided: &std::sync::atomic::AtomicU64,
+    bound: Option<&str>,
     req: Request<Incoming>,
 ) -> Response<Body> {
-    let Some((pass, path)) = pass_of(passes, req.uri().path()) else {
+    let Some((pass, path)) = pass_of(passes, bound, req.uri().path()) else {
         return failure(
             StatusCode::UNAUTHORIZED,
             "Unauthorized",
