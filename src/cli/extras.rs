@@ -22,7 +22,8 @@ impl CompletionsArgs {
         let mut cmd = super::Cli::command();
         let mut buf = Vec::new();
         clap_complete::generate(self.shell, &mut cmd, "tsgnav", &mut buf);
-        std::io::stdout().lock().write_all(&buf)?;
+        let text = super::complete::script(self.shell, &String::from_utf8_lossy(&buf));
+        std::io::stdout().lock().write_all(text.as_bytes())?;
         Ok(ExitCode::SUCCESS)
     }
 }

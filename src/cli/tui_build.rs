@@ -67,6 +67,10 @@ impl TuiArgs {
             crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
                 .map_err(|e| anyhow::anyhow!(e))?;
         }
+        app.session.namespace = self.namespace.clone();
+        app.session.kubeconfig = (live.as_ref())
+            .and_then(|l| l.kubeconfig.as_ref())
+            .map(|k| k.display().to_string());
         if self.write {
             match live.as_ref().and_then(|l| l.context.clone()) {
                 Some(ctx) => {
@@ -114,6 +118,22 @@ impl TuiArgs {
                 source: VarSource::Flag,
             };
             apply(app, cmd);
+        }
+        // `-n NAME` is also the guides' `NAMESPACE`, as `:ns NAME` sets it (`--var` wins).
+        if let Some(ns) = self.namespace.as_ref().filter(|_| {
+            !self.vars.iter().any(|v| {
+                v.split_once('=')
+                    .is_some_and(|(k, _)| k.trim() == "NAMESPACE")
+            })
+        }) {
+            apply(
+                app,
+                Cmd::SetVar {
+                    name: "NAMESPACE".into(),
+                    value: ns.clone(),
+                    source: VarSource::Flag,
+                },
+            );
         }
         let alert = self.alert_context()?;
         // The payload's `cluster` label names the kube context when nothing else does.
@@ -211,13 +231,16 @@ impl TuiArgs {
 
     /// The live-query settings from `[query]`, `[sandbox]` and `[runbooks]`; `None` when the
     /// config turns live queries off. The context: `--context`, else the config's, else the
-    /// alert's `cluster` label.
+    /// alert's `cluster` label. The kubeconfig: `--kubeconfig`, else the config's. The
+    /// namespace: `-n`.
     fn live_settings(
         &self,
         config: &tui::config::Config,
         cluster_hint: Option<String>,
     ) -> Option<LiveSettings> {
         let q = &config.query;
+        let kubeconfig =
+            (self.kubeconfig.clone()).or_else(|| q.kubeconfig.as_deref().map(expand_home));
         (q.live != Some(false)).then(|| LiveSettings {
             backends: crate::query::setup::Settings {
                 prometheus_url: q.prometheus_url.clone(),
@@ -226,7 +249,7 @@ impl TuiArgs {
                 kusto_clusters: q.kusto_clusters.clone(),
                 kusto_token_cmd: q.kusto_token_cmd.clone(),
                 maestro_url: q.maestro_url.clone(),
-                kubeconfig: q.kubeconfig.as_deref().map(expand_home),
+                kubeconfig: kubeconfig.clone(),
                 contexts: None,
                 recorded: None,
                 replay: None,
@@ -249,7 +272,8 @@ impl TuiArgs {
                 .clone()
                 .or_else(|| q.context.clone())
                 .or(cluster_hint),
-            kubeconfig: q.kubeconfig.as_deref().map(expand_home),
+            kubeconfig,
+            namespace: self.namespace.clone(),
         })
     }
 }

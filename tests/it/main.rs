@@ -99,6 +99,7 @@ mod sim_kubectl;
 mod sim_maestro;
 mod sim_support;
 mod target_cli;
+mod target_namespace;
 mod target_tmux;
 mod tree_identity;
 mod tree_json;
