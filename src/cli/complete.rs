@@ -165,6 +165,15 @@ function __tsgnav_kube_contexts
     end
     $words[1] __complete-contexts $kc 2>/dev/null
 end
+# clap's conditions parse the line with argparse, which fails on a flag still waiting for its
+# value, so these two offer the contexts right after the flag whatever came before.
+function __tsgnav_after_context_flag
+    set -l words (commandline -opc)
+    contains -- "$words[-1]" --context --confirm-target
+    or string match -q -r -- '^--(context|confirm-target)=' (commandline -ct)
+end
+complete -c tsgnav -n __tsgnav_after_context_flag -l context -x -a '(__tsgnav_kube_contexts)'
+complete -c tsgnav -n __tsgnav_after_context_flag -l confirm-target -x -a '(__tsgnav_kube_contexts)'
 "#;
 
 #[cfg(test)]

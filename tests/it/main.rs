@@ -9,6 +9,7 @@ mod alertmanager_tmux;
 mod alertmanager_tui;
 mod bad_input;
 mod common;
+mod complete_contexts;
 mod corpus;
 mod demo_chart_tmux;
 mod demo_maestro_tmux;
