@@ -91,6 +91,7 @@ mod safety_corpus;
 mod safety_redteam;
 mod safety_target;
 mod screens_cli;
+mod screens_kube_tmux;
 mod screens_tmux;
 mod servers;
 mod sim_cli;
