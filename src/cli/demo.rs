@@ -99,6 +99,7 @@ impl DemoArgs {
             context: sim.clusters.first().cloned(),
             kubeconfig: Some(kubeconfig),
             namespace: None,
+            kubeconfig_named: false,
         });
         // The simulation's own kubeconfig, not the config file's, and its default namespaces.
         built.app.session.kubeconfig = None;

@@ -272,6 +272,7 @@ impl TuiArgs {
                 .clone()
                 .or_else(|| q.context.clone())
                 .or(cluster_hint),
+            kubeconfig_named: kubeconfig.is_some(),
             kubeconfig,
             namespace: self.namespace.clone(),
         })

@@ -153,8 +153,10 @@ impl Probes {
             command,
             // The kubeconfig too: the same context name can be in two files.
             target: match &req.target.kubeconfig {
-                Some(k) => format!("{}, kubeconfig {}", req.target.describe(), k.display()),
-                None => req.target.describe(),
+                Some(k) if self.settings.kubeconfig_named => {
+                    format!("{}, kubeconfig {}", req.target.describe(), k.display())
+                }
+                _ => req.target.describe(),
             },
             confirm_name: target_name(&req.target).map(str::to_string),
             dry_run: match &dry {

@@ -27,6 +27,9 @@ pub struct LiveSettings {
     pub kubeconfig: Option<PathBuf>,
     /// The session's namespace (`-n`): where kube commands that name none run.
     pub namespace: Option<String>,
+    /// The operator named the kubeconfig (`--kubeconfig`, the config file), so the
+    /// confirmation screen names it too (the demo's own is not named).
+    pub kubeconfig_named: bool,
 }
 
 /// Submitted request id → the probe it answers.
