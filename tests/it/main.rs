@@ -90,6 +90,7 @@ mod runbooks_transcripts;
 mod safety_corpus;
 mod safety_redteam;
 mod safety_target;
+mod screens_audit_tmux;
 mod screens_cli;
 mod screens_kube_tmux;
 mod screens_tmux;
