@@ -55,9 +55,9 @@ The folder evidence sessions are recorded in, instead of the platform state fold
 The folder parsed guides are cached in, instead of \fI<cache dir>/tsgnav/guides\fR.
 .TP
 \fBKUBECONFIG\fR
-The kubeconfig kubectl, oc and the Kubernetes backend use for probes, unless \fB\-\-kubeconfig\fR
-is given or \fBkubeconfig\fR is set under [query] in the config file (then
-\fI~/.kube/config\fR). A list (\fIa:b\fR) is merged as kubectl merges it. tsgnav hands each
+The kubeconfig kubectl, oc and the Kubernetes backend use for probes when \fB\-\-kubeconfig\fR
+is not given and \fBkubeconfig\fR is not set under [query] in the config file (without any of
+them, \fI~/.kube/config\fR). A list (\fIa:b\fR) is merged as kubectl merges it. tsgnav hands each
 probe a kubeconfig of its own that points at its loopback proxy, with the session's context and
 namespace (\fB\-n\fR). The completion scripts read the contexts of the same kubeconfig.
 .TP
@@ -194,6 +194,11 @@ pub fn check(file: &Path) -> Vec<String> {
                 line(k, "kubeconfig"),
                 path.display()
             ));
+        }
+    }
+    if let Some(ns) = q.namespace.as_deref() {
+        if let Err(e) = super::target::check_namespace_as(ns, "namespace =") {
+            problems.push(format!("{shown}:{}: {e}", line(ns, "namespace")));
         }
     }
     for pattern in &cfg.redact {

@@ -36,6 +36,12 @@ impl Flags<'_> {
 /// A namespace name as Kubernetes takes it (RFC 1123 label): lower-case letters, digits and
 /// `-`, at most 63, starting and ending with a letter or digit.
 pub fn check_namespace(ns: &str) -> anyhow::Result<()> {
+    check_namespace_as(ns, crate::tsg::invocation::table::KUBE_NS_LONG)
+}
+
+/// [`check_namespace`], the message naming the value as `what` (`--namespace`, or the config
+/// file's `namespace =`).
+pub fn check_namespace_as(ns: &str, what: &str) -> anyhow::Result<()> {
     let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
     let edge = |c: Option<char>| c.is_some_and(|c| c != '-');
     if !ns.is_empty()
@@ -56,9 +62,9 @@ pub fn check_namespace(ns: &str) -> anyhow::Result<()> {
         "it starts or ends with `-`".to_string()
     };
     bail!(
-        "--namespace {ns:?}: not a namespace name ({why}); a namespace is lower-case letters, \
+        "{what} {ns:?}: not a namespace name ({why}); a namespace is lower-case letters, \
          digits and `-`, at most 63, starting and ending with a letter or digit, e.g. \
-         --namespace kube-system"
+         {what} kube-system"
     )
 }
 

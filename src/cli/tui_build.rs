@@ -67,7 +67,11 @@ impl TuiArgs {
             crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
                 .map_err(|e| anyhow::anyhow!(e))?;
         }
-        app.session.namespace = self.namespace.clone();
+        if let Some(ns) = config.query.namespace.as_deref() {
+            super::target::check_namespace_as(ns, "namespace =")
+                .map_err(|e| anyhow::anyhow!("the config file's [query] {e}"))?;
+        }
+        app.session.namespace = live.as_ref().and_then(|l| l.namespace.clone());
         app.session.kubeconfig = (live.as_ref())
             .and_then(|l| l.kubeconfig.as_ref())
             .map(|k| k.display().to_string());
@@ -119,19 +123,27 @@ impl TuiArgs {
             };
             apply(app, cmd);
         }
-        // `-n NAME` is also the guides' `NAMESPACE`, as `:ns NAME` sets it (`--var` wins).
-        if let Some(ns) = self.namespace.as_ref().filter(|_| {
-            !self.vars.iter().any(|v| {
-                v.split_once('=')
-                    .is_some_and(|(k, _)| k.trim() == "NAMESPACE")
-            })
-        }) {
+        // `-n NAME` (else the config's `namespace`) is also the guides' `NAMESPACE`, as
+        // `:ns NAME` sets it; `--var` and the config's [vars] win.
+        let ns = match (&self.namespace, &config.query.namespace) {
+            (Some(n), _) => Some((n.clone(), VarSource::Flag)),
+            (None, Some(n)) if !config.vars.contains_key("NAMESPACE") => {
+                Some((n.clone(), VarSource::Config))
+            }
+            _ => None,
+        };
+        let flagged = |v: &String| {
+            v.split_once('=')
+                .is_some_and(|(k, _)| k.trim() == "NAMESPACE")
+        };
+        if let Some((value, source)) = ns.filter(|_| !self.vars.iter().any(flagged)) {
+            let name = "NAMESPACE".into();
             apply(
                 app,
                 Cmd::SetVar {
-                    name: "NAMESPACE".into(),
-                    value: ns.clone(),
-                    source: VarSource::Flag,
+                    name,
+                    value,
+                    source,
                 },
             );
         }
@@ -274,7 +286,7 @@ impl TuiArgs {
                 .or(cluster_hint),
             kubeconfig_named: kubeconfig.is_some(),
             kubeconfig,
-            namespace: self.namespace.clone(),
+            namespace: self.namespace.clone().or_else(|| q.namespace.clone()),
         })
     }
 }

@@ -185,3 +185,48 @@ fn tab_completes_context_names_from_the_kubeconfig_in_bash() {
     );
     t.keys(&["C-u"]);
 }
+
+#[test]
+fn the_config_files_namespace_is_shown_and_a_flag_wins_over_it() {
+    let Some(t) = Tmux::start_sized("cfgns", 80, 24) else {
+        return;
+    };
+    let kc = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: mc-eastus-1\n  context: {cluster: c, user: u}\n";
+    std::fs::write(t.dir.join("east.yaml"), kc).expect("kubeconfig");
+    let config = format!(
+        "[query]\nkubeconfig = \"{}/east.yaml\"\ncontext = \"mc-eastus-1\"\nnamespace = \"maestro\"\n",
+        t.dir.display()
+    );
+    std::fs::write(t.dir.join("config.toml"), config).expect("config");
+    let guide = t.dir.join("lab.md");
+    std::fs::write(&guide, GUIDE).expect("guide");
+    let open = |extra: &str| {
+        t.send_line(&format!(
+            "{} --no-evidence {extra} '{}' --node look-here",
+            bin(),
+            guide.display()
+        ));
+    };
+    open("");
+    t.wait_for("the config's namespace in the status line", |s| {
+        s.contains(" READ-ONLY mc-eastus-1 · ns maestro · kubeconfig east.yaml ")
+    });
+    t.quit_unexported();
+    open("-n kube-system");
+    t.wait_for("the flag's namespace in the status line", |s| {
+        s.contains(" READ-ONLY mc-eastus-1 · ns kube-system · kubeconfig east.yaml ")
+    });
+    t.quit_unexported();
+    // A bad one in the file is refused at start, as `config check` names it.
+    std::fs::write(
+        t.dir.join("config.toml"),
+        "[query]\nnamespace = \"Lab_NS\"\n",
+    )
+    .expect("config");
+    t.send_line(&format!("clear; {} --no-evidence; echo C=$?", bin()));
+    let s = t.wait_for("the refusal", |s| s.lines().any(|l| l.starts_with("C=")));
+    assert!(
+        s.contains("[query] namespace = \"Lab_NS\": not a namespace name") && s.contains("C=2"),
+        "{s}"
+    );
+}

@@ -146,3 +146,29 @@ fn run_with_n_reaches_the_native_backend_and_the_proxied_shell() {
     drop(sim);
     drop(rt);
 }
+
+#[test]
+fn config_check_names_a_namespace_that_is_no_namespace_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        "[query]\ncontext = \"mc-1\"\nnamespace = \"ocm_prod\"\n",
+    )
+    .expect("config");
+    let o = tsgnav(&["config", "check", &cfg.display().to_string()], dir.path());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("config.toml:3: namespace = \"ocm_prod\": not a namespace name ('_' is not allowed in it)"),
+        "{out}"
+    );
+    std::fs::write(&cfg, "[query]\nnamespace = \"ocm-prod\"\n").expect("config");
+    let o = tsgnav(&["config", "check", &cfg.display().to_string()], dir.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
