@@ -132,7 +132,11 @@ _tsgnav_kube_contexts() {
     local IFS=$'\n'
     COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete-contexts "${kc[@]}" 2>/dev/null)" -- "$cur"))
 }
-complete -F _tsgnav_kube_contexts -o bashdefault -o default tsgnav
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _tsgnav_kube_contexts -o nosort -o bashdefault -o default tsgnav
+else
+    complete -F _tsgnav_kube_contexts -o bashdefault -o default tsgnav
+fi
 "#;
 
 const ZSH: &str = r#"# tsgnav: --context (and run's --confirm-target) complete the kubeconfig's contexts; a
