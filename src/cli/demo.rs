@@ -98,7 +98,12 @@ impl DemoArgs {
             },
             context: sim.clusters.first().cloned(),
             kubeconfig: Some(kubeconfig),
+            namespace: None,
+            kubeconfig_named: false,
         });
+        // The simulation's own kubeconfig, not the config file's, and its default namespaces.
+        built.app.session.kubeconfig = None;
+        built.app.session.namespace = None;
         built.app.session.live = Live::Available;
         built.app.session.data_label = Some("DEMO DATA (simulated)".into());
         let recorder = (!self.no_evidence).then(|| {

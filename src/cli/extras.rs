@@ -22,7 +22,8 @@ impl CompletionsArgs {
         let mut cmd = super::Cli::command();
         let mut buf = Vec::new();
         clap_complete::generate(self.shell, &mut cmd, "tsgnav", &mut buf);
-        std::io::stdout().lock().write_all(&buf)?;
+        let text = super::complete::script(self.shell, &String::from_utf8_lossy(&buf));
+        std::io::stdout().lock().write_all(text.as_bytes())?;
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -54,9 +55,15 @@ The folder evidence sessions are recorded in, instead of the platform state fold
 The folder parsed guides are cached in, instead of \fI<cache dir>/tsgnav/guides\fR.
 .TP
 \fBKUBECONFIG\fR
-The kubeconfig kubectl, oc and the Kubernetes backend use for probes, unless \fBkubeconfig\fR
-is set under [query] in the config file. In read-only runs tsgnav hands probes a kubeconfig of
-its own that points at its loopback proxy.
+The kubeconfig kubectl, oc and the Kubernetes backend use for probes when \fB\-\-kubeconfig\fR
+is not given and \fBkubeconfig\fR is not set under [query] in the config file (without any of
+them, \fI~/.kube/config\fR). A list (\fIa:b\fR) is merged as kubectl merges it. tsgnav hands each
+probe a kubeconfig of its own that points at its loopback proxy, with the session's context and
+namespace (\fB\-n\fR). The completion scripts read the contexts of the same kubeconfig.
+.TP
+\fBTSGNAV_JAIL\fR
+\fBoff\fR (or \fB0\fR, \fBfalse\fR) runs shell probes without the jail: the session then says
+\fBnot isolated\fR everywhere and asks before each shell probe.
 .TP
 \fBNO_COLOR\fR
 When set to a non-empty value, the navigator draws without colour (emphasis stays).
@@ -73,6 +80,10 @@ values, the query backends, extra redaction patterns.
 Key and colour overrides, read from beside the config file. A bad keymap row is reported
 with its file:line when the navigator starts and left out (the bundled keys stay for it);
 \fBtsgnav config check\fR lists every bad row.
+.TP
+\fI~/.kube/config\fR
+The kubeconfig when neither \fB\-\-kubeconfig\fR, the config file's \fBkubeconfig\fR nor
+\fBKUBECONFIG\fR names one. tsgnav reads it and never writes it.
 .TP
 \fI<state dir>/tsgnav/sessions/\fR (Linux: \fI~/.local/state/tsgnav/sessions/\fR)
 One folder per evidence session: \fIjournal.jsonl\fR (append-only, hash-chained) and
@@ -92,8 +103,10 @@ file (\fBconfig check\fR), or a journal that does not verify (\fBsessions verify
 .TP
 \fB2\fR
 A usage error (a mistyped subcommand is named with the one it resembles), a guide, folder or
-file that does not exist or could not be read (reported before the navigator takes the
-terminal).
+file that does not exist or could not be read, a \fB\-\-kubeconfig\fR that does not exist or
+does not read, a \fB\-\-context\fR the kubeconfig does not have, a \fB\-n\fR that is no namespace
+name (all reported before the navigator takes the terminal); the navigator also exits 2 after
+the session when some guide could not be loaded.
 .TP
 \fB3\fR
 \fBrun\fR refused a probe (it needs a confirmation, names its own target, or runs in a node
@@ -181,6 +194,11 @@ pub fn check(file: &Path) -> Vec<String> {
                 line(k, "kubeconfig"),
                 path.display()
             ));
+        }
+    }
+    if let Some(ns) = q.namespace.as_deref() {
+        if let Err(e) = super::target::check_namespace_as(ns, "namespace =") {
+            problems.push(format!("{shown}:{}: {e}", line(ns, "namespace")));
         }
     }
     for pattern in &cfg.redact {

@@ -3,6 +3,7 @@
 
 mod alerts;
 mod alerts_firing;
+mod complete;
 mod demo;
 mod embedded;
 mod extras;
@@ -11,6 +12,7 @@ mod replay;
 mod run;
 mod sessions;
 mod sim;
+mod target;
 mod tree;
 mod tui;
 mod tui_build;
@@ -57,7 +59,8 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// The navigator on a simulated incident (SWIFT or Maestro): no cluster or account needed.
     Demo(demo::DemoArgs),
-    /// Print shell completions: `tsgnav completions bash > /etc/bash_completion.d/tsgnav`.
+    /// Print shell completions (`--context` completes the kubeconfig's contexts):
+    /// `tsgnav completions bash > /etc/bash_completion.d/tsgnav`.
     Completions(extras::CompletionsArgs),
     /// Print the man page (roff): `tsgnav man > tsgnav.1`.
     Man,
@@ -66,6 +69,9 @@ pub enum Command {
     /// Run a node's probes (FILE#node-slug) and print each result: read-only ones, and mutating
     /// ones only with --write --confirm-target CONTEXT; --json for scripts.
     Run(Box<run::RunArgs>),
+    /// The kube contexts of the kubeconfig, one a line (for the completion scripts).
+    #[command(name = complete::SUBCOMMAND, hide = true)]
+    CompleteContexts(complete::ContextsArgs),
 }
 
 impl Cli {
@@ -81,6 +87,7 @@ impl Cli {
             Some(Command::Completions(a)) => a.run(),
             Some(Command::Man) => extras::man(),
             Some(Command::Config(a)) => a.run(),
+            Some(Command::CompleteContexts(a)) => a.run(),
             None => self.tui.run(),
         }
     }

@@ -1,4 +1,5 @@
-//! `tsgnav run FILE#NODE [--var K=V]... [--json] [--write --confirm-target CONTEXT]`: runs a
+//! `tsgnav run FILE#NODE [--var K=V]... [--context NAME] [-n NAMESPACE] [--kubeconfig FILE]
+//! [--json] [--write --confirm-target CONTEXT]`: runs a
 //! node's probes without the TUI and prints each result. Read-only by default; with both write
 //! flags, probes that change something run too, each with a confirmation bound to its exact
 //! inputs (see `write`), after their prior state is captured, and the open mitigations are
@@ -77,6 +78,10 @@ pub struct RunArgs {
     /// Kube context for kubectl in shell probes.
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// The namespace kubectl, oc and helm probes run in when they name none (as kubectl's
+    /// `-n`); also the `NAMESPACE` variable unless --var sets it.
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub namespace: Option<String>,
     /// Fan `kubectl get|describe` probes out across every kubeconfig context matching GLOB
     /// (`'mc-*'`), 32 at a time, into one table with a CONTEXT column: the blast radius across
     /// management clusters.
@@ -109,10 +114,12 @@ pub struct RunArgs {
 
 impl RunArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        if let Some(ctx) = &self.context {
-            crate::query::kube::fanout::check_context(self.kubeconfig.clone(), ctx)
-                .map_err(|e| anyhow!(e))?;
+        super::target::Flags {
+            context: self.context.as_deref(),
+            namespace: self.namespace.as_deref(),
+            kubeconfig: self.kubeconfig.as_deref(),
         }
+        .check()?;
         let (file, slug) = self
             .node
             .split_once('#')
@@ -155,6 +162,14 @@ impl RunArgs {
             }
             vars.set(&k, &val, Source::Flag);
             flags.push((k, val));
+        }
+        if let Some(ns) = self
+            .namespace
+            .as_ref()
+            .filter(|_| vars.get("NAMESPACE").is_none())
+        {
+            vars.set("NAMESPACE", ns, Source::Flag);
+            flags.push(("NAMESPACE".into(), ns.clone()));
         }
         for (k, val) in config_vars()? {
             vars.set(&k, &val, Source::Config);
@@ -361,6 +376,12 @@ impl RunArgs {
                 }
             };
             req.target.kubeconfig = self.kubeconfig.clone();
+            if p.lang == Lang::Shell {
+                req.target.default_namespace = self.namespace.clone();
+                if req.target.namespace.is_none() {
+                    req.target.namespace = self.namespace.clone();
+                }
+            }
             if req.target.kube_context.is_none() {
                 // As kubectl: no --context means the kubeconfig's current context.
                 req.target.kube_context = self.context.clone().or_else(|| {

@@ -1,5 +1,5 @@
 //! The default command: `tsgnav [PATH...] [--alert NAME] [--alert-payload FILE|-] [--node FILE#ID]
-//! [--var NAME=value] [--context NAME] [--write]` opens the navigator: `tui_build` builds the
+//! [--var NAME=value] [--context NAME] [-n NAMESPACE] [--kubeconfig FILE] [--write]` opens the navigator: `tui_build` builds the
 //! `tui::App` from the config, keymap, theme and alert payload, and this hands it to
 //! `tui::runtime`. When stdout is not a terminal and no navigator flag is given, prints the
 //! decision tree instead.
@@ -47,6 +47,14 @@ pub struct TuiArgs {
     /// file); write mode asks for this name to be typed back.
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// The namespace kubectl, oc and helm probes run in when they name none (as kubectl's
+    /// `-n`); also the `NAMESPACE` variable, as `:ns NAME` sets it. Shown beside the context.
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// The kubeconfig probes use (default: `kubeconfig` under [query] in the config file,
+    /// else $KUBECONFIG, else ~/.kube/config); it must exist.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
     /// Continue an evidence session (`latest`, an id or a prefix), after a crash too: its
     /// guide, the step it was on and its variables come back from the journal, and new
     /// records extend the same hash chain.
@@ -82,6 +90,15 @@ pub struct Built {
 }
 
 impl TuiArgs {
+    /// The target flags as given.
+    pub(super) fn target(&self) -> super::target::Flags<'_> {
+        super::target::Flags {
+            context: self.context.as_deref(),
+            namespace: self.namespace.as_deref(),
+            kubeconfig: self.kubeconfig.as_deref(),
+        }
+    }
+
     fn wants_tui(&self) -> bool {
         self.alert.is_some()
             || self.alert_payload.is_some()
@@ -133,12 +150,10 @@ impl TuiArgs {
             super::alerts_firing::refuse_unjailed_auto_run(&config, true)?;
         }
         check_paths(&self.paths)?;
+        // Before the terminal is taken (the config's kubeconfig is checked with the context
+        // when the navigator is built).
+        self.target().check()?;
         if !std::io::stdout().is_terminal() {
-            // Refused as in a terminal (where the config's kubeconfig is checked at start).
-            if let Some(ctx) = &self.context {
-                crate::query::kube::fanout::check_context(None, ctx)
-                    .map_err(|e| anyhow::anyhow!(e))?;
-            }
             if self.wants_tui() {
                 bail!("the navigator needs a terminal, and stdout is not one; run it in a terminal, or use `tsgnav tree` for a printout");
             }
@@ -248,6 +263,7 @@ fn check_paths(paths: &[PathBuf]) -> anyhow::Result<()> {
     let cmd = <super::Cli as clap::CommandFactory>::command();
     let near = cmd
         .get_subcommands()
+        .filter(|c| !c.is_hide_set())
         .map(|c| (distance(&word, c.get_name()), c.get_name().to_string()))
         .filter(|(d, n)| *d <= 2.max(n.len() / 4) && *d < n.len())
         .min();

@@ -67,6 +67,14 @@ impl TuiArgs {
             crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
                 .map_err(|e| anyhow::anyhow!(e))?;
         }
+        if let Some(ns) = config.query.namespace.as_deref() {
+            super::target::check_namespace_as(ns, "namespace =")
+                .map_err(|e| anyhow::anyhow!("the config file's [query] {e}"))?;
+        }
+        app.session.namespace = live.as_ref().and_then(|l| l.namespace.clone());
+        app.session.kubeconfig = (live.as_ref())
+            .and_then(|l| l.kubeconfig.as_ref())
+            .map(|k| k.display().to_string());
         if self.write {
             match live.as_ref().and_then(|l| l.context.clone()) {
                 Some(ctx) => {
@@ -114,6 +122,30 @@ impl TuiArgs {
                 source: VarSource::Flag,
             };
             apply(app, cmd);
+        }
+        // `-n NAME` (else the config's `namespace`) is also the guides' `NAMESPACE`, as
+        // `:ns NAME` sets it; `--var` and the config's [vars] win.
+        let ns = match (&self.namespace, &config.query.namespace) {
+            (Some(n), _) => Some((n.clone(), VarSource::Flag)),
+            (None, Some(n)) if !config.vars.contains_key("NAMESPACE") => {
+                Some((n.clone(), VarSource::Config))
+            }
+            _ => None,
+        };
+        let flagged = |v: &String| {
+            v.split_once('=')
+                .is_some_and(|(k, _)| k.trim() == "NAMESPACE")
+        };
+        if let Some((value, source)) = ns.filter(|_| !self.vars.iter().any(flagged)) {
+            let name = "NAMESPACE".into();
+            apply(
+                app,
+                Cmd::SetVar {
+                    name,
+                    value,
+                    source,
+                },
+            );
         }
         let alert = self.alert_context()?;
         // The payload's `cluster` label names the kube context when nothing else does.
@@ -211,13 +243,16 @@ impl TuiArgs {
 
     /// The live-query settings from `[query]`, `[sandbox]` and `[runbooks]`; `None` when the
     /// config turns live queries off. The context: `--context`, else the config's, else the
-    /// alert's `cluster` label.
+    /// alert's `cluster` label. The kubeconfig: `--kubeconfig`, else the config's. The
+    /// namespace: `-n`.
     fn live_settings(
         &self,
         config: &tui::config::Config,
         cluster_hint: Option<String>,
     ) -> Option<LiveSettings> {
         let q = &config.query;
+        let kubeconfig =
+            (self.kubeconfig.clone()).or_else(|| q.kubeconfig.as_deref().map(expand_home));
         (q.live != Some(false)).then(|| LiveSettings {
             backends: crate::query::setup::Settings {
                 prometheus_url: q.prometheus_url.clone(),
@@ -226,7 +261,7 @@ impl TuiArgs {
                 kusto_clusters: q.kusto_clusters.clone(),
                 kusto_token_cmd: q.kusto_token_cmd.clone(),
                 maestro_url: q.maestro_url.clone(),
-                kubeconfig: q.kubeconfig.as_deref().map(expand_home),
+                kubeconfig: kubeconfig.clone(),
                 contexts: None,
                 recorded: None,
                 replay: None,
@@ -250,7 +285,9 @@ impl TuiArgs {
                 .clone()
                 .or_else(|| q.context.clone())
                 .or(cluster_hint),
-            kubeconfig: q.kubeconfig.as_deref().map(expand_home),
+            kubeconfig_named: kubeconfig.is_some(),
+            kubeconfig,
+            namespace: self.namespace.clone().or_else(|| q.namespace.clone()),
         })
     }
 }

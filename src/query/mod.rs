@@ -120,6 +120,11 @@ pub struct Target {
     /// Default namespace (kube backend), from `-n` or the fence's `{namespace=…}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// The session's namespace (`-n` on the command line): where a kubectl, oc or helm
+    /// command that names none runs, written as the context's namespace into the probe's
+    /// kubeconfig (as `kubectl config set-context --namespace` would).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_namespace: Option<String>,
     /// Base URL of the server (prometheus, kusto, http).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,

@@ -122,6 +122,8 @@ pub struct QueryConfig {
     pub kubeconfig: Option<String>,
     /// Kube context for kubectl in shell probes.
     pub context: Option<String>,
+    /// The namespace of kube commands that name none (the navigator's `-n` wins).
+    pub namespace: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -207,6 +207,10 @@ pub struct Session {
     pub write: bool,
     /// The name typed to turn write mode on (the session's kube context), if it has one.
     pub write_target: Option<String>,
+    /// The session's namespace (`-n`) and kubeconfig (`--kubeconfig`, the config file's),
+    /// shown beside the context.
+    pub namespace: Option<String>,
+    pub kubeconfig: Option<String>,
     /// Mitigations that still have to be undone (from the evidence journal).
     pub open: Vec<OpenMitigation>,
     /// `:export` was asked while mitigations are open; asking again exports anyway.
@@ -235,6 +239,8 @@ impl Default for Session {
             evidence: Evidence::None,
             write: false,
             write_target: None,
+            namespace: None,
+            kubeconfig: None,
             open: Vec::new(),
             export_armed: false,
             quit_armed: false,

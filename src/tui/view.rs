@@ -44,8 +44,9 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     let mut out = vec![if app.session.write {
         Span::styled(
             format!(
-                " WRITE {} ",
-                app.session.write_target.clone().unwrap_or_default()
+                " WRITE {}{} ",
+                app.session.write_target.clone().unwrap_or_default(),
+                where_to(app, compact)
             ),
             t.get("badge.mutating"),
         )
@@ -56,7 +57,7 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
         let text = if ctx.is_empty() || compact {
             String::from(" READ-ONLY ")
         } else {
-            format!(" READ-ONLY {ctx} ")
+            format!(" READ-ONLY {ctx}{} ", where_to(app, false))
         };
         Span::styled(text, t.get("badge.read-only"))
     }];
@@ -103,6 +104,21 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
         out.push(widgets::firing::status(app));
     }
     out.push(Span::raw(" "));
+    out
+}
+
+/// The session's namespace and kubeconfig after its context: ` · ns NAME · kubeconfig FILE`
+/// (the file's name; `compact` keeps the namespace only).
+fn where_to(app: &App, compact: bool) -> String {
+    let mut out = String::new();
+    if let Some(ns) = &app.session.namespace {
+        out.push_str(&format!(" · ns {ns}"));
+    }
+    let file = (app.session.kubeconfig.as_deref())
+        .map(|k| k.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(k));
+    if let Some(f) = file.filter(|_| !compact) {
+        out.push_str(&format!(" · kubeconfig {f}"));
+    }
     out
 }
 

@@ -178,13 +178,28 @@ fn man_page_has_environment_files_and_exit_status() {
         "TSGNAV_STATE_DIR",
         "TSGNAV_CACHE_DIR",
         "KUBECONFIG",
+        "TSGNAV_JAIL",
         "NO_COLOR",
+        "TERM",
     ] {
         assert!(
             env.contains(&format!("\\fB{var}\\fR")),
             "ENVIRONMENT names {var}"
         );
     }
+    let files = &text[text.find(".SH FILES").expect("section")..];
+    assert!(
+        files.contains("\\fI~/.kube/config\\fR"),
+        "FILES names the kubeconfig"
+    );
+    // The navigator's target flags are in OPTIONS; the completion scripts' helper is not.
+    for flag in ["\\-n\\fR, \\fB\\-\\-namespace", "\\-\\-kubeconfig"] {
+        assert!(text.contains(flag), "OPTIONS has {flag}");
+    }
+    assert!(
+        !text.contains("__complete"),
+        "the hidden subcommand stays out"
+    );
     let exit = &text[text.find(".SH \"EXIT STATUS\"").expect("section")..];
     for code in ["\\fB0\\fR", "\\fB1\\fR", "\\fB2\\fR", "\\fB3\\fR"] {
         assert!(exit.contains(code), "EXIT STATUS explains {code}");

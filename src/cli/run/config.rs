@@ -11,16 +11,13 @@ pub fn config_vars() -> anyhow::Result<BTreeMap<String, String>> {
 }
 
 /// The config file (`TSGNAV_CONFIG`, else `<config dir>/tsgnav/config.toml`), or the defaults
-/// when there is none.
+/// when there is none (a `TSGNAV_CONFIG` that does not exist too, as for the navigator).
 pub fn config() -> anyhow::Result<crate::tui::config::Config> {
-    let (file, explicit) = match std::env::var_os("TSGNAV_CONFIG") {
-        Some(f) => (Some(PathBuf::from(f)), true),
-        None => (
-            dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
-            false,
-        ),
+    let file = match std::env::var_os("TSGNAV_CONFIG").filter(|f| !f.is_empty()) {
+        Some(f) => Some(PathBuf::from(f)),
+        None => dirs::config_dir().map(|d| d.join("tsgnav").join("config.toml")),
     };
-    let Some(file) = file.filter(|f| explicit || f.is_file()) else {
+    let Some(file) = file.filter(|f| f.exists()) else {
         return Ok(Default::default());
     };
     let text = std::fs::read_to_string(&file)

@@ -162,10 +162,14 @@ impl SessionProxy {
         };
         let context = req.target.kube_context.as_deref();
         let confirmed = req.confirmation.is_some();
-        let grant = match proxy.grant(&real, context, confirmed).await {
+        let mut grant = match proxy.grant(&real, context, confirmed).await {
             Ok(g) => g,
             Err(e) => return ProbeAccess::Direct { why: e.to_string() },
         };
+        if let Some(ns) = &req.target.default_namespace {
+            // The session's namespace, in place of the real context's default.
+            grant.namespace = ns.clone();
+        }
         if confirmed {
             grant.confine_to(req);
         }

@@ -151,7 +151,13 @@ impl Probes {
                 .and_then(|t| crate::tsg::clauses::split(t).lead_in),
             vars,
             command,
-            target: req.target.describe(),
+            // The kubeconfig too: the same context name can be in two files.
+            target: match &req.target.kubeconfig {
+                Some(k) if self.settings.kubeconfig_named => {
+                    format!("{}, kubeconfig {}", req.target.describe(), k.display())
+                }
+                _ => req.target.describe(),
+            },
             confirm_name: target_name(&req.target).map(str::to_string),
             dry_run: match &dry {
                 DryRun::Script(s) => DryRunView::Runnable(s.clone()),

@@ -18,12 +18,18 @@ use crate::tsg::{Library, ProbeRef};
 use crate::tui::action::{Action, ProbeOutput};
 use crate::tui::state::QueryMode;
 
-/// Where probes go: the backends' settings plus the kube context for shell probes.
+/// Where probes go: the backends' settings plus the kube context, namespace and kubeconfig
+/// for shell probes.
 #[derive(Debug, Clone, Default)]
 pub struct LiveSettings {
     pub backends: setup::Settings,
     pub context: Option<String>,
     pub kubeconfig: Option<PathBuf>,
+    /// The session's namespace (`-n`): where kube commands that name none run.
+    pub namespace: Option<String>,
+    /// The operator named the kubeconfig (`--kubeconfig`, the config file), so the
+    /// confirmation screen names it too (the demo's own is not named).
+    pub kubeconfig_named: bool,
 }
 
 /// Submitted request id → the probe it answers.
@@ -158,6 +164,12 @@ impl Probes {
         }
         if req.target.kube_context.is_none() {
             req.target.kube_context = self.settings.context.clone();
+        }
+        if p.lang == crate::tsg::Lang::Shell {
+            req.target.default_namespace = self.settings.namespace.clone();
+            if req.target.namespace.is_none() {
+                req.target.namespace = self.settings.namespace.clone();
+            }
         }
         Ok(req)
     }
