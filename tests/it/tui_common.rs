@@ -220,13 +220,27 @@ impl Tmux {
             .expect("display");
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
-    /// Waits (up to 60 s: the machine may be busy with other tests) until the screen satisfies `ok`; fails with the screen otherwise.
+    /// Waits (up to 60 s: the machine may be busy with other tests) until the screen satisfies
+    /// `ok`; fails with the screen otherwise. It returns the screen once `ok` holds on a
+    /// settled frame: a capture can land while the
+    /// navigator is half-way through writing a frame (on a loaded machine that half can
+    /// already match), so a match counts when the next capture, a moment later, is the same.
+    /// A screen that keeps changing (a spinner) is taken after a few matching captures.
     pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut moving = 0;
         loop {
             let s = self.capture();
             if ok(&s) {
-                return s;
+                std::thread::sleep(Duration::from_millis(40));
+                let again = self.capture();
+                if again == s || (ok(&again) && moving >= 5) {
+                    return again;
+                }
+                moving += usize::from(ok(&again));
+                if start.elapsed() < Duration::from_secs(60) {
+                    continue;
+                }
             }
             assert!(
                 start.elapsed() < Duration::from_secs(60),
