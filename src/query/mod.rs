@@ -43,7 +43,7 @@ pub use error::ProbeError;
 pub(crate) use gate::seal;
 pub use gate::{confirmed, target_name};
 pub use output::{Output, OutputLimits, OutputSink};
-pub use result::{ProbeResult, Series, Status, Table};
+pub use result::{ContextAnswer, ProbeResult, Series, Status, Table};
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -35,6 +35,7 @@ mod evidence_tamper;
 mod evidence_tasks_tmux;
 mod evidence_twin;
 mod extras;
+mod fanout_keeps;
 mod jail_confirmed;
 mod jail_degraded;
 mod jail_egress;
