@@ -16,7 +16,9 @@ use futures::stream::{self, StreamExt};
 
 use crate::query::kube::fanout::{matching_contexts, DEFAULT_CONCURRENCY};
 use crate::query::runner::Runner;
-use crate::query::{Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Table};
+use crate::query::{
+    Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status, Table,
+};
 use crate::tsg::invocation::{self, Role};
 use crate::tsg::shell;
 
@@ -58,7 +60,7 @@ pub async fn run(
 ) -> ProbeResult {
     let started = Utc::now();
     let fail = |req: ProbeRequest, e: ProbeError| {
-        ProbeResult::failed(req.id, Backend::Shell, req.target.describe(), req.code, e)
+        ProbeResult::failed(req.id, Backend::Shell, req.target.shown(), req.code, e)
     };
     if let Some(why) = refusal(&req.code) {
         let e = ProbeError::Refused {
@@ -145,7 +147,11 @@ pub async fn run(
             .iter()
             .map(|(c, r)| (c.as_str(), (!r.status.is_ok()).then(|| r.status.describe()))),
     );
-    if !failed.is_empty() {
+    let cancelled = |r: &ProbeResult| matches!(r.status, Status::Failed(ProbeError::Cancelled));
+    if answers.iter().any(|(_, r)| cancelled(r)) {
+        // Esc stops every context: the run was cancelled, not failed.
+        result.status = Status::Failed(ProbeError::Cancelled);
+    } else if !failed.is_empty() {
         result.status = crate::query::kube::fanout_status(&result.contexts);
     }
     result.output = out.finish();

@@ -202,11 +202,13 @@ fn the_export_popup_shows_folder_head_and_key_whole_with_copy_keys() {
     t.allow_clipboard();
     t.keys(&[":"]);
     t.send_line("export");
-    let s = t.wait_for("the popup", |s| s.contains("Evidence exported: paste"));
-    assert!(
-        s.contains("Folder") && s.contains("Chain head (record #") && s.contains("Key id"),
-        "{s}"
-    );
+    // Waits for the whole popup: a capture can land while the frame is half written.
+    t.wait_for("the popup", |s| {
+        s.contains("Evidence exported: paste")
+            && s.contains("Folder")
+            && s.contains("Chain head (record #")
+            && s.contains("Key id")
+    });
     t.keys(&["c"]);
     t.wait_for("the folder copied", |s| s.contains("Copied the folder"));
     let bundle = crate::tui_common::exported_bundle(&t.only_session());
