@@ -71,7 +71,8 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         target: None,
         runbook_url: alert.runbook_url.clone(),
     };
-    let mut fx = nav_cmd(app, Cmd::Alert(ctx));
+    let (aimed, mut fx) = crate::tui::target::alert(app, &alert.name, &alert.labels);
+    fx.extend(nav_cmd(app, Cmd::Alert(ctx)));
     let filled = app
         .nav
         .vars
@@ -119,8 +120,10 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
     };
     app.set_message(
         format!(
-            "Alert `{}` from {}: {filled} variables filled from its labels (v shows them){auto}.",
-            alert.name, alert.source
+            "Alert `{}` from {}: {filled} variables filled from its labels (v shows them){auto}.{}",
+            alert.name,
+            alert.source,
+            aimed.unwrap_or_default()
         ),
         false,
     );

@@ -205,8 +205,9 @@ pub struct Session {
     pub evidence: Evidence,
     /// Write mode: off (read-only) unless `--write` or the toggle turned it on.
     pub write: bool,
-    /// The name typed to turn write mode on (the session's kube context), if it has one.
-    pub write_target: Option<String>,
+    /// Where the session's kube context comes from (`App::context` resolves it); write mode
+    /// asks for that context to be typed back.
+    pub aim: super::target::Aim,
     /// Mitigations that still have to be undone (from the evidence journal).
     pub open: Vec<OpenMitigation>,
     /// `:export` was asked while mitigations are open; asking again exports anyway.
@@ -234,7 +235,7 @@ impl Default for Session {
             recording: false,
             evidence: Evidence::None,
             write: false,
-            write_target: None,
+            aim: Default::default(),
             open: Vec::new(),
             export_armed: false,
             quit_armed: false,

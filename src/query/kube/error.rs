@@ -12,8 +12,9 @@ use super::super::ProbeError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum KubeError {
     #[error(
-        "kube API at {server} returned {code} {reason} for {method} {path}{}",
-        detail(message)
+        "kube API at {server} returned {code} {reason} for {method} {path}{}{}",
+        detail(message),
+        login_hint(*code)
     )]
     Api {
         server: String,
@@ -62,6 +63,103 @@ pub enum KubeError {
     },
     #[error("{0}")]
     Usage(String),
+}
+
+/// What to do about a 401: the credentials were refused or have expired.
+fn login_hint(code: u16) -> &'static str {
+    if code == 401 {
+        "; the credentials of this context were refused or have expired: log in again \
+         (`az login`, then `kubelogin convert-kubeconfig -l azurecli` for an AKS kubeconfig; \
+         `oc login` for OpenShift) and run it again"
+    } else {
+        ""
+    }
+}
+
+impl KubeError {
+    /// The same error with the read-only proxy's URL (`proxy`) named as the real API server
+    /// (`real`) it forwards to, so the operator reads where the request really went.
+    pub fn naming_server(self, proxy: &str, real: &str) -> KubeError {
+        let fix = |s: String| match s.trim_end_matches('/') == proxy.trim_end_matches('/')
+            || s.starts_with(proxy)
+        {
+            true => real.trim_end_matches('/').to_string(),
+            false => s,
+        };
+        match self {
+            KubeError::Api {
+                server,
+                code,
+                reason,
+                method,
+                path,
+                message,
+            } => KubeError::Api {
+                server: fix(server),
+                code,
+                reason,
+                method,
+                path,
+                message,
+            },
+            KubeError::Refused {
+                server,
+                method,
+                path,
+            } => KubeError::Refused {
+                server: fix(server),
+                method,
+                path,
+            },
+            KubeError::Dropped {
+                server,
+                method,
+                path,
+                detail,
+            } => KubeError::Dropped {
+                server: fix(server),
+                method,
+                path,
+                detail,
+            },
+            KubeError::Timeout {
+                server,
+                method,
+                path,
+                after,
+            } => KubeError::Timeout {
+                server: fix(server),
+                method,
+                path,
+                after,
+            },
+            KubeError::BadResponse {
+                server,
+                method,
+                path,
+                detail,
+            } => KubeError::BadResponse {
+                server: fix(server),
+                method,
+                path,
+                detail,
+            },
+            KubeError::Connect { server, detail } => KubeError::Connect {
+                server: fix(server),
+                detail: detail.replace(proxy, real),
+            },
+            KubeError::UnknownResource {
+                server,
+                resource,
+                checked,
+            } => KubeError::UnknownResource {
+                server: fix(server),
+                resource,
+                checked,
+            },
+            other => other,
+        }
+    }
 }
 
 fn detail(message: &str) -> String {

@@ -92,7 +92,7 @@ impl KubeExecutor {
             return exec::execute(self, req, x, out, cancel).await;
         }
         let started = Utc::now();
-        let target = req.target.describe();
+        let target = req.target.shown();
         let cmds = match native_form(&req.code, &req.bindings) {
             Ok(c) => c,
             Err(Reject::MissingVar(name)) => {
@@ -257,7 +257,12 @@ impl KubeExecutor {
             .as_ref()
             .map_or(kubeconfig, |a| a.kubeconfig.as_path());
         let ctx = access.as_ref().map(|a| a.grant.context()).or(context);
-        run_kube_with(cmd, path, ctx, req.target.namespace.as_deref(), req.timeout).await
+        let ran = run_kube_with(cmd, path, ctx, req.target.namespace.as_deref(), req.timeout).await;
+        // An error names the real API server, not the proxy's loopback URL.
+        match &access {
+            Some(a) => ran.map_err(|e| e.naming_server(&a.grant.url(), a.grant.server())),
+            None => ran,
+        }
     }
 }
 
