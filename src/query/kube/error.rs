@@ -14,7 +14,7 @@ pub enum KubeError {
     #[error(
         "kube API at {server} returned {code} {reason} for {method} {path}{}{}",
         detail(message),
-        login_hint(*code)
+        super::super::error::relogin(*code)
     )]
     Api {
         server: String,
@@ -63,17 +63,6 @@ pub enum KubeError {
     },
     #[error("{0}")]
     Usage(String),
-}
-
-/// What to do about a 401: the credentials were refused or have expired.
-fn login_hint(code: u16) -> &'static str {
-    if code == 401 {
-        "; the credentials of this context were refused or have expired: log in again \
-         (`az login`, then `kubelogin convert-kubeconfig -l azurecli` for an AKS kubeconfig; \
-         `oc login` for OpenShift) and run it again"
-    } else {
-        ""
-    }
 }
 
 impl KubeError {
