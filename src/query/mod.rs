@@ -39,7 +39,7 @@ pub mod vars;
 
 pub use cancel::Cancel;
 pub use confirm::{issue, preview_command, ConfirmError};
-pub use error::ProbeError;
+pub use error::{relogin, ProbeError};
 pub(crate) use gate::seal;
 pub use gate::{confirmed, target_name};
 pub use output::{Output, OutputLimits, OutputSink};
