@@ -199,14 +199,7 @@ pub fn check(file: &Path) -> Vec<String> {
             ));
         }
     }
-    for (k, url) in cfg.query.kusto_clusters.iter() {
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            problems.push(format!(
-                "{shown}:{}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL; write https://CLUSTER.kusto.windows.net",
-                line(url, k)
-            ));
-        }
-    }
+    problems.extend(check_kusto_clusters(&cfg, &shown, &line));
     problems.extend(check_alerts(&cfg, &shown, &line));
     if let Some(v) = &cfg.runbooks.node_shell {
         let image = cfg.runbooks.node_shell_image.as_deref();
@@ -224,6 +217,24 @@ pub fn check(file: &Path) -> Vec<String> {
     if let Ok(t) = std::fs::read_to_string(&th) {
         if let Err(e) = Theme::parse(&th.display().to_string(), &t, false) {
             problems.push(e.to_string());
+        }
+    }
+    problems
+}
+
+/// `[query.kusto_clusters]`: each URL is an http(s) one.
+fn check_kusto_clusters(
+    cfg: &config::Config,
+    shown: &str,
+    line: &dyn Fn(&str, &str) -> usize,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (k, url) in cfg.query.kusto_clusters.iter() {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            problems.push(format!(
+                "{shown}:{}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL; write https://CLUSTER.kusto.windows.net",
+                line(url, k)
+            ));
         }
     }
     problems

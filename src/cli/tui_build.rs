@@ -60,15 +60,7 @@ impl TuiArgs {
             crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
                 .map_err(|e| anyhow::anyhow!(e))?;
         }
-        app.session.aim = tui::target::Aim {
-            flag: self.context.clone(),
-            default: config.query.context.clone(),
-            current: live
-                .as_ref()
-                .and_then(|l| crate::query::kube::current_context(l.kubeconfig.clone())),
-            map: config.alerts.context_map(),
-            alert: None,
-        };
+        app.session.aim = self.aim(&config, live.as_ref());
         self.startup(&mut app, &config, &mut apply)?;
         let loader = loader.map(|roots| Loader {
             roots,
@@ -100,6 +92,18 @@ impl TuiArgs {
             loader,
             firing,
         })
+    }
+
+    /// Where the session's kube context comes from: `--context`, `[query] context`, the
+    /// kubeconfig's current context, and `[alerts]` for the alert's.
+    fn aim(&self, config: &tui::config::Config, live: Option<&LiveSettings>) -> tui::target::Aim {
+        tui::target::Aim {
+            flag: self.context.clone(),
+            default: config.query.context.clone(),
+            current: live.and_then(|l| crate::query::kube::current_context(l.kubeconfig.clone())),
+            map: config.alerts.context_map(),
+            alert: None,
+        }
     }
 
     /// The start-up commands (`--var`, the alert, the config's variables, `--node`), each

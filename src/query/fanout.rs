@@ -110,7 +110,15 @@ pub async fn run(
         DEFAULT_CONCURRENCY,
         contexts.join(", ")
     ));
-    let mut out = OutputSink::detached(req.id.clone());
+    assemble(&mut result, &answers);
+    result.ended = Utc::now();
+    result
+}
+
+/// The fan-out's answer from each context's: merged tables (failures as rows) or labelled
+/// sections, the per-context answers and the status.
+fn assemble(result: &mut ProbeResult, answers: &[(String, ProbeResult)]) {
+    let mut out = OutputSink::detached(result.id.clone());
     let oks: Vec<(&str, String)> = answers
         .iter()
         .filter(|(_, r)| r.status.is_ok())
@@ -155,8 +163,6 @@ pub async fn run(
         result.status = crate::query::kube::fanout_status(&result.contexts);
     }
     result.output = out.finish();
-    result.ended = Utc::now();
-    result
 }
 
 /// A row for each context that failed, its error in an ERROR column added for them, so the

@@ -91,12 +91,7 @@ fn assert_events_of_both(events: &Value, r: &Value) {
 
 #[test]
 fn run_contexts_keeps_the_healthy_answers_of_every_table_beside_a_dead_context() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sim = rt.block_on(crate::sim_support::start("swift", Some(2)));
+    let (rt, sim) = crate::sim_support::on_own_runtime("swift", Some(2));
     let dir = tempfile::tempdir().expect("dir");
     let kubeconfig = with_dead_context(&sim.kubeconfig, dir.path());
     let (v, code) = run(STEP_2C, &kubeconfig, dir.path());
@@ -135,12 +130,7 @@ fn a_shell_pipeline_fanned_out_keeps_both_tables_beside_a_dead_context() {
     if crate::sim_support::kubectl(test).is_none() {
         return;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sim = rt.block_on(crate::sim_support::start("swift", Some(2)));
+    let (rt, sim) = crate::sim_support::on_own_runtime("swift", Some(2));
     let dir = tempfile::tempdir().expect("dir");
     let kubeconfig = with_dead_context(&sim.kubeconfig, dir.path());
     let guide = dir.path().join("capacity.md");

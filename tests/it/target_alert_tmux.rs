@@ -39,12 +39,7 @@ fn a_firing_alert_runs_its_probes_on_the_context_its_label_maps_to() {
     let Some(t) = Tmux::start_sized("aim", 160, 45) else {
         return;
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sim = rt.block_on(crate::sim_support::start("swift", Some(2)));
+    let (rt, sim) = crate::sim_support::on_own_runtime("swift", Some(2));
     servers::post_alerts(
         &am.url,
         &[(

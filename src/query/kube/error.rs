@@ -68,85 +68,30 @@ pub enum KubeError {
 impl KubeError {
     /// The same error with the read-only proxy's URL (`proxy`) named as the real API server
     /// (`real`) it forwards to, so the operator reads where the request really went.
-    pub fn naming_server(self, proxy: &str, real: &str) -> KubeError {
-        let fix = |s: String| match s.trim_end_matches('/') == proxy.trim_end_matches('/')
-            || s.starts_with(proxy)
-        {
-            true => real.trim_end_matches('/').to_string(),
-            false => s,
-        };
+    pub fn naming_server(mut self, proxy: &str, real: &str) -> KubeError {
+        let real = real.trim_end_matches('/');
+        if let Some(s) = self.server_mut() {
+            if s.trim_end_matches('/') == proxy.trim_end_matches('/') || s.starts_with(proxy) {
+                *s = real.to_string();
+            }
+        }
+        if let KubeError::Connect { detail, .. } = &mut self {
+            *detail = detail.replace(proxy, real);
+        }
+        self
+    }
+
+    /// The API server an error names, if it names one.
+    fn server_mut(&mut self) -> Option<&mut String> {
         match self {
-            KubeError::Api {
-                server,
-                code,
-                reason,
-                method,
-                path,
-                message,
-            } => KubeError::Api {
-                server: fix(server),
-                code,
-                reason,
-                method,
-                path,
-                message,
-            },
-            KubeError::Refused {
-                server,
-                method,
-                path,
-            } => KubeError::Refused {
-                server: fix(server),
-                method,
-                path,
-            },
-            KubeError::Dropped {
-                server,
-                method,
-                path,
-                detail,
-            } => KubeError::Dropped {
-                server: fix(server),
-                method,
-                path,
-                detail,
-            },
-            KubeError::Timeout {
-                server,
-                method,
-                path,
-                after,
-            } => KubeError::Timeout {
-                server: fix(server),
-                method,
-                path,
-                after,
-            },
-            KubeError::BadResponse {
-                server,
-                method,
-                path,
-                detail,
-            } => KubeError::BadResponse {
-                server: fix(server),
-                method,
-                path,
-                detail,
-            },
-            KubeError::Connect { server, detail } => KubeError::Connect {
-                server: fix(server),
-                detail: detail.replace(proxy, real),
-            },
-            KubeError::UnknownResource {
-                server,
-                resource,
-                checked,
-            } => KubeError::UnknownResource {
-                server: fix(server),
-                resource,
-                checked,
-            },
-            other => other,
+            KubeError::Api { server, .. }
+            | KubeError::Refused { server, .. }
+            | KubeError::Dropped { server, .. }
+            | KubeError::Timeout { server, .. }
+            | KubeError::BadResponse { server, .. }
+            | KubeError::Connect { server, .. }
+            | KubeError::UnknownResource { server, .. } => Some(server),
+            KubeError::Kubeconfig { .. } | KubeError::Usage(_) => None,
         }
     }
 }

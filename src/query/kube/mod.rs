@@ -95,34 +95,7 @@ impl KubeExecutor {
         let target = req.target.shown();
         let cmds = match native_form(&req.code, &req.bindings) {
             Ok(c) => c,
-            Err(Reject::MissingVar(name)) => {
-                return ProbeResult::failed(
-                    req.id,
-                    Backend::Kube,
-                    target,
-                    req.code,
-                    ProbeError::MissingVar { name },
-                )
-            }
-            Err(Reject::NotNative(why)) => {
-                // Only taken when kubectl is missing (else the runner hands it to the shell).
-                return ProbeResult::failed(
-                    req.id,
-                    Backend::Kube,
-                    target,
-                    req.code,
-                    ProbeError::Refused {
-                        class: req.class,
-                        reason: format!(
-                            "tsgnav does not answer this form itself ({why}) and kubectl, which \
-                             would, is not on PATH"
-                        ),
-                        what: "install kubectl, or write the probe with -o jsonpath, \
-                               custom-columns, name, json or wide"
-                            .into(),
-                    },
-                );
-            }
+            Err(r) => return rejected(req, target, r),
         };
         let as_run = cmds.iter().map(command_text).collect::<Vec<_>>().join("\n");
         let mut written = req.code.trim_end().to_string();
@@ -197,6 +170,26 @@ impl KubeExecutor {
         result.ended = Utc::now();
         result
     }
+}
+
+/// The result of a probe the native backend does not take: a value is missing, or the form
+/// is one only kubectl answers and kubectl is not installed.
+fn rejected(req: ProbeRequest, target: String, r: Reject) -> ProbeResult {
+    let e = match r {
+        Reject::MissingVar(name) => ProbeError::MissingVar { name },
+        // Only taken when kubectl is missing (else the runner hands it to the shell).
+        Reject::NotNative(why) => ProbeError::Refused {
+            class: req.class,
+            reason: format!(
+                "tsgnav does not answer this form itself ({why}) and kubectl, which \
+                 would, is not on PATH"
+            ),
+            what: "install kubectl, or write the probe with -o jsonpath, \
+                   custom-columns, name, json or wide"
+                .into(),
+        },
+    };
+    ProbeResult::failed(req.id, Backend::Kube, target, req.code, e)
 }
 
 /// A fan-out's status: failed when a context failed (its answer is a row of the table, and
