@@ -75,50 +75,80 @@ impl DemoArgs {
             bail!("tsgnav demo opens the navigator and needs a terminal; run it in a terminal (for a printout of the guides use `tsgnav tree`)");
         }
         let (name, args) = plan(self.scenario);
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .context("cannot start the simulated cluster's runtime")?;
-        let scenario = Scenario::builtin(name)?;
-        let sim = rt.block_on(Sim::start(scenario))?;
-        let dir = std::env::temp_dir().join(format!("tsgnav-demo-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("{}: cannot create it", dir.display()))?;
-        let kubeconfig: PathBuf = sim.write_kubeconfig(&dir.join("kubeconfig"))?;
-        let answers = Answers::from_yaml("assets/scenarios/swift-answers.yaml", SWIFT_ANSWERS)
-            .map_err(anyhow::Error::msg)?;
-        let mut built = args.build()?;
-        built.live = Some(LiveSettings {
-            backends: Settings {
-                kubeconfig: Some(kubeconfig.clone()),
-                maestro_url: Some(sim.maestro_url()),
-                recorded: Some(Arc::new(answers)),
-                ..Settings::default()
-            },
-            context: sim.clusters.first().cloned(),
-            kubeconfig: Some(kubeconfig),
-            namespace: None,
-            kubeconfig_named: false,
-        });
-        // The simulation's own kubeconfig, not the config file's, and its default namespaces.
-        built.app.session.kubeconfig = None;
-        built.app.session.namespace = None;
-        built.app.session.live = Live::Available;
-        built.app.session.data_label = Some("DEMO DATA (simulated)".into());
-        let recorder = (!self.no_evidence).then(|| {
-            crate::tui::runtime::record::Recorder::new(
-                crate::evidence::state_dir(),
-                super::embedded::GUIDES,
-            )
-            .with_redact(built.redact.clone())
-            .this_session_only()
-        });
-        let code = super::tui::launch_with(built, recorder);
-        rt.block_on(sim.shutdown());
-        let _ = std::fs::remove_dir_all(&dir);
-        code
+        let no_evidence = self.no_evidence;
+        in_the_demo(name, args, |built| {
+            Ok((!no_evidence).then(|| {
+                crate::tui::runtime::record::Recorder::new(
+                    crate::evidence::state_dir(),
+                    super::embedded::GUIDES,
+                )
+                .with_redact(built.redact.clone())
+                .this_session_only()
+            }))
+        })
     }
+}
+
+/// The demo scenario a recorded session ran in, from its guide (`maestro-stuck-deletion.md`
+/// is the Maestro demo's, every other the SWIFT one's).
+pub fn scenario_of(guide: &str) -> &'static str {
+    match guide.rsplit('/').next() {
+        Some(g) if g.starts_with("maestro") => "maestro",
+        _ => "swift",
+    }
+}
+
+/// Runs the navigator built from `args` in the demo's world: scenario `name` simulated
+/// in-process (kube API and Maestro), PromQL/KQL answered from the recording, the session's
+/// context the simulated one and the DEMO DATA label on; `recorder` makes the evidence
+/// recorder (a new session, or the resumed one).
+pub fn in_the_demo(
+    name: &str,
+    args: super::tui::TuiArgs,
+    recorder: impl FnOnce(
+        &super::tui::Built,
+    ) -> anyhow::Result<Option<crate::tui::runtime::record::Recorder>>,
+) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("cannot start the simulated cluster's runtime")?;
+    let scenario = Scenario::builtin(name)?;
+    let sim = rt.block_on(Sim::start(scenario))?;
+    let dir = std::env::temp_dir().join(format!("tsgnav-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("{}: cannot create it", dir.display()))?;
+    let kubeconfig: PathBuf = sim.write_kubeconfig(&dir.join("kubeconfig"))?;
+    let answers = Answers::from_yaml("assets/scenarios/swift-answers.yaml", SWIFT_ANSWERS)
+        .map_err(anyhow::Error::msg)?;
+    let mut built = args.build()?;
+    built.live = Some(LiveSettings {
+        backends: Settings {
+            kubeconfig: Some(kubeconfig.clone()),
+            maestro_url: Some(sim.maestro_url()),
+            recorded: Some(Arc::new(answers)),
+            ..Settings::default()
+        },
+        context: sim.clusters.first().cloned(),
+        kubeconfig: Some(kubeconfig),
+        namespace: None,
+        kubeconfig_named: false,
+    });
+    // The simulation's own kubeconfig, not the config file's, and its default namespaces.
+    built.app.session.kubeconfig = None;
+    built.app.session.namespace = None;
+    // Only the simulated clusters: never the kubeconfig's, whatever the config says.
+    built.app.session.aim = crate::tui::target::Aim {
+        default: sim.clusters.first().cloned(),
+        ..Default::default()
+    };
+    built.app.session.live = Live::Available;
+    built.app.session.data_label = Some("DEMO DATA (simulated)".into());
+    let code = recorder(&built).and_then(|r| super::tui::launch_with(built, r));
+    rt.block_on(sim.shutdown());
+    let _ = std::fs::remove_dir_all(&dir);
+    code
 }
 
 #[cfg(test)]

@@ -217,14 +217,8 @@ pub fn check(file: &Path) -> Vec<String> {
             ));
         }
     }
-    for (k, url) in cfg.query.kusto_clusters.iter() {
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            problems.push(format!(
-                "{shown}:{}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL; write https://CLUSTER.kusto.windows.net",
-                line(url, k)
-            ));
-        }
-    }
+    problems.extend(check_kusto_clusters(&cfg, &shown, &line));
+    problems.extend(check_alerts(&cfg, &shown, &line));
     if let Some(v) = &cfg.runbooks.node_shell {
         let image = cfg.runbooks.node_shell_image.as_deref();
         if let Err(e) = crate::query::entry::NodeShell::parse(v, image) {
@@ -241,6 +235,66 @@ pub fn check(file: &Path) -> Vec<String> {
     if let Ok(t) = std::fs::read_to_string(&th) {
         if let Err(e) = Theme::parse(&th.display().to_string(), &t, false) {
             problems.push(e.to_string());
+        }
+    }
+    problems
+}
+
+/// `[query.kusto_clusters]`: each URL is an http(s) one.
+fn check_kusto_clusters(
+    cfg: &config::Config,
+    shown: &str,
+    line: &dyn Fn(&str, &str) -> usize,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (k, url) in cfg.query.kusto_clusters.iter() {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            problems.push(format!(
+                "{shown}:{}: [query.kusto_clusters] {k} = \"{url}\" is not an http(s) URL; write https://CLUSTER.kusto.windows.net",
+                line(url, k)
+            ));
+        }
+    }
+    problems
+}
+
+/// `[alerts]`: a context label that is blank, and each mapped context the kubeconfig (the
+/// config's, else `KUBECONFIG`, else `~/.kube/config`) does not have, when it can be read.
+fn check_alerts(
+    cfg: &config::Config,
+    shown: &str,
+    line: &dyn Fn(&str, &str) -> usize,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let a = &cfg.alerts;
+    if a.context_label
+        .as_deref()
+        .is_some_and(|l| l.trim().is_empty())
+    {
+        problems.push(format!(
+            "{shown}:{}: [alerts] `context_label` is empty; name the alert label that holds the cluster (e.g. \"cluster\"), or remove the line for that default",
+            line("context_label", "context_label")
+        ));
+    }
+    if a.contexts.is_empty() {
+        return problems;
+    }
+    let kubeconfig = cfg.query.kubeconfig.as_deref().map(expand_home);
+    let Some(path) = crate::query::kube::default_kubeconfig(kubeconfig) else {
+        return problems;
+    };
+    let Ok(kc) = crate::query::kube::client::read_kubeconfig(&path) else {
+        return problems;
+    };
+    let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();
+    for (value, ctx) in &a.contexts {
+        if !names.contains(&ctx.as_str()) {
+            problems.push(format!(
+                "{shown}:{}: [alerts.contexts] {value} = \"{ctx}\": the kubeconfig {} has no context {ctx} (its contexts: {}); write one of them",
+                line(ctx, value),
+                path.display(),
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ));
         }
     }
     problems

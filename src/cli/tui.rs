@@ -32,6 +32,10 @@ pub struct TuiArgs {
     /// Open this step (`file.md#heading-slug`, or a slug).
     #[arg(long, value_name = "FILE#ID")]
     pub node: Option<String>,
+    /// A label of the `--alert` (repeatable), as Alertmanager would carry it: it fills the
+    /// guide's variables, and the `[alerts]` context label picks the kube context.
+    #[arg(long = "label", value_name = "NAME=value")]
+    pub labels: Vec<String>,
     /// Set a probe variable (repeatable).
     #[arg(long = "var", value_name = "NAME=value")]
     pub vars: Vec<String>,
@@ -104,6 +108,7 @@ impl TuiArgs {
             || self.alert_payload.is_some()
             || self.node.is_some()
             || !self.vars.is_empty()
+            || !self.labels.is_empty()
             || self.resume.is_some()
     }
 
@@ -170,33 +175,48 @@ impl TuiArgs {
         };
         let no_evidence = args.no_evidence;
         args.background = resumed.is_none();
+        // A session recorded in the demo goes on in the demo: the same simulated world and
+        // its DEMO DATA label, never the kubeconfig's clusters.
+        let (demo, resumed) = match resumed {
+            Some(s) if s.state().start.simulated => (Some(s), None),
+            other => (None, other),
+        };
+        if let Some(session) = demo {
+            let name = super::demo::scenario_of(&session.state().start.guide);
+            return super::demo::in_the_demo(name, args, |built| {
+                resumed_recorder(session, built).map(|r| Some(r.this_session_only()))
+            });
+        }
         let built = args.build()?;
         match resumed {
             Some(session) => {
-                // Opened again with the config file's `redact` patterns, which were not known
-                // when the journal was first read.
-                let dir = session.dir().to_path_buf();
-                drop(session);
-                let redactor = crate::evidence::Redactor::with_patterns(&built.redact)
-                    .context("the config file's `redact`")?;
-                let opts = crate::evidence::Options {
-                    redactor: std::sync::Arc::new(redactor),
-                    ..Default::default()
-                };
-                let session = crate::evidence::Session::open_with(&dir, opts)
-                    .with_context(|| format!("{}: cannot resume this session", dir.display()))?;
-                let redact = built.redact.clone();
-                let recorder = Recorder::resume(
-                    crate::evidence::state_dir(),
-                    super::embedded::GUIDES,
-                    session,
-                )
-                .with_redact(redact);
+                let recorder = resumed_recorder(session, &built)?;
                 launch_with(built, Some(recorder))
             }
             None => launch(built, no_evidence),
         }
     }
+}
+
+/// The recorder of a resumed session, opened again with the config file's `redact` patterns,
+/// which were not known when the journal was first read.
+fn resumed_recorder(session: crate::evidence::Session, built: &Built) -> anyhow::Result<Recorder> {
+    let dir = session.dir().to_path_buf();
+    drop(session);
+    let redactor = crate::evidence::Redactor::with_patterns(&built.redact)
+        .context("the config file's `redact`")?;
+    let opts = crate::evidence::Options {
+        redactor: std::sync::Arc::new(redactor),
+        ..Default::default()
+    };
+    let session = crate::evidence::Session::open_with(&dir, opts)
+        .with_context(|| format!("{}: cannot resume this session", dir.display()))?;
+    Ok(Recorder::resume(
+        crate::evidence::state_dir(),
+        super::embedded::GUIDES,
+        session,
+    )
+    .with_redact(built.redact.clone()))
 }
 
 /// Runs the navigator on a built app until the operator quits; the terminal is restored

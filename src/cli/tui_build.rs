@@ -55,18 +55,19 @@ impl TuiArgs {
                 true,
             );
         }
-        let cluster_hint = self.startup(&mut app, &config, &mut apply)?;
+        let live = self.live_settings(&config);
+        if let (Some(ctx), Some(l)) = (&self.context, &live) {
+            crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
+                .map_err(|e| anyhow::anyhow!(e))?;
+        }
+        app.session.aim = self.aim(&config, live.as_ref());
+        self.startup(&mut app, &config, &mut apply)?;
         let loader = loader.map(|roots| Loader {
             roots,
             cache: super::guide_cache(),
             pending,
             problems: Default::default(),
         });
-        let live = self.live_settings(&config, cluster_hint);
-        if let (Some(ctx), Some(l)) = (&self.context, &live) {
-            crate::query::kube::fanout::check_context(l.kubeconfig.clone(), ctx)
-                .map_err(|e| anyhow::anyhow!(e))?;
-        }
         if let Some(ns) = config.query.namespace.as_deref() {
             super::target::check_namespace_as(ns, "namespace =")
                 .map_err(|e| anyhow::anyhow!("the config file's [query] {e}"))?;
@@ -76,13 +77,10 @@ impl TuiArgs {
             .and_then(|l| l.kubeconfig.as_ref())
             .map(|k| k.display().to_string());
         if self.write {
-            match live.as_ref().and_then(|l| l.context.clone()) {
-                Some(ctx) => {
-                    app.session.write = true;
-                    app.session.write_target = Some(ctx);
-                }
-                None => bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file"),
+            if app.context().is_none() {
+                bail!("--write needs a kube context to confirm against: add --context NAME, or set `context` under [query] in the config file");
             }
+            app.session.write = true;
         }
         if live.is_none() {
             app.session.live =
@@ -104,14 +102,26 @@ impl TuiArgs {
         })
     }
 
+    /// Where the session's kube context comes from: `--context`, `[query] context`, the
+    /// kubeconfig's current context, and `[alerts]` for the alert's.
+    fn aim(&self, config: &tui::config::Config, live: Option<&LiveSettings>) -> tui::target::Aim {
+        tui::target::Aim {
+            flag: self.context.clone(),
+            default: config.query.context.clone(),
+            current: live.and_then(|l| crate::query::kube::current_context(l.kubeconfig.clone())),
+            map: config.alerts.context_map(),
+            alert: None,
+        }
+    }
+
     /// The start-up commands (`--var`, the alert, the config's variables, `--node`), each
-    /// handed to `apply`; returns the alert's `cluster` label, the context hint.
+    /// handed to `apply`.
     fn startup(
         &self,
         app: &mut App,
         config: &tui::config::Config,
         apply: &mut impl FnMut(&mut App, Cmd),
-    ) -> anyhow::Result<Option<String>> {
+    ) -> anyhow::Result<()> {
         for kv in &self.vars {
             let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
                 bail!("--var {kv}: write --var NAME=value, e.g. --var NODE_NAME=aks-nodepool1-0");
@@ -147,12 +157,10 @@ impl TuiArgs {
                 },
             );
         }
-        let alert = self.alert_context()?;
-        // The payload's `cluster` label names the kube context when nothing else does.
-        let cluster_hint = alert
-            .as_ref()
-            .and_then(|a| a.labels.get("cluster").cloned());
-        if let Some(ctx) = alert {
+        // Its labels pick the kube context through `[alerts]` (`App::context`), at once,
+        // even when the step is landed on once the library is read.
+        if let Some(ctx) = self.alert_context()? {
+            let _ = tui::target::alert(app, &ctx.name, &ctx.labels);
             apply(app, Cmd::Alert(ctx));
         }
         for (k, v) in &config.vars {
@@ -173,7 +181,7 @@ impl TuiArgs {
             };
             apply(app, Cmd::Goto(id));
         }
-        Ok(cluster_hint)
+        Ok(())
     }
 
     /// The library to start with, whether some guide failed, and the roots still to read in
@@ -211,12 +219,24 @@ impl TuiArgs {
         (lib, failed, loader)
     }
     /// The alert to land on: `--alert NAME`, or the one `--alert-payload` carries (by that
-    /// name when both are given), with its labels and `startsAt`.
+    /// name when both are given), with its labels and `startsAt`; `--label k=v` adds labels.
     fn alert_context(&self) -> anyhow::Result<Option<AlertContext>> {
         let mut alert = self.alert.clone().map(|name| AlertContext {
             name,
             ..AlertContext::default()
         });
+        let mut extra = std::collections::BTreeMap::new();
+        for kv in &self.labels {
+            let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+                bail!("--label {kv}: write --label NAME=value, e.g. --label cluster=mc-westus3-1");
+            };
+            extra.insert(k.trim().to_string(), v.to_string());
+        }
+        if !extra.is_empty() && self.alert.is_none() && self.alert_payload.is_none() {
+            bail!(
+                "--label gives the labels of an alert: add --alert NAME (or --alert-payload FILE)"
+            );
+        }
         if let Some(src) = &self.alert_payload {
             let (name, text) = read_payload(src)?;
             let alerts = nav::parse_alert_payload(&name, &text)?;
@@ -238,18 +258,17 @@ impl TuiArgs {
                 });
             }
         }
+        if let Some(a) = alert.as_mut() {
+            a.labels.extend(extra);
+        }
         Ok(alert)
     }
 
     /// The live-query settings from `[query]`, `[sandbox]` and `[runbooks]`; `None` when the
-    /// config turns live queries off. The context: `--context`, else the config's, else the
-    /// alert's `cluster` label. The kubeconfig: `--kubeconfig`, else the config's. The
-    /// namespace: `-n`.
-    fn live_settings(
-        &self,
-        config: &tui::config::Config,
-        cluster_hint: Option<String>,
-    ) -> Option<LiveSettings> {
+    /// config turns live queries off. The context: the config's (`--context` and the
+    /// alert's come in through `App::context`). The kubeconfig: `--kubeconfig`, else the
+    /// config's. The namespace: `-n`, else the config's.
+    fn live_settings(&self, config: &tui::config::Config) -> Option<LiveSettings> {
         let q = &config.query;
         let kubeconfig =
             (self.kubeconfig.clone()).or_else(|| q.kubeconfig.as_deref().map(expand_home));
@@ -280,11 +299,7 @@ impl TuiArgs {
                     crate::query::entry::NodeShell::parse(v, image).ok()
                 }),
             },
-            context: self
-                .context
-                .clone()
-                .or_else(|| q.context.clone())
-                .or(cluster_hint),
+            context: q.context.clone(),
             kubeconfig_named: kubeconfig.is_some(),
             kubeconfig,
             namespace: self.namespace.clone().or_else(|| q.namespace.clone()),

@@ -8,12 +8,14 @@
 
 mod alert;
 mod apply;
+mod context_map;
 mod index;
 
 pub use alert::{
     parse_alert_payload, route_alert, var_for_label, AlertInput, PayloadError, STARTS_AT,
 };
 pub use apply::apply;
+pub use context_map::{AlertTarget, ContextMap, DEFAULT_CONTEXT_LABEL};
 pub use index::{checklist, choices, guide_vars, Choice, ChoiceKind, Index};
 
 use std::collections::{BTreeMap, BTreeSet};

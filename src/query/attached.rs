@@ -17,7 +17,7 @@ use crate::tsg::SafetyClass;
 /// Runs `req` in the foreground with this process's terminal; blocks until it exits.
 pub fn run_attached(req: &ProbeRequest, shell: &str) -> ProbeResult {
     let started = Utc::now();
-    let target = req.target.describe();
+    let target = req.target.shown();
     let (class, why) = effective_class(req);
     let needs = class.needs_confirmation() || class == SafetyClass::Interactive;
     if needs && !confirmed(req) {

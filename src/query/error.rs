@@ -12,7 +12,7 @@ pub enum ProbeError {
     Timeout { after: Duration },
     #[error("cancelled")]
     Cancelled,
-    #[error("HTTP {status} {reason} from {url}")]
+    #[error("HTTP {status} {reason} from {url}{}", relogin(*status))]
     Http {
         status: u16,
         reason: String,
@@ -51,6 +51,17 @@ pub enum ProbeError {
     Unsupported { detail: String },
     #[error("I/O error: {detail}")]
     Io { detail: String },
+}
+
+/// What to do about a 401 (the credentials were refused or expired); nothing for others.
+pub fn relogin(status: u16) -> &'static str {
+    if status == 401 {
+        "; the credentials were refused or have expired: log in again (`az login`; for an AKS \
+         kubeconfig also `kubelogin convert-kubeconfig -l azurecli`; `oc login` for OpenShift; \
+         or fix the token command) and run it again"
+    } else {
+        ""
+    }
 }
 
 /// `30 s`, `1.5 s`, `250 ms`.
@@ -117,10 +128,19 @@ mod tests {
             url: "http://127.0.0.1:9090/api/v1/query".into(),
             body: String::new(),
         };
-        assert_eq!(
-            h.to_string(),
-            "HTTP 401 Unauthorized from http://127.0.0.1:9090/api/v1/query"
+        assert!(
+            h.to_string()
+                .starts_with("HTTP 401 Unauthorized from http://127.0.0.1:9090/api/v1/query; ")
+                && h.to_string().contains("log in again (`az login`"),
+            "{h}"
         );
+        let other = ProbeError::Http {
+            status: 403,
+            reason: "Forbidden".into(),
+            url: "http://x/".into(),
+            body: String::new(),
+        };
+        assert_eq!(other.to_string(), "HTTP 403 Forbidden from http://x/");
         let d = ProbeError::Dropped {
             url: "http://x/".into(),
             received: 1229,

@@ -2,8 +2,9 @@
 //! kube backend does not answer (shell pipelines, forms handed to kubectl): the probe runs
 //! once per matching kubeconfig context
 //! (kubectl, oc and helm get that context), 32 at a time, and the answers come back as one
-//! result, a merged table with a CONTEXT column when every answer is the same table, else
-//! one labelled section per context. A probe that names its own context, or runs no kube
+//! result: per table the probe prints, a merged table with a CONTEXT column when every
+//! answer prints the same tables, else one labelled section per context; a context that
+//! failed is a row with its error (or a labelled line), never the reason others are dropped. A probe that names its own context, or runs no kube
 //! tool, is refused with that reason instead of running once.
 //!
 //! Part of `query`, the IO edge; must not import `evidence`.
@@ -15,7 +16,9 @@ use futures::stream::{self, StreamExt};
 
 use crate::query::kube::fanout::{matching_contexts, DEFAULT_CONCURRENCY};
 use crate::query::runner::Runner;
-use crate::query::{Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Table};
+use crate::query::{
+    Backend, Cancel, OutputSink, ProbeError, ProbeRequest, ProbeResult, Status, Table,
+};
 use crate::tsg::invocation::{self, Role};
 use crate::tsg::shell;
 
@@ -57,7 +60,7 @@ pub async fn run(
 ) -> ProbeResult {
     let started = Utc::now();
     let fail = |req: ProbeRequest, e: ProbeError| {
-        ProbeResult::failed(req.id, Backend::Shell, req.target.describe(), req.code, e)
+        ProbeResult::failed(req.id, Backend::Shell, req.target.shown(), req.code, e)
     };
     if let Some(why) = refusal(&req.code) {
         let e = ProbeError::Refused {
@@ -107,16 +110,33 @@ pub async fn run(
         DEFAULT_CONCURRENCY,
         contexts.join(", ")
     ));
-    let mut out = OutputSink::detached(req.id.clone());
+    assemble(&mut result, &answers);
+    result.ended = Utc::now();
+    result
+}
+
+/// The fan-out's answer from each context's: merged tables (failures as rows) or labelled
+/// sections, the per-context answers and the status.
+fn assemble(result: &mut ProbeResult, answers: &[(String, ProbeResult)]) {
+    let mut out = OutputSink::detached(result.id.clone());
     let oks: Vec<(&str, String)> = answers
         .iter()
         .filter(|(_, r)| r.status.is_ok())
         .map(|(c, r)| (c.as_str(), r.output.text()))
         .collect();
+    let failed: Vec<(&str, String)> = answers
+        .iter()
+        .filter(|(_, r)| !r.status.is_ok())
+        .map(|(c, r)| (c.as_str(), r.status.describe()))
+        .collect();
     match merge_tables(&oks) {
-        Some(t) => {
-            out.write_str(&t.render());
-            result.table = Some(t);
+        Some(mut tables) => {
+            for t in &mut tables {
+                failure_rows(t, &failed);
+                out.write_str(&t.render());
+            }
+            result.table = tables.first().cloned();
+            result.tables = tables;
         }
         None => {
             for (ctx, text) in &oks {
@@ -125,17 +145,43 @@ pub async fn run(
                     out.write_str("\n");
                 }
             }
+            for (ctx, why) in &failed {
+                out.write_str(&format!("── context {ctx}: {why}\n"));
+            }
         }
     }
-    for (ctx, r) in answers.iter().filter(|(_, r)| !r.status.is_ok()) {
-        out.write_str(&format!("── context {ctx}: {}\n", r.status.describe()));
-    }
-    if let Some((_, r)) = answers.iter().find(|(_, r)| !r.status.is_ok()) {
-        result.status = r.status.clone();
+    result.contexts = crate::query::ContextAnswer::collect(
+        answers
+            .iter()
+            .map(|(c, r)| (c.as_str(), (!r.status.is_ok()).then(|| r.status.describe()))),
+    );
+    let cancelled = |r: &ProbeResult| matches!(r.status, Status::Failed(ProbeError::Cancelled));
+    if answers.iter().any(|(_, r)| cancelled(r)) {
+        // Esc stops every context: the run was cancelled, not failed.
+        result.status = Status::Failed(ProbeError::Cancelled);
+    } else if !failed.is_empty() {
+        result.status = crate::query::kube::fanout_status(&result.contexts);
     }
     result.output = out.finish();
-    result.ended = Utc::now();
-    result
+}
+
+/// A row for each context that failed, its error in an ERROR column added for them, so the
+/// table says which clusters did not answer beside the rows of those that did.
+fn failure_rows(t: &mut Table, failed: &[(&str, String)]) {
+    if failed.is_empty() {
+        return;
+    }
+    let width = t.columns.len();
+    t.columns.push("ERROR".into());
+    for r in &mut t.rows {
+        r.push(String::new());
+    }
+    for (ctx, why) in failed {
+        let mut r = vec![ctx.to_string()];
+        r.resize(width, String::new());
+        r.push(why.clone());
+        t.rows.push(r);
+    }
 }
 
 /// Column starts of a kubectl header line: words after two or more blanks (`LAST SEEN` stays
@@ -159,34 +205,66 @@ fn is_header(line: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " -_()%/.".contains(c))
 }
 
-/// One table with a CONTEXT column, when every answer is a table with the same header.
-pub fn merge_tables(answers: &[(&str, String)]) -> Option<Table> {
-    let (_, first) = answers.first()?;
-    let header = first.lines().next().filter(|h| is_header(h))?;
-    let names = |h: &str| -> Vec<String> {
-        let chars: Vec<char> = h.chars().collect();
-        let starts = column_starts(h);
-        cells(&chars, &starts)
-    };
-    let columns = names(header);
-    let mut rows = Vec::new();
-    for (ctx, text) in answers {
-        let mut lines = text.lines();
-        let h = lines.next()?;
-        if names(h) != columns {
-            return None;
-        }
-        let starts = column_starts(h);
-        for l in lines.filter(|l| !l.trim().is_empty()) {
-            let chars: Vec<char> = l.chars().collect();
-            let mut row = vec![ctx.to_string()];
-            row.extend(cells(&chars, &starts));
-            rows.push(row);
+/// One table of an answer: its header line and its rows.
+type Section<'a> = (&'a str, Vec<&'a str>);
+
+/// An answer cut into its tables: each starts at a header line. `None` when something else
+/// comes before the first header (a count, a message), which is no table.
+fn sections(text: &str) -> Option<Vec<Section<'_>>> {
+    let mut out: Vec<Section<'_>> = Vec::new();
+    for l in text.lines().filter(|l| !l.trim().is_empty()) {
+        match out.last_mut() {
+            _ if is_header(l) => out.push((l, Vec::new())),
+            Some((_, rows)) => rows.push(l),
+            None => return None,
         }
     }
-    let mut all = vec!["CONTEXT".to_string()];
-    all.extend(columns);
-    Some(Table { columns: all, rows })
+    (!out.is_empty()).then_some(out)
+}
+
+/// One table per table the probe prints (a probe of two `kubectl get`s prints two), each
+/// with a CONTEXT column, when every answer prints tables with the same headers in the
+/// same order.
+pub fn merge_tables(answers: &[(&str, String)]) -> Option<Vec<Table>> {
+    let names = |h: &str| -> Vec<String> {
+        let chars: Vec<char> = h.chars().collect();
+        cells(&chars, &column_starts(h))
+    };
+    let cut: Vec<(&str, Vec<Section<'_>>)> = answers
+        .iter()
+        .map(|(ctx, text)| sections(text).map(|s| (*ctx, s)))
+        .collect::<Option<_>>()?;
+    let (_, first) = cut.first()?;
+    let headers: Vec<Vec<String>> = first.iter().map(|(h, _)| names(h)).collect();
+    let mut tables: Vec<Table> = headers
+        .iter()
+        .map(|cols| {
+            let mut columns = vec!["CONTEXT".to_string()];
+            columns.extend(cols.iter().cloned());
+            Table {
+                columns,
+                rows: Vec::new(),
+            }
+        })
+        .collect();
+    for (ctx, secs) in &cut {
+        if secs.len() != headers.len() {
+            return None;
+        }
+        for (k, (h, lines)) in secs.iter().enumerate() {
+            if names(h) != headers[k] {
+                return None;
+            }
+            let starts = column_starts(h);
+            for l in lines {
+                let chars: Vec<char> = l.chars().collect();
+                let mut row = vec![ctx.to_string()];
+                row.extend(cells(&chars, &starts));
+                tables[k].rows.push(row);
+            }
+        }
+    }
+    Some(tables)
 }
 
 fn cells(chars: &[char], starts: &[usize]) -> Vec<String> {
@@ -224,10 +302,54 @@ mod tests {
     fn merges_tables_with_their_own_widths() {
         let a = "NAME   LAST SEEN   STATUS\npod-a  5m          Running\n".to_string();
         let b = "NAME        LAST SEEN  STATUS\npod-longer  2d         Pending\n".to_string();
-        let t = merge_tables(&[("mc-1", a), ("mc-2", b)]).expect("table");
+        let t = merge_tables(&[("mc-1", a), ("mc-2", b)])
+            .expect("table")
+            .remove(0);
         assert_eq!(t.columns, vec!["CONTEXT", "NAME", "LAST SEEN", "STATUS"]);
         assert_eq!(t.rows[1], vec!["mc-2", "pod-longer", "2d", "Pending"]);
         let n = merge_tables(&[("mc-1", "3\n".to_string())]);
         assert!(n.is_none(), "a count is not a table");
+    }
+
+    #[test]
+    fn two_tables_of_one_probe_stay_two_tables() {
+        let answer = |node: &str, pod: &str| {
+            format!("NAME  POOL\n{node}   user\n\nLAST SEEN  REASON\n4m         FailedScheduling {pod}\n")
+        };
+        let t = merge_tables(&[
+            ("mc-1", answer("n-1", "p-1")),
+            ("mc-2", answer("n-2", "p-2")),
+        ])
+        .expect("tables");
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert_eq!(t[0].columns, vec!["CONTEXT", "NAME", "POOL"]);
+        assert_eq!(
+            t[0].rows,
+            vec![vec!["mc-1", "n-1", "user"], vec!["mc-2", "n-2", "user"]]
+        );
+        assert_eq!(t[1].columns, vec!["CONTEXT", "LAST SEEN", "REASON"]);
+        assert_eq!(t[1].rows.len(), 2);
+        assert!(t[1].rows[1][2].starts_with("FailedScheduling"), "{t:?}");
+        // A context that prints only one of the two: not one table any more.
+        let short = ("mc-3", "NAME  POOL\nn-3   user\n".to_string());
+        let three = [("mc-1", answer("n-1", "p-1")), short];
+        assert!(merge_tables(&three).is_none());
+    }
+
+    #[test]
+    fn a_failed_context_is_a_row_with_its_error() {
+        let mut t = Table {
+            columns: vec!["CONTEXT".into(), "NAME".into()],
+            rows: vec![vec!["mc-1".into(), "n-1".into()]],
+        };
+        failure_rows(&mut t, &[("mc-9", "connection refused".into())]);
+        assert_eq!(t.columns, vec!["CONTEXT", "NAME", "ERROR"]);
+        assert_eq!(
+            t.rows,
+            vec![
+                vec!["mc-1", "n-1", ""],
+                vec!["mc-9", "", "connection refused"]
+            ]
+        );
     }
 }

@@ -39,11 +39,11 @@ pub mod vars;
 
 pub use cancel::Cancel;
 pub use confirm::{issue, preview_command, ConfirmError};
-pub use error::ProbeError;
+pub use error::{relogin, ProbeError};
 pub(crate) use gate::seal;
 pub use gate::{confirmed, target_name};
 pub use output::{Output, OutputLimits, OutputSink};
-pub use result::{ProbeResult, Series, Status, Table};
+pub use result::{ContextAnswer, ProbeResult, Series, Status, Table};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -137,6 +137,58 @@ pub struct Target {
     /// PromQL: run as a range query over this window (`{range=1h step=1m}`, `metric[1h]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<promrange::QueryRange>,
+    /// Where the command runs: on this machine, in the jail, or inside a pod, node or host
+    /// shell the guide enters.
+    #[serde(skip_serializing_if = "Place::is_local")]
+    pub place: Place,
+}
+
+/// Where a probe's command runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Place {
+    /// On the operator's machine (tsgnav itself asks the API server, Prometheus, Kusto …).
+    #[default]
+    Local,
+    /// A shell probe in the jail (namespaces + seccomp) on the operator's machine.
+    Jail,
+    /// Inside this pod's shell (`kubectl exec`, `oc rsh`).
+    Pod(String),
+    /// On this node (a debug pod, `chroot /host`).
+    Node(String),
+    /// On another machine (`ssh HOST`).
+    Host(String),
+}
+
+impl Place {
+    pub fn is_local(&self) -> bool {
+        *self == Place::Local
+    }
+
+    /// Where a probe of the guide runs before the runtime knows of the jail.
+    pub fn of(runs_in: Option<&crate::tsg::RunsIn>) -> Place {
+        use crate::tsg::ShellKind;
+        match runs_in {
+            None => Place::Local,
+            Some(r) => match r.kind {
+                ShellKind::Pod => Place::Pod(r.target.clone()),
+                ShellKind::Node => Place::Node(r.target.clone()),
+                ShellKind::Host => Place::Host(r.target.clone()),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Local => f.write_str("local"),
+            Place::Jail => f.write_str("jail"),
+            Place::Pod(p) => write!(f, "pod {p}"),
+            Place::Node(n) => write!(f, "node {n}"),
+            Place::Host(h) => write!(f, "host {h}"),
+        }
+    }
 }
 
 impl Target {
@@ -159,6 +211,19 @@ impl Target {
             parts.push("local".to_string());
         }
         parts.join(", ")
+    }
+
+    /// The target with where it runs, as every probe header, the journal and `run` show it:
+    /// `context mc-westus3-1, namespace gw · jail`. A server's URL says it all.
+    pub fn shown(&self) -> String {
+        let where_to = self.describe();
+        if self.url.is_some() || self.database.is_some() || self.cluster.is_some() {
+            return where_to;
+        }
+        if self.kube_context.is_none() && self.namespace.is_none() {
+            return self.place.to_string();
+        }
+        format!("{where_to} · {}", self.place)
     }
 }
 
@@ -238,6 +303,7 @@ impl ProbeRequest {
             cluster: probe.hints.kusto_cluster.clone(),
             database: probe.hints.kusto_database.clone(),
             range,
+            place: Place::of(probe.runs_in.as_ref()),
             ..Target::default()
         };
         let code = entry::local_code_with(probe, &bindings, node_shell)?;

@@ -112,6 +112,42 @@ pub struct ProbeResult {
     /// The Kubernetes API requests the read-only proxy decided for this probe, in order
     /// (`forwarded GET /api/v1/…`, `refused DELETE /api/v1/…: why`); empty when it used none.
     pub api: Vec<String>,
+    /// Every table the run printed, in order (a probe of two `kubectl get`s has two); `table`
+    /// is the first, with the rows of the others whose columns are the same.
+    pub tables: Vec<Table>,
+    /// A fan-out's answer per context, in kubeconfig order (empty for a one-context run).
+    pub contexts: Vec<ContextAnswer>,
+}
+
+/// How one context of a fan-out answered: `error` is `None` when it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextAnswer {
+    pub context: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ContextAnswer {
+    /// `contexts` in order, each failed with the first error it had (if any).
+    pub fn collect<'a>(
+        contexts: impl IntoIterator<Item = (&'a str, Option<String>)>,
+    ) -> Vec<ContextAnswer> {
+        let mut out: Vec<ContextAnswer> = Vec::new();
+        for (c, e) in contexts {
+            match out.iter_mut().find(|a| a.context == c) {
+                Some(a) => {
+                    if a.error.is_none() {
+                        a.error = e;
+                    }
+                }
+                None => out.push(ContextAnswer {
+                    context: c.to_string(),
+                    error: e,
+                }),
+            }
+        }
+        out
+    }
 }
 
 impl ProbeResult {
@@ -139,6 +175,8 @@ impl ProbeResult {
             raw: None,
             sandbox: None,
             api: Vec::new(),
+            tables: Vec::new(),
+            contexts: Vec::new(),
         }
     }
 

@@ -113,7 +113,7 @@ impl Runner {
     /// result. Output is streamed as events.
     pub async fn run(&self, req: ProbeRequest, cancel: Cancel) -> ProbeResult {
         let fail = |req: ProbeRequest, backend: Backend, e: ProbeError| {
-            ProbeResult::failed(req.id, backend, req.target.describe(), req.code, e)
+            ProbeResult::failed(req.id, backend, req.target.shown(), req.code, e)
         };
         let exec = match self.route(&req) {
             Ok(e) => e,
@@ -134,7 +134,7 @@ impl Runner {
         let _ = self.inner.events.send(Event::Started {
             id: id.clone(),
             backend: exec.backend(),
-            target: req.target.describe(),
+            target: req.target.shown(),
         });
         let sink = OutputSink::new(id, Some(self.inner.events.clone()), self.inner.limits);
         let limit = req.timeout + SAFETY_MARGIN;

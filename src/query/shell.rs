@@ -156,12 +156,17 @@ async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSen
 impl ShellExecutor {
     async fn run_shell(
         &self,
-        req: ProbeRequest,
+        mut req: ProbeRequest,
         mut out: OutputSink,
         cancel: Cancel,
     ) -> ProbeResult {
         let started = Utc::now();
-        let target = req.target.describe();
+        let isolation = super::jail::isolation(self.sandbox.jail);
+        let jailed = isolation == super::jail::Isolation::Jailed;
+        if jailed && req.target.place.is_local() {
+            req.target.place = super::Place::Jail;
+        }
+        let target = req.target.shown();
         let sub = match vars::substitute(req.lang, &req.code, &req.bindings) {
             Ok(s) => s,
             Err(e) => return ProbeResult::failed(req.id, Backend::Shell, target, req.code, e),
@@ -187,8 +192,6 @@ impl ShellExecutor {
         let _cleanup = RemoveOnDrop(scratch.clone());
         let capture_file = scratch.join("tsgnav-capture");
         let mut cmd = self.command(&req, &sub, &capture_file);
-        let isolation = super::jail::isolation(self.sandbox.jail);
-        let jailed = isolation == super::jail::Isolation::Jailed;
         let hide = super::jail::probe::kubeconfigs(&cmd, req.target.kubeconfig.as_deref());
         // kubectl, oc and helm reach the cluster only through the read-only API proxy.
         let access = match super::proxy::probe::uses_kube_cli(&sub.text) {

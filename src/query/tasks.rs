@@ -89,7 +89,7 @@ impl Tasks {
             let _ = events.send(Event::Started {
                 id: req.id.clone(),
                 backend: exec.backend(),
-                target: req.target.describe(),
+                target: req.target.shown(),
             });
             let probe = req.id.clone();
             let result = exec.run(req, sink, cancel).await;

@@ -33,9 +33,35 @@ pub struct Config {
     pub alertmanager_refresh: Option<String>,
     /// `[runbooks]`: how commands a guide types inside node shells are run.
     pub runbooks: RunbooksConfig,
+    /// `[alerts]`: which kube context an alert's probes run on.
+    pub alerts: AlertsConfig,
     /// `[[policy]]`: rules by kube context name (read-only, waves required, a maximum wave
     /// size, a confirmation phrase), enforced where a mitigation run is built.
     pub policy: Vec<crate::mitigate::waves::Policy>,
+}
+
+/// `[alerts]`: the label of an alert that names its cluster (`context_label`, default
+/// `cluster`) and, under `[alerts.contexts]`, that label's values → kube context names where
+/// they differ (`westus3 = "hcp-prod-westus3-mgmt-1"`); a value not listed is the context's
+/// own name. `--context` wins over both.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertsConfig {
+    pub context_label: Option<String>,
+    pub contexts: BTreeMap<String, String>,
+}
+
+impl AlertsConfig {
+    pub fn context_map(&self) -> crate::nav::ContextMap {
+        crate::nav::ContextMap {
+            label: self
+                .context_label
+                .clone()
+                .filter(|l| !l.trim().is_empty())
+                .unwrap_or_else(|| crate::nav::DEFAULT_CONTEXT_LABEL.into()),
+            contexts: self.contexts.clone(),
+        }
+    }
 }
 
 /// `[runbooks]`: a command a guide types on a node (after `oc debug node/…`, `chroot

@@ -71,47 +71,19 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         target: None,
         runbook_url: alert.runbook_url.clone(),
     };
-    let mut fx = nav_cmd(app, Cmd::Alert(ctx));
+    let (aimed, mut fx) = crate::tui::target::alert(app, &alert.name, &alert.labels);
+    fx.extend(nav_cmd(app, Cmd::Alert(ctx)));
     let filled = app
         .nav
         .vars
         .values()
         .filter(|v| matches!(v.source, crate::nav::VarSource::AlertLabel(_)))
         .count();
-    let mut started = 0;
-    if alert.auto_run {
-        let read_only: Vec<usize> = app
-            .classes()
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c == SafetyClass::ReadOnly)
-            .map(|(p, _)| p)
-            .collect();
-        let runnable: Vec<usize> = app
-            .current_node()
-            .map(|n| {
-                read_only
-                    .into_iter()
-                    .filter(|p| {
-                        n.probes
-                            .get(*p)
-                            .is_some_and(|pr| pr.lang != crate::tsg::Lang::Text)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let (Some(node), false) = (app.current_id(), runnable.is_empty()) {
-            fx.push(Effect::Record(crate::nav::Event::AutoRun {
-                alert: alert.name.clone(),
-                node: node.to_string(),
-                probes: runnable.clone(),
-            }));
-        }
-        for p in runnable {
-            fx.extend(run(app, p));
-            started += 1;
-        }
-    }
+    let started = if alert.auto_run {
+        auto_run(app, &alert.name, &mut fx)
+    } else {
+        0
+    };
     let auto = if started > 0 {
         format!("; started its {started} read-only probes (auto_run)")
     } else {
@@ -119,12 +91,52 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
     };
     app.set_message(
         format!(
-            "Alert `{}` from {}: {filled} variables filled from its labels (v shows them){auto}.",
-            alert.name, alert.source
+            "Alert `{}` from {}: {filled} variables filled from its labels (v shows them){auto}.{}",
+            alert.name,
+            alert.source,
+            aimed.unwrap_or_default()
         ),
         false,
     );
     fx
+}
+
+/// `auto_run`: starts the read-only probes of the step alert `name` landed on (recorded as
+/// started by the alert); how many.
+fn auto_run(app: &mut App, name: &str, fx: &mut Vec<Effect>) -> usize {
+    let mut started = 0;
+    let read_only: Vec<usize> = app
+        .classes()
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == SafetyClass::ReadOnly)
+        .map(|(p, _)| p)
+        .collect();
+    let runnable: Vec<usize> = app
+        .current_node()
+        .map(|n| {
+            read_only
+                .into_iter()
+                .filter(|p| {
+                    n.probes
+                        .get(*p)
+                        .is_some_and(|pr| pr.lang != crate::tsg::Lang::Text)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if let (Some(node), false) = (app.current_id(), runnable.is_empty()) {
+        fx.push(Effect::Record(crate::nav::Event::AutoRun {
+            alert: name.to_string(),
+            node: node.to_string(),
+            probes: runnable.clone(),
+        }));
+    }
+    for p in runnable {
+        fx.extend(run(app, p));
+        started += 1;
+    }
+    started
 }
 
 /// `S`: proposes a silence for the selected alert (every label an exact matcher, 2 hours);

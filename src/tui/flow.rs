@@ -19,7 +19,7 @@ pub fn toggle_write(app: &mut App) -> Vec<Effect> {
         app.set_message("Write mode OFF: this session is read-only again.", false);
         return vec![Effect::WriteMode(false)];
     }
-    match &app.session.write_target {
+    match app.context() {
         Some(ctx) => {
             let msg = format!(
                 "Type the kube context `{ctx}` and Enter to turn write mode on (Esc keeps it read-only)."
@@ -38,7 +38,7 @@ pub fn toggle_write(app: &mut App) -> Vec<Effect> {
 
 /// The context typed at the write-mode prompt.
 pub fn write_typed(app: &mut App, typed: &str) -> Vec<Effect> {
-    match app.session.write_target.clone() {
+    match app.context() {
         Some(ctx) if typed.trim() == ctx => {
             app.session.write = true;
             app.set_message(

@@ -33,6 +33,8 @@ pub struct MitigationView {
     pub target: String,
     /// The name to type back; `None` when the probe names no target (it cannot be confirmed).
     pub confirm_name: Option<String>,
+    /// Where the command runs (`local`, `jail`, `pod router-7`), after the target.
+    pub place: Option<String>,
     pub dry_run: DryRunView,
     /// What is read and recorded before the change (`spec.replicas of deployment/x -n y`).
     pub captures: Vec<String>,

@@ -40,6 +40,7 @@ pub mod search;
 pub mod silence;
 pub mod stamp;
 pub mod state;
+pub mod target;
 pub mod theme;
 pub mod update;
 pub mod view;

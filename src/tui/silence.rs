@@ -79,6 +79,7 @@ pub fn view(d: &SilenceDraft) -> MitigationView {
         command,
         target: format!("Alertmanager `{}`", d.source),
         confirm_name: Some(d.source.clone()),
+        place: None,
         dry_run: DryRunView::None("Alertmanager has no dry run for silences".into()),
         captures: Vec::new(),
         silence: Some(d.clone()),

@@ -205,8 +205,9 @@ pub struct Session {
     pub evidence: Evidence,
     /// Write mode: off (read-only) unless `--write` or the toggle turned it on.
     pub write: bool,
-    /// The name typed to turn write mode on (the session's kube context), if it has one.
-    pub write_target: Option<String>,
+    /// Where the session's kube context comes from (`App::context` resolves it); write mode
+    /// asks for that context to be typed back.
+    pub aim: super::target::Aim,
     /// The session's namespace (`-n`) and kubeconfig (`--kubeconfig`, the config file's),
     /// shown beside the context.
     pub namespace: Option<String>,
@@ -238,7 +239,7 @@ impl Default for Session {
             recording: false,
             evidence: Evidence::None,
             write: false,
-            write_target: None,
+            aim: Default::default(),
             namespace: None,
             kubeconfig: None,
             open: Vec::new(),

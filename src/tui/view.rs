@@ -41,25 +41,21 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
 /// fits beside them (what is open stays spelled out unless the screen is narrow).
 fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
+    // The context probes run on stays in sight in every mode: reads go to it as well.
+    let ctx = app.context().unwrap_or_default();
     let mut out = vec![if app.session.write {
         Span::styled(
-            format!(
-                " WRITE {}{} ",
-                app.session.write_target.clone().unwrap_or_default(),
-                where_to(app, compact)
-            ),
+            format!(" WRITE {ctx}{} ", where_to(app, compact)),
             t.get("badge.mutating"),
         )
+    } else if ctx.is_empty() || compact {
+        // Short badges leave the context to the prompt or message that needs the room.
+        Span::styled(" READ-ONLY ", t.get("badge.read-only"))
     } else {
-        // The context stays in sight in read-only mode too: reads go to it as well (short
-        // badges drop it when a prompt or message needs the room).
-        let ctx = app.session.write_target.as_deref().unwrap_or_default();
-        let text = if ctx.is_empty() || compact {
-            String::from(" READ-ONLY ")
-        } else {
-            format!(" READ-ONLY {ctx}{} ", where_to(app, false))
-        };
-        Span::styled(text, t.get("badge.read-only"))
+        Span::styled(
+            format!(" READ-ONLY {ctx}{} ", where_to(app, false)),
+            t.get("badge.read-only"),
+        )
     }];
     // Where answers come from stays in sight whatever message is shown.
     if let Some(label) = &app.session.data_label {
@@ -130,7 +126,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
         |m: &[Span]| -> usize { m.iter().map(|s| widgets::wrap::width(&s.content)).sum() };
     let wanted = match (&app.input, &app.notice) {
         (Some(Input::Write { buf }), _) => {
-            60 + widgets::wrap::width(buf) + app.session.write_target.as_deref().map_or(0, str::len)
+            60 + widgets::wrap::width(buf) + app.context().map_or(0, |c| c.len())
         }
         (Some(Input::Prompt { var, buf, .. }), n) => {
             30 + var.len()
@@ -187,7 +183,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
             Span::styled(
                 format!(
                     "write mode: type the kube context `{}` = ",
-                    app.session.write_target.clone().unwrap_or_default()
+                    app.context().unwrap_or_default()
                 ),
                 t.get("ui.key"),
             ),

@@ -64,9 +64,13 @@ async fn native(server: &str) -> (KubeError, ProbeError) {
 async fn status_401_and_500_name_the_request() {
     let url = faulty(Fault::Status401).await;
     let (e, p) = native(&url).await;
-    assert_eq!(
-        e.to_string(),
-        format!("kube API at {url} returned 401 Unauthorized for GET /api/v1/pods")
+    let e = e.to_string();
+    assert!(
+        e.starts_with(&format!(
+            "kube API at {url} returned 401 Unauthorized for GET /api/v1/pods; "
+        )) && e.contains("log in again (`az login`")
+            && e.contains("kubelogin convert-kubeconfig"),
+        "{e}"
     );
     assert!(matches!(p, ProbeError::Http { status: 401, .. }), "{p:?}");
     let url = faulty(Fault::Status500).await;
@@ -107,4 +111,52 @@ async fn hang_refused_and_dropped() {
         "{e}"
     );
     assert!(matches!(p, ProbeError::Dropped { .. }), "{p:?}");
+}
+
+/// Through the read-only proxy (as in the navigator), a 401 from the API server names that
+/// server, not the proxy's loopback URL and the probe's token, and says how to log in again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_through_the_proxy_names_the_real_server_and_how_to_log_in() {
+    let url = faulty(Fault::Status401).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kc = kubeconfig(dir.path(), &url);
+    let req = ProbeRequest {
+        id: ProbeId::new("t.md#x", 1),
+        lang: Lang::Shell,
+        code: "kubectl get pods -A".into(),
+        bindings: BTreeMap::new(),
+        assigns: Vec::new(),
+        timeout: Duration::from_secs(5),
+        target: Target {
+            kubeconfig: Some(kc.clone()),
+            kube_context: Some("bad".into()),
+            ..Target::default()
+        },
+        class: SafetyClass::ReadOnly,
+        confirmation: None,
+    };
+    let via = KubeExecutor {
+        proxy: Some(tsgnav::query::proxy::SessionProxy::default()),
+        ..KubeExecutor::default()
+    };
+    let r = via
+        .run(
+            req.clone(),
+            OutputSink::detached(req.id.clone()),
+            Cancel::new(),
+        )
+        .await;
+    let text = r.output.text();
+    let real = url.trim_end_matches('/');
+    assert!(
+        text.contains(&format!("kube API at {real} returned 401 Unauthorized")),
+        "{text}"
+    );
+    assert!(!text.contains("/p/"), "the proxy's URL and token: {text}");
+    assert!(text.contains("log in again (`az login`"), "{text}");
+    assert!(
+        r.status.describe().contains("log in again"),
+        "{}",
+        r.status.describe()
+    );
 }

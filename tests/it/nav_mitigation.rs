@@ -36,7 +36,7 @@ fn node_id(a: &App, title: &str) -> String {
 fn at_strategy_2() -> App {
     let mut a = app();
     a.session.live = Live::Available;
-    a.session.write_target = Some(CTX.into());
+    a.session.aim.flag = Some(CTX.into());
     let id = node_id(&a, "Strategy 2:");
     nav_cmd(&mut a, Cmd::Goto(id));
     a
@@ -69,6 +69,7 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
         command: "kubectl scale deployment maestro-agent -n maestro --replicas=0".into(),
         target: format!("context {CTX}"),
         confirm_name: Some(CTX.into()),
+        place: None,
         dry_run: DryRunView::Runnable("kubectl scale … --dry-run=server".into()),
         captures: vec!["spec.replicas of deployment/maestro-agent -n maestro".into()],
     }

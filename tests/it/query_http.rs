@@ -162,7 +162,10 @@ async fn http_faults_are_clear_failed_results() {
     let url = servers::faulty(Fault::Status401).await;
     assert_eq!(
         fault(url.clone(), Duration::from_secs(5)).await,
-        format!("HTTP 401 Unauthorized from {url}{path}")
+        format!(
+            "HTTP 401 Unauthorized from {url}{path}{}",
+            tsgnav::query::relogin(401)
+        )
     );
     let url = servers::refusing();
     assert_eq!(

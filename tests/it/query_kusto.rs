@@ -147,7 +147,10 @@ async fn kusto_faults_are_clear_failed_results() {
     let got = fault(url.clone(), Duration::from_secs(5), Some("echo t".into())).await;
     assert_eq!(
         got,
-        format!("HTTP 401 Unauthorized from {url}/v2/rest/query")
+        format!(
+            "HTTP 401 Unauthorized from {url}/v2/rest/query{}",
+            tsgnav::query::relogin(401)
+        )
     );
     let url = servers::refusing();
     assert_eq!(

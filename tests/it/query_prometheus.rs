@@ -267,7 +267,10 @@ async fn prometheus_faults_are_clear_failed_results() {
     let r = fault_result(url.clone(), Duration::from_secs(5), Some(cmd)).await;
     assert_eq!(
         r.status.describe(),
-        format!("HTTP 401 Unauthorized from {url}/api/v1/query")
+        format!(
+            "HTTP 401 Unauthorized from {url}/api/v1/query{}",
+            tsgnav::query::relogin(401)
+        )
     );
     assert_eq!(
         servers::read(&count).lines().count(),

@@ -202,11 +202,13 @@ fn the_export_popup_shows_folder_head_and_key_whole_with_copy_keys() {
     t.allow_clipboard();
     t.keys(&[":"]);
     t.send_line("export");
-    let s = t.wait_for("the popup", |s| s.contains("Evidence exported: paste"));
-    assert!(
-        s.contains("Folder") && s.contains("Chain head (record #") && s.contains("Key id"),
-        "{s}"
-    );
+    // Waits for the whole popup: a capture can land while the frame is half written.
+    t.wait_for("the popup", |s| {
+        s.contains("Evidence exported: paste")
+            && s.contains("Folder")
+            && s.contains("Chain head (record #")
+            && s.contains("Key id")
+    });
     t.keys(&["c"]);
     t.wait_for("the folder copied", |s| s.contains("Copied the folder"));
     let bundle = crate::tui_common::exported_bundle(&t.only_session());
@@ -263,8 +265,6 @@ fn help_text(s: &str) -> String {
 #[test]
 fn help_wraps_at_the_pane_edge_finds_with_slash_and_moves_with_g() {
     let Some(t) = demo("help") else { return };
-    t.keys(&["?"]);
-    let s = t.wait_for("the help", |s| s.contains("Help — keys"));
     let km = tsgnav::tui::keymap::Keymap::bundled();
     let run = km
         .rows("guide")
@@ -273,6 +273,11 @@ fn help_wraps_at_the_pane_edge_finds_with_slash_and_moves_with_g() {
         .map(|r| r.desc.clone())
         .expect("the r row");
     assert!(run.len() > 50, "a long description: {run}");
+    t.keys(&["?"]);
+    // Waits for the row itself: a capture can land while the popup is half written.
+    let s = t.wait_for("the help with the r row", |s| {
+        s.contains("Help — keys") && help_text(s).contains(&run)
+    });
     assert!(
         help_text(&s).contains(&run),
         "`{run}` is whole, wrapped:\n{s}"

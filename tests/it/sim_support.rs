@@ -136,3 +136,15 @@ impl Drop for BlockingSim {
 
 pub const OCM_NS: &str = "ocm-prod-2lq3swift0demo0cluster0id01-demo-hcp";
 pub const STUCK_ID: &str = "2lq3stuck0maestro0cluster0id1";
+
+/// A simulator of `name` with `clusters` contexts on a runtime of its own (kept alive by the
+/// caller), for synchronous tests that run tsgnav or the navigator against it.
+pub fn on_own_runtime(name: &str, clusters: Option<usize>) -> (tokio::runtime::Runtime, AsyncSim) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt.block_on(start(name, clusters));
+    (rt, sim)
+}

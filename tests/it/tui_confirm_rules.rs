@@ -20,7 +20,7 @@ fn at_scenario() -> App {
     let mut a = app();
     a.session.live = Live::Available;
     a.session.write = true;
-    a.session.write_target = Some(CTX.into());
+    a.session.aim.flag = Some(CTX.into());
     let id = a
         .nav
         .index
@@ -54,6 +54,7 @@ fn view(a: &App) -> MitigationView {
         command: "kubectl delete pod \"${ROUTER_POD}\" -n \"${OCM_NAMESPACE}\" --force".into(),
         target: format!("context {CTX}, namespace ${{OCM_NAMESPACE}}"),
         confirm_name: Some(CTX.into()),
+        place: None,
         dry_run: DryRunView::Runnable("kubectl delete … --dry-run=server".into()),
         captures: Vec::new(),
     }

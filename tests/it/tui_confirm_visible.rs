@@ -18,7 +18,7 @@ fn at_step() -> App {
     let mut a = app();
     a.session.live = Live::Available;
     a.session.write = true;
-    a.session.write_target = Some(CTX.into());
+    a.session.aim.flag = Some(CTX.into());
     let id = a
         .nav
         .index
@@ -46,6 +46,7 @@ fn view(a: &App, pod: &str, ns: &str) -> MitigationView {
         command: "kubectl delete pod \"${POD}\" -n \"${NS}\"".into(),
         target: format!("context {CTX}, namespace ${{NS}}"),
         confirm_name: Some(CTX.into()),
+        place: None,
         dry_run: DryRunView::Runnable("kubectl delete … --dry-run=server".into()),
         captures: Vec::new(),
     }

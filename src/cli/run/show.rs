@@ -33,6 +33,13 @@ pub fn to_json(r: &ProbeResult) -> Value {
             v["read_only_by_classifier_only"] = json!(why);
         }
     }
+    // Every table of a probe of several commands, and a fan-out's answer per context.
+    if r.tables.len() > 1 {
+        v["tables"] = json!(r.tables);
+    }
+    if !r.contexts.is_empty() {
+        v["contexts"] = json!(r.contexts);
+    }
     // The Kubernetes requests the read-only proxy decided, when the probe made any.
     if !r.api.is_empty() {
         v["api"] = json!(r.api);

@@ -1,6 +1,7 @@
 //! Fan-out: the same native command across every kubeconfig context matching a glob
 //! (`mc-*`), at most `concurrency` at a time, with a progress callback and one combined table
-//! that starts with a CONTEXT column — the blast radius across management clusters.
+//! that starts with a CONTEXT column — the blast radius across management clusters; a
+//! context that fails is a row of that table with its error, the others' rows all kept.
 
 use std::path::Path;
 use std::time::Duration;
@@ -173,26 +174,83 @@ pub async fn fan_out(
     })
 }
 
-/// One table with a CONTEXT column from every successful context's table.
+/// One table with a CONTEXT column, in kubeconfig order: every healthy context's rows, and
+/// a row for each context that failed, its error in an ERROR column (present only then), so
+/// that one unreachable cluster never hides what the others answered.
 pub fn combine(outputs: &[(String, Result<KubeOutput, KubeError>)]) -> Table {
     let mut table = Table {
         columns: vec!["CONTEXT".into()],
         rows: Vec::new(),
     };
+    if let Some(t) = outputs
+        .iter()
+        .find_map(|(_, r)| r.as_ref().ok().and_then(|o| o.table.as_ref()))
+    {
+        table.columns.extend(t.columns.iter().cloned());
+    }
+    let width = table.columns.len();
+    let failed = outputs.iter().any(|(_, r)| r.is_err());
+    if failed {
+        table.columns.push("ERROR".into());
+    }
     for (ctx, r) in outputs {
-        let Some(t) = r.as_ref().ok().and_then(|o| o.table.as_ref()) else {
-            continue;
-        };
-        if table.columns.len() == 1 {
-            table.columns.extend(t.columns.iter().cloned());
-        }
-        for row in &t.rows {
-            let mut r = vec![ctx.clone()];
-            r.extend(row.iter().cloned());
-            table.rows.push(r);
+        match r {
+            Ok(o) => {
+                for row in o.table.iter().flat_map(|t| &t.rows) {
+                    let mut r = vec![ctx.clone()];
+                    r.extend(row.iter().cloned());
+                    r.resize(width, String::new());
+                    if failed {
+                        r.push(String::new());
+                    }
+                    table.rows.push(r);
+                }
+            }
+            Err(e) => {
+                let mut r = vec![ctx.clone()];
+                r.resize(width, String::new());
+                r.push(e.to_string());
+                table.rows.push(r);
+            }
         }
     }
     table
+}
+
+/// What one command fanned out printed (the combined table), the table, the objects of the
+/// healthy contexts and each context's error, if it had one.
+pub struct Fanned {
+    pub text: String,
+    pub table: Table,
+    pub raw: Vec<serde_json::Value>,
+    pub contexts: Vec<(String, Option<String>)>,
+}
+
+/// [`fan_out`] of one command, shaped for a probe's result.
+pub async fn fan_out_probe(
+    cmd: &KubeCommand,
+    kubeconfig: &Path,
+    pattern: &str,
+    opts: &FanOutOptions,
+) -> Result<Fanned, KubeError> {
+    let f = fan_out(cmd, kubeconfig, pattern, opts, |_| {}).await?;
+    let contexts = f
+        .outputs
+        .iter()
+        .map(|(c, r)| (c.clone(), r.as_ref().err().map(ToString::to_string)))
+        .collect();
+    let raw = f
+        .outputs
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .flat_map(|o| o.raw.clone())
+        .collect();
+    Ok(Fanned {
+        text: super::run::table_text(&f.table, cmd.no_headers),
+        table: f.table,
+        raw,
+        contexts,
+    })
 }
 
 #[cfg(test)]
@@ -215,7 +273,16 @@ mod tests {
             ("c".to_string(), Ok(ok)),
         ];
         let c = combine(&outs);
-        assert_eq!(c.columns, vec!["CONTEXT", "NAME"]);
-        assert_eq!(c.rows, vec![vec!["a", "p"], vec!["c", "p"]]);
+        assert_eq!(c.columns, vec!["CONTEXT", "NAME", "ERROR"]);
+        assert_eq!(
+            c.rows,
+            vec![vec!["a", "p", ""], vec!["b", "", "x"], vec!["c", "p", ""]],
+            "the failed context is a row in its place, the healthy ones keep theirs"
+        );
+        let healthy = combine(&[outs[0].clone(), outs[2].clone()]);
+        assert_eq!(healthy.columns, vec!["CONTEXT", "NAME"], "no ERROR column");
+        let none = combine(&outs[1..2]);
+        assert_eq!(none.columns, vec!["CONTEXT", "ERROR"]);
+        assert_eq!(none.rows, vec![vec!["b", "x"]]);
     }
 }

@@ -92,41 +92,19 @@ impl KubeExecutor {
             return exec::execute(self, req, x, out, cancel).await;
         }
         let started = Utc::now();
-        let target = req.target.describe();
+        let target = req.target.shown();
         let cmds = match native_form(&req.code, &req.bindings) {
             Ok(c) => c,
-            Err(Reject::MissingVar(name)) => {
-                return ProbeResult::failed(
-                    req.id,
-                    Backend::Kube,
-                    target,
-                    req.code,
-                    ProbeError::MissingVar { name },
-                )
-            }
-            Err(Reject::NotNative(why)) => {
-                // Only taken when kubectl is missing (else the runner hands it to the shell).
-                return ProbeResult::failed(
-                    req.id,
-                    Backend::Kube,
-                    target,
-                    req.code,
-                    ProbeError::Refused {
-                        class: req.class,
-                        reason: format!(
-                            "tsgnav does not answer this form itself ({why}) and kubectl, which \
-                             would, is not on PATH"
-                        ),
-                        what: "install kubectl, or write the probe with -o jsonpath, \
-                               custom-columns, name, json or wide"
-                            .into(),
-                    },
-                );
-            }
+            Err(r) => return rejected(req, target, r),
         };
         let as_run = cmds.iter().map(command_text).collect::<Vec<_>>().join("\n");
         let mut written = req.code.trim_end().to_string();
-        if let Some(c) = &req.target.kube_context {
+        if let Some(c) = req
+            .target
+            .kube_context
+            .as_ref()
+            .filter(|_| self.contexts.is_none())
+        {
             written.push_str(&format!("\n# kube context {c}"));
         }
         let mut result = ProbeResult::new(req.id.clone(), Backend::Kube, target, written, started);
@@ -146,55 +124,17 @@ impl KubeExecutor {
         let work = async {
             let mut tables = Vec::new();
             let mut raw = Vec::new();
+            let mut contexts = Vec::new();
             for cmd in &cmds {
                 let (text, table, objs) = match &self.contexts {
                     Some(pattern) => {
-                        let opts = FanOutOptions {
-                            concurrency: if self.concurrency == 0 {
-                                fanout::DEFAULT_CONCURRENCY
-                            } else {
-                                self.concurrency
-                            },
-                            timeout: req.timeout,
-                            namespace: req.target.namespace.clone(),
-                        };
-                        let f = fan_out(cmd, &kubeconfig, pattern, &opts, |_| {}).await?;
-                        let mut text = run::table_text(&f.table, cmd.no_headers);
-                        for (ctx, e) in f.failures() {
-                            text.push_str(&format!("{ctx}: {e}\n"));
-                        }
-                        let objs = f
-                            .outputs
-                            .iter()
-                            .filter_map(|(_, r)| r.as_ref().ok())
-                            .flat_map(|o| o.raw.clone())
-                            .collect();
-                        (text, Some(f.table), objs)
+                        let f = fanout::fan_out_probe(cmd, &kubeconfig, pattern, &self.fan(&req))
+                            .await?;
+                        contexts.extend(f.contexts);
+                        (f.text, Some(f.table), f.raw)
                     }
                     None => {
-                        let context = cmd
-                            .context
-                            .as_deref()
-                            .or(req.target.kube_context.as_deref());
-                        let access = match &self.proxy {
-                            Some(p) => Some(p.native(&kubeconfig, context).await.map_err(|e| {
-                                KubeError::Kubeconfig {
-                                    path: kubeconfig.display().to_string(),
-                                    detail: e.to_string(),
-                                }
-                            })?),
-                            None => None,
-                        };
-                        let path = access.as_ref().map_or(&kubeconfig, |a| &a.kubeconfig);
-                        let ctx = access.as_ref().map(|a| a.grant.context()).or(context);
-                        let o = run_kube_with(
-                            cmd,
-                            path,
-                            ctx,
-                            req.target.namespace.as_deref(),
-                            req.timeout,
-                        )
-                        .await?;
+                        let o = self.one(cmd, &req, &kubeconfig).await?;
                         (o.text, o.table, o.raw)
                     }
                 };
@@ -202,16 +142,23 @@ impl KubeExecutor {
                 tables.extend(table);
                 raw.extend(objs);
             }
-            Ok::<_, KubeError>((tables, raw))
+            Ok::<_, KubeError>((tables, raw, contexts))
         };
         // Each request times out after `req.timeout` with a message naming it; the outer
         // limit is a backstop for runs of several requests.
         let backstop = req.timeout + std::time::Duration::from_millis(500);
         result.status = match interruptible(work, backstop, &cancel).await {
-            Ok(Ok((tables, raw))) => {
-                result.table = run::merge(tables);
+            Ok(Ok((tables, raw, contexts))) => {
+                result.table = run::merge(tables.clone());
+                result.tables = tables;
                 result.raw = Some(serde_json::Value::Array(raw));
-                Status::Ok { exit: 0 }
+                result.contexts = super::ContextAnswer::collect(
+                    contexts.iter().map(|(c, e)| (c.as_str(), e.clone())),
+                );
+                if let Some(glob) = &self.contexts {
+                    result.target = format!("{} contexts matching {glob:?}", result.contexts.len());
+                }
+                fanout_status(&result.contexts)
             }
             Ok(Err(e)) => {
                 out.write_str(&format!("error: {e}\n"));
@@ -222,6 +169,93 @@ impl KubeExecutor {
         result.output = out.finish();
         result.ended = Utc::now();
         result
+    }
+}
+
+/// The result of a probe the native backend does not take: a value is missing, or the form
+/// is one only kubectl answers and kubectl is not installed.
+fn rejected(req: ProbeRequest, target: String, r: Reject) -> ProbeResult {
+    let e = match r {
+        Reject::MissingVar(name) => ProbeError::MissingVar { name },
+        // Only taken when kubectl is missing (else the runner hands it to the shell).
+        Reject::NotNative(why) => ProbeError::Refused {
+            class: req.class,
+            reason: format!(
+                "tsgnav does not answer this form itself ({why}) and kubectl, which \
+                 would, is not on PATH"
+            ),
+            what: "install kubectl, or write the probe with -o jsonpath, \
+                   custom-columns, name, json or wide"
+                .into(),
+        },
+    };
+    ProbeResult::failed(req.id, Backend::Kube, target, req.code, e)
+}
+
+/// A fan-out's status: failed when a context failed (its answer is a row of the table, and
+/// the healthy contexts' rows are all kept), else ok.
+pub(crate) fn fanout_status(contexts: &[super::ContextAnswer]) -> Status {
+    let failed: Vec<&super::ContextAnswer> =
+        contexts.iter().filter(|a| a.error.is_some()).collect();
+    match failed.first() {
+        None => Status::Ok { exit: 0 },
+        Some(first) => Status::Failed(ProbeError::Unsupported {
+            detail: format!(
+                "{} of {} contexts failed ({}: {}); the others' answers are above",
+                failed.len(),
+                contexts.len(),
+                first.context,
+                first.error.as_deref().unwrap_or_default()
+            ),
+        }),
+    }
+}
+
+impl KubeExecutor {
+    /// How a request fans out: the executor's concurrency, the request's timeout and namespace.
+    fn fan(&self, req: &ProbeRequest) -> FanOutOptions {
+        FanOutOptions {
+            concurrency: if self.concurrency == 0 {
+                fanout::DEFAULT_CONCURRENCY
+            } else {
+                self.concurrency
+            },
+            timeout: req.timeout,
+            namespace: req.target.namespace.clone(),
+        }
+    }
+
+    /// One command on the request's one context (through the read-only proxy when set).
+    async fn one(
+        &self,
+        cmd: &KubeCommand,
+        req: &ProbeRequest,
+        kubeconfig: &std::path::Path,
+    ) -> Result<KubeOutput, KubeError> {
+        let context = cmd
+            .context
+            .as_deref()
+            .or(req.target.kube_context.as_deref());
+        let access =
+            match &self.proxy {
+                Some(p) => Some(p.native(kubeconfig, context).await.map_err(|e| {
+                    KubeError::Kubeconfig {
+                        path: kubeconfig.display().to_string(),
+                        detail: e.to_string(),
+                    }
+                })?),
+                None => None,
+            };
+        let path = access
+            .as_ref()
+            .map_or(kubeconfig, |a| a.kubeconfig.as_path());
+        let ctx = access.as_ref().map(|a| a.grant.context()).or(context);
+        let ran = run_kube_with(cmd, path, ctx, req.target.namespace.as_deref(), req.timeout).await;
+        // An error names the real API server, not the proxy's loopback URL.
+        match &access {
+            Some(a) => ran.map_err(|e| e.naming_server(&a.grant.url(), a.grant.server())),
+            None => ran,
+        }
     }
 }
 

@@ -243,7 +243,7 @@ pub(super) async fn execute(
     mut out: OutputSink,
     cancel: Cancel,
 ) -> ProbeResult {
-    let target = req.target.describe();
+    let target = req.target.shown();
     let mut result = ProbeResult::new(
         req.id.clone(),
         Backend::Kube,

@@ -58,6 +58,9 @@ pub struct Pass {
     pub confirmed: bool,
     /// The client with the real credentials for `context`.
     pub upstream: kube::Client,
+    /// The context's real API server (`https://…:443`), which errors name in place of the
+    /// proxy's loopback URL.
+    pub server: String,
     /// The writes a confirmed run is confined to, once set (see `super::confine`).
     pub writes: std::sync::OnceLock<Vec<super::policy::Write>>,
     /// Every decision, in order.
@@ -107,6 +110,16 @@ impl Grant {
         &self.pass.context
     }
 
+    /// The real API server of that context.
+    pub fn server(&self) -> &str {
+        &self.pass.server
+    }
+
+    /// The proxy's URL for this pass, as the probe's kubeconfig names it.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/p/{}", self.port, self.token)
+    }
+
     /// Every request decided so far.
     pub fn decisions(&self) -> Vec<Decided> {
         self.pass
@@ -124,7 +137,7 @@ impl Grant {
         let cfg = json!({
             "apiVersion": "v1", "kind": "Config", "preferences": {},
             "clusters": [{"name": "tsgnav-read-only-proxy",
-                "cluster": {"server": format!("http://127.0.0.1:{}/p/{}", self.port, self.token)}}],
+                "cluster": {"server": self.url()}}],
             "users": [{"name": "tsgnav-probe", "user": {}}],
             "contexts": [{"name": ctx, "context": {"cluster": "tsgnav-read-only-proxy",
                 "user": "tsgnav-probe", "namespace": self.namespace}}],
@@ -179,10 +192,7 @@ pub(super) fn token() -> Result<String, GrantError> {
 /// `KUBECONFIG`-style list is merged), with its default namespace and the context's name. No
 /// read timeout (watches and `logs -f` stay open as long as the probe keeps them) and no
 /// retries (a request is sent once, as the probe sent it).
-pub(super) async fn upstream(
-    path: &Path,
-    context: Option<&str>,
-) -> Result<(kube::Client, String, String), GrantError> {
+pub(super) async fn upstream(path: &Path, context: Option<&str>) -> Result<Upstream, GrantError> {
     super::super::kube::client::install_crypto();
     let kc = super::super::kube::client::read_kubeconfig(path)
         .map_err(|e| GrantError::Kubeconfig(e.to_string()))?;
@@ -208,7 +218,11 @@ pub(super) async fn upstream(
     config.write_timeout = None;
     config.default_retry = false;
     let ns = config.default_namespace.clone();
+    let server = config.cluster_url.to_string();
     let client = kube::Client::try_from(config)
         .map_err(|e| GrantError::Kubeconfig(format!("{}: {e}", path.display())))?;
-    Ok((client, ns, name))
+    Ok((client, ns, name, server))
 }
+
+/// A context's client, its default namespace, the context's name and its API server's URL.
+pub(super) type Upstream = (kube::Client, String, String, String);

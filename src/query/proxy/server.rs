@@ -34,7 +34,7 @@ pub struct Proxy {
     decided: Arc<std::sync::atomic::AtomicU64>,
     /// Upstream clients by kubeconfig, context and the kubeconfig's modification time (a
     /// client is built once per session, and again when the file changes).
-    clients: Mutex<HashMap<UpstreamKey, (kube::Client, String, String)>>,
+    clients: Mutex<HashMap<UpstreamKey, grant::Upstream>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -104,7 +104,7 @@ impl Proxy {
             mtime(kubeconfig),
         );
         let cached = self.clients_lock().get(&key).cloned();
-        let (upstream, namespace, context) = match cached {
+        let (upstream, namespace, context, server) = match cached {
             Some(c) => c,
             None => {
                 let c = grant::upstream(kubeconfig, context).await?;
@@ -117,6 +117,7 @@ impl Proxy {
             context,
             confirmed,
             upstream,
+            server,
             writes: Default::default(),
             log: Mutex::new(Vec::new()),
         });
@@ -156,9 +157,7 @@ fn mtime(path: &Path) -> Option<std::time::SystemTime> {
 }
 
 impl Proxy {
-    fn clients_lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<UpstreamKey, (kube::Client, String, String)>> {
+    fn clients_lock(&self) -> std::sync::MutexGuard<'_, HashMap<UpstreamKey, grant::Upstream>> {
         self.clients.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -12,14 +12,14 @@ use super::Msg;
 use crate::query::kube::KubeExecutor;
 use crate::query::runner::gate;
 use crate::query::{fanout, Backend, Cancel, Executor, OutputSink};
-use crate::tsg::{Lang, Library, ProbeRef};
+use crate::tsg::{Lang, ProbeRef};
 use crate::tui::action::Action;
 
 impl Probes {
     /// Submits `probe` once per context matching `pattern`; returns what to report at once.
     pub fn fan_out(
         &self,
-        lib: &Library,
+        app: &crate::tui::app::App,
         probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
         pattern: &str,
@@ -28,7 +28,7 @@ impl Probes {
             probe: probe.clone(),
             result: Err(e),
         };
-        let mut req = match self.request(lib, probe, bindings) {
+        let mut req = match self.request(app, probe, bindings) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };

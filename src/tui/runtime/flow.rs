@@ -14,7 +14,7 @@ use crate::mitigate::{self, DryRun};
 use crate::query::runner::{effective_class, gate};
 use crate::query::tasks::Tasks;
 use crate::query::{target_name, Cancel, ProbeId, ProbeRequest};
-use crate::tsg::{CalloutKind, Library, ProbeRef, SafetyClass};
+use crate::tsg::{CalloutKind, ProbeRef, SafetyClass};
 use crate::tui::action::Action;
 use crate::tui::mitigation::{DryRunView, MitigationView};
 
@@ -64,13 +64,13 @@ impl Probes {
     /// A probe that is not read-only: a background task, or its confirmation screen.
     pub fn prepare(
         &mut self,
-        lib: &Library,
+        app: &crate::tui::app::App,
         key: &ProbeRef,
         class: SafetyClass,
         bindings: &BTreeMap<String, String>,
     ) -> Vec<Action> {
         let (node, probe) = (key.node.as_str(), key.index);
-        let req = match self.request(lib, key, bindings) {
+        let req = match self.request(app, key, bindings) {
             Ok(r) => r,
             Err(e) => return vec![Action::MitigationRefused(e)],
         };
@@ -113,8 +113,8 @@ impl Probes {
                 "This session is read-only: press W and type the kube context first. Nothing was run.".into(),
             )];
         }
-        let index = crate::nav::Index::new(lib);
-        let Some(n) = index.node(lib, node) else {
+        let index = crate::nav::Index::new(&app.lib);
+        let Some(n) = index.node(&app.lib, node) else {
             return vec![Action::MitigationRefused(format!("No step {node}."))];
         };
         let preconditions = mitigate::preconditions(n);
@@ -159,6 +159,7 @@ impl Probes {
                 _ => req.target.describe(),
             },
             confirm_name: target_name(&req.target).map(str::to_string),
+            place: Some(req.target.place.to_string()),
             dry_run: match &dry {
                 DryRun::Script(s) => DryRunView::Runnable(s.clone()),
                 DryRun::Request(r) => DryRunView::Preview(r.clone()),
@@ -237,7 +238,7 @@ impl Probes {
         let _ = self
             .tx
             .send(Msg::Record(Box::new(Record::Confirmation(record))));
-        let target = req.target.describe();
+        let target = req.target.shown();
         if effective_class(&req).0 == SafetyClass::Interactive {
             let _ = self.tx.send(Msg::Handover {
                 probe: key.clone(),
@@ -286,7 +287,7 @@ fn task_record(runner: &crate::query::runner::Runner, req: &ProbeRequest) -> evi
             |_| "shell".to_string(),
             |e| crate::query::Executor::backend(e.as_ref()).to_string(),
         ),
-        target: req.target.describe(),
+        target: req.target.shown(),
         started: chrono::Utc::now().to_rfc3339(),
         ..Default::default()
     }

@@ -54,7 +54,7 @@ impl Fx {
             Effect::RunProbe { probe, bindings } => vec![match &self.live {
                 Some(p) => {
                     let mode = app.probes.modes.get(&probe).copied();
-                    p.run(&app.lib, &probe, &bindings, mode)
+                    p.run(app, &probe, &bindings, mode)
                 }
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
@@ -76,7 +76,7 @@ impl Fx {
                 class,
                 bindings,
             } => match self.live.as_mut() {
-                Some(p) => p.prepare(&app.lib, &probe, class, &bindings),
+                Some(p) => p.prepare(app, &probe, class, &bindings),
                 None => vec![Action::MitigationRefused(
                     "Live queries are unavailable: nothing was run.".into(),
                 )],
@@ -120,7 +120,7 @@ impl Fx {
                 bindings,
                 pattern,
             } => vec![match &self.live {
-                Some(p) => p.fan_out(&app.lib, &probe, &bindings, &pattern),
+                Some(p) => p.fan_out(app, &probe, &bindings, &pattern),
                 None => Action::Notice(
                     "Live queries are unavailable: the probe was not run and no result is shown."
                         .into(),

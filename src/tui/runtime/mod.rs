@@ -256,8 +256,9 @@ fn start_fx(
         }
         None => None,
     };
-    if let Some(l) = live.as_ref() {
-        app.session.write_target = l.context().map(str::to_string);
+    // The demo's simulated cluster, or the config's context: the session's default.
+    if let Some(c) = live.as_ref().and_then(|l| l.context()) {
+        app.session.aim.default = Some(c.to_string());
     }
     let mut fx = Fx {
         live,

@@ -13,9 +13,10 @@ use super::Msg;
 use crate::query::runner::{gate, Runner, RunnerConfig};
 use crate::query::tasks::Tasks;
 use crate::query::vars::{Source, Vars};
-use crate::query::{setup, Cancel, Event, ProbeRequest, ProbeResult, Status};
-use crate::tsg::{Library, ProbeRef};
+use crate::query::{setup, Cancel, Event, Place, ProbeRequest, ProbeResult, Status};
+use crate::tsg::ProbeRef;
 use crate::tui::action::{Action, ProbeOutput};
+use crate::tui::app::App;
 use crate::tui::state::QueryMode;
 
 /// Where probes go: the backends' settings plus the kube context, namespace and kubeconfig
@@ -129,14 +130,16 @@ impl Probes {
         })
     }
 
-    /// The request for `probe` with these values, aimed at the session's kube context and
-    /// kubeconfig unless the probe names its own.
+    /// The request for `probe` with these values, aimed at the session's kube context
+    /// (`App::context`: `--context`, the alert's, the default, the kubeconfig's current one)
+    /// and kubeconfig unless the probe names its own, and at the place it runs in.
     pub(super) fn request(
         &self,
-        lib: &Library,
+        app: &App,
         probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
     ) -> Result<ProbeRequest, String> {
+        let lib = &app.lib;
         let node = probe.node.as_str();
         let index = crate::nav::Index::new(lib);
         let Some(p) = index
@@ -163,7 +166,19 @@ impl Probes {
             *ns = crate::tui::mitigation::show_values(ns, &values);
         }
         if req.target.kube_context.is_none() {
-            req.target.kube_context = self.settings.context.clone();
+            req.target.kube_context = app.context().or_else(|| self.settings.context.clone());
+        }
+        // A shell probe runs in the jail; what tsgnav answers itself (the native kube
+        // backend, Prometheus …) runs in tsgnav, on this machine.
+        let shell = self
+            .runner
+            .route(&req)
+            .is_ok_and(|e| e.backend() == crate::query::Backend::Shell);
+        if shell && req.target.place == Place::Local {
+            let jail = crate::query::jail::isolation(self.settings.backends.sandbox.jail);
+            if jail == crate::query::jail::Isolation::Jailed {
+                req.target.place = Place::Jail;
+            }
         }
         if p.lang == crate::tsg::Lang::Shell {
             req.target.default_namespace = self.settings.namespace.clone();
@@ -187,7 +202,7 @@ impl Probes {
     /// `mode` is how `t` switched a PromQL probe, if it did.
     pub fn run(
         &self,
-        lib: &Library,
+        app: &App,
         probe: &ProbeRef,
         bindings: &BTreeMap<String, String>,
         mode: Option<QueryMode>,
@@ -196,7 +211,7 @@ impl Probes {
             probe: probe.clone(),
             result: Err(e),
         };
-        let mut req = match self.request(lib, probe, bindings) {
+        let mut req = match self.request(app, probe, bindings) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
@@ -204,7 +219,7 @@ impl Probes {
         if let Some(e) = gate(&req) {
             return fail(e.to_string());
         }
-        let target = req.target.describe();
+        let target = req.target.shown();
         self.track(&req, probe);
         self.diagnostic
             .lock()

@@ -150,6 +150,9 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     if let Some(o) = object {
         target.push(Span::raw(format!(", {o}")));
     }
+    if let Some(p) = &v.place {
+        target.push(Span::raw(format!(" · {p}")));
+    }
     out.push(Line::from(target));
     if let Some((ok, text)) = &m.dry_output {
         let s = if *ok {
