@@ -18,6 +18,8 @@ pub mod probes;
 mod range;
 pub mod record;
 pub mod replay;
+pub mod store;
+pub mod stream;
 
 use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
@@ -89,6 +91,12 @@ pub enum Msg {
     },
     /// A record to append (a confirmation, a prior state).
     Record(Box<crate::evidence::Record>),
+    /// A run's output was stored (off the frame loop): its record is appended, then it is shown.
+    Stored {
+        probe: crate::tsg::ProbeRef,
+        result: Box<crate::query::ProbeResult>,
+        stored: Result<crate::evidence::StoredOutput, crate::evidence::EvidenceError>,
+    },
     /// A read run before a mutation (prior state): recorded, not shown.
     Captured(Box<crate::query::ProbeResult>),
     /// A dry run's result: recorded, shown on the confirmation screen.
@@ -148,29 +156,7 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
             pending = library::start(l, tx.clone());
         }
         if app.session.quit {
-            if let Some(l) = fx.live.as_ref() {
-                let running = l.running_tasks();
-                l.stop_all_tasks();
-                // Every task that was running is recorded as it ended, before tsgnav exits.
-                let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-                let mut left = running;
-                while left > 0 {
-                    let wait = until.saturating_duration_since(std::time::Instant::now());
-                    match rx.recv_timeout(wait) {
-                        Ok(Msg::Probe { result, .. }) => {
-                            let _ = fx.record_run(&app, &result);
-                            left -= 1;
-                        }
-                        Ok(Msg::Record(rec)) => {
-                            if let Some(r) = fx.recorder.as_mut() {
-                                let _ = r.record(&app, *rec);
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(_) => break,
-                    }
-                }
-            }
+            drain_at_quit(&mut fx, &app, &rx);
             return Ok(());
         }
         match rx.recv() {
@@ -180,14 +166,14 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
                 }
                 queue.push_back(a)
             }
-            Ok(Msg::Probe { probe, result }) => {
-                // Recorded (fsync'd) before the UI shows the result.
-                queue.extend(fx.record_run(&app, &result));
-                queue.push_back(Action::ProbeFinished {
-                    probe,
-                    result: Ok(probes::convert(&result)),
-                });
-            }
+            // Recorded (fsync'd) before the UI shows the result; a large output is redacted
+            // and written on a thread of its own meanwhile, so keys are answered.
+            Ok(Msg::Probe { probe, result }) => queue.extend(fx.finished(&app, probe, result, &tx)),
+            Ok(Msg::Stored {
+                probe,
+                result,
+                stored,
+            }) => queue.extend(fx.stored(&app, probe, &result, stored)),
             Ok(Msg::Record(rec)) => {
                 if let Some(r) = fx.recorder.as_mut() {
                     queue.extend(r.record(&app, *rec));
@@ -228,6 +214,50 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
     }
 }
 
+/// At quit: stops the background tasks and records how each ended, and waits for the outputs
+/// still being stored, so every run that started is in the journal before tsgnav exits.
+fn drain_at_quit(fx: &mut Fx, app: &App, rx: &mpsc::Receiver<Msg>) {
+    let mut tasks = fx.live.as_ref().map_or(0, |l| {
+        let n = l.running_tasks();
+        l.stop_all_tasks();
+        n
+    });
+    let grace = if fx.storing > 0 {
+        STORE_GRACE
+    } else {
+        TASK_GRACE
+    };
+    let until = std::time::Instant::now() + grace;
+    while tasks + fx.storing > 0 {
+        let wait = until.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(wait) {
+            Ok(Msg::Probe { result, .. }) => {
+                let _ = fx.record_run(app, &result);
+                tasks = tasks.saturating_sub(1);
+            }
+            Ok(Msg::Stored {
+                probe,
+                result,
+                stored,
+            }) => {
+                let _ = fx.stored(app, probe, &result, stored);
+            }
+            Ok(Msg::Record(rec)) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    let _ = r.record(app, *rec);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// How long quitting waits for the background tasks to stop.
+const TASK_GRACE: Duration = Duration::from_secs(3);
+/// How long quitting waits for outputs still being stored (a 50 MB output takes seconds).
+const STORE_GRACE: Duration = Duration::from_secs(60);
+
 /// The effect runner: the query engine (with write mode and the sandbox shown), the evidence
 /// recorder and the Firing refresher, each reported on `app` when it cannot start.
 fn start_fx(
@@ -264,6 +294,7 @@ fn start_fx(
         recorder,
         firing: None,
         faults: Default::default(),
+        storing: 0,
     };
     if app.session.write {
         if let Some(l) = fx.live.as_mut() {
