@@ -16,6 +16,7 @@ mod demo_tmux;
 mod deps;
 mod deps_flags;
 mod evidence_cli;
+mod evidence_demo_tmux;
 mod evidence_dryrun;
 mod evidence_export;
 mod evidence_handoff;

@@ -154,7 +154,7 @@ fn running(
         Span::styled("  ⎿ ", s),
         Span::styled(
             format!(
-                "running · {} so far · its last lines (the whole output goes into the evidence):",
+                "running · {} so far, the last lines:",
                 crate::human::bytes(live.bytes)
             ),
             s,
