@@ -112,6 +112,7 @@ mod tui_confirm_visible;
 mod tui_contexts;
 mod tui_handover;
 mod tui_labels;
+mod tui_large_output_tmux;
 mod tui_loading;
 mod tui_mitigation;
 mod tui_not_isolated;
