@@ -250,7 +250,9 @@ async fn relay(
                 continue;
             }
             Some(Event::Finished { id, result }) => {
-                streams.end(&id.0);
+                if let Some(last) = streams.end(&id.0) {
+                    send(last, &map, &tx);
+                }
                 (id, result)
             }
             Some(Event::Started { .. }) => continue,
@@ -280,18 +282,23 @@ async fn relay(
 /// Sends the progress that is due of the runs the navigator waits for.
 fn send_progress(streams: &mut Streams, map: &Pending, tx: &Sender<Msg>) {
     for p in streams.due(Instant::now()) {
-        let probe = map
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&p.id)
-            .cloned();
-        if let Some(probe) = probe {
-            let _ = tx.send(Msg::Ui(Action::ProbeProgress {
-                probe,
-                bytes: p.bytes,
-                tail: p.tail,
-            }));
-        }
+        send(p, map, tx);
+    }
+}
+
+/// Sends one run's progress, when the navigator waits for that run.
+fn send(p: super::stream::Progress, map: &Pending, tx: &Sender<Msg>) {
+    let probe = map
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&p.id)
+        .cloned();
+    if let Some(probe) = probe {
+        let _ = tx.send(Msg::Ui(Action::ProbeProgress {
+            probe,
+            bytes: p.bytes,
+            tail: p.tail,
+        }));
     }
 }
 

@@ -75,9 +75,15 @@ impl Streams {
         out
     }
 
-    /// Run `id` finished: its progress is forgotten.
-    pub fn end(&mut self, id: &str) {
-        self.live.remove(id);
+    /// Run `id` finished: its progress is forgotten; what it printed since the last news
+    /// was sent is returned, so the screen shows the whole size while the output is stored.
+    pub fn end(&mut self, id: &str) -> Option<Progress> {
+        let l = self.live.remove(id)?;
+        l.changed.then(|| Progress {
+            id: id.to_string(),
+            bytes: l.bytes,
+            tail: String::from_utf8_lossy(&l.tail).into_owned(),
+        })
     }
 
     /// How long until the next run with news may be sent (`None` when none has news).
@@ -130,7 +136,10 @@ mod tests {
         assert_eq!(p[0].tail, "one\ntwo\n");
         assert!(s.due(t0 + EVERY * 3).is_empty(), "nothing new");
         assert_eq!(s.wait(t0 + EVERY * 3), None);
-        s.end("a");
+        s.fold("a", b"three\n");
+        let last = s.end("a").expect("the news not sent yet");
+        assert_eq!((last.bytes, last.tail.as_str()), (14, "one\ntwo\nthree\n"));
+        assert_eq!(s.end("a"), None, "forgotten");
         s.fold("a", b"again\n");
         assert_eq!(
             s.due(t0 + EVERY * 3)[0].bytes,
