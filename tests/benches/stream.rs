@@ -31,8 +31,8 @@ use tsgnav::tui::runtime::{probes::LiveSettings, record::Recorder, Msg, Options}
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::{view, Action, App};
 
-/// All the probe prints: 50,000,000 `y` and a newline every 100.
-const TOTAL: u64 = 50_500_000;
+/// All the probe prints: 50,000,000 `y`, a newline after every 100 but the last.
+const TOTAL: u64 = 50_499_999;
 
 const GUIDE: &str = "# Fifty megabytes\n\n## Step 1: Print a lot\n\n\
 Action: print fifty megabytes of lines.\n\n\
