@@ -64,6 +64,22 @@ pub fn age_since(since: i64, now: i64) -> String {
     duration((now - since).max(0))
 }
 
+/// A size for people, in powers of 1000 as `ls -h --si` prints them: `812 bytes`, `64.0 kB`,
+/// `50.0 MB`, `1.2 GB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} bytes");
+    }
+    let mut v = n as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 999.95 && unit + 1 < UNITS.len() {
+        v /= 1000.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +114,16 @@ mod tests {
         assert_eq!(age_since(0, 100), "?");
         assert_eq!(age_since(200, 100), "0s");
         assert_eq!(age_since(100, 100 + 3 * 3600 + 20 * 60), "3h20m");
+    }
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        assert_eq!(bytes(0), "0 bytes");
+        assert_eq!(bytes(999), "999 bytes");
+        assert_eq!(bytes(1000), "1.0 kB");
+        assert_eq!(bytes(65_536), "65.5 kB");
+        assert_eq!(bytes(999_960), "1.0 MB");
+        assert_eq!(bytes(50_000_000), "50.0 MB");
+        assert_eq!(bytes(1_234_000_000), "1.2 GB");
     }
 }

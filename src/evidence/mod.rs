@@ -28,6 +28,7 @@
 //! Session::append(&mut self, Record) -> Result<Appended, EvidenceError>  // fsync'd on Ok
 //! Session::blob_writer(&self) -> Result<BlobWriter, EvidenceError>       // io::Write + finish()
 //! Session::store_output(&self, &[u8]) -> Result<StoredOutput, EvidenceError> // then apply_to(&mut ProbeRun)
+//! Session::output_store(&self) -> OutputStore                          // Send + Clone: store_read(reader) elsewhere
 //! Session::attach(&mut self, file: &Path, note: Option<String>) -> Result<(Appended, BlobRef), _>
 //! Session::{dir, id, records, head, recovered, state}
 //! SessionLog::read(dir) / list(state_dir) / resolve(state_dir, "latest" | id prefix)
@@ -62,6 +63,7 @@ mod replay;
 mod scan;
 mod session;
 mod sigs;
+mod store;
 mod summary;
 mod summary_json;
 mod summary_waves;
@@ -94,6 +96,7 @@ pub use replay::{Replay, Replayed};
 pub use scan::{scan, Scan, Torn};
 pub use session::{operator_key, Options, ResumeState, Session, StoredOutput};
 pub use sigs::{SigLine, Signer, SIG_FILE};
+pub use store::OutputStore;
 pub use summary::render_markdown;
 pub use summary_json::summary_json;
 pub use verify::{verify, verify_log, VerifyReport};

@@ -19,7 +19,7 @@ use super::record::{Note, ProbeRun, Record, SessionStart};
 use super::redact::Redactor;
 use super::scan::Torn;
 use super::sigs::SigWriter;
-use super::INLINE_MAX;
+use super::store::OutputStore;
 
 /// How a session stamps, redacts and signs records. `Default` is the wall clock, the built-in
 /// rules and the operator key of the config folder (created on first use; see `keys`).
@@ -255,34 +255,17 @@ impl Session {
     }
 
     /// Redacts and stores a probe's output: inline when it is UTF-8 and at most
-    /// [`INLINE_MAX`] bytes after redaction, else as a blob.
+    /// [`INLINE_MAX`](super::INLINE_MAX) bytes after redaction, else as a blob.
     pub fn store_output(&self, bytes: &[u8]) -> Result<StoredOutput, EvidenceError> {
-        if bytes.len() <= INLINE_MAX {
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                let (text, redactions) = self.journal.redactor().redact_str(text);
-                if text.len() <= INLINE_MAX {
-                    let sha256 = hex::encode(Sha256::digest(text.as_bytes()));
-                    return Ok(StoredOutput {
-                        sha256,
-                        size: text.len() as u64,
-                        inline: Some(text),
-                        blob: None,
-                        redactions,
-                    });
-                }
-            }
+        self.output_store().store(bytes)
+    }
+
+    /// A handle that stores outputs into this session's `blobs/` from another thread.
+    pub fn output_store(&self) -> OutputStore {
+        OutputStore {
+            blobs: self.dir.join("blobs"),
+            redactor: self.journal.redactor().clone(),
         }
-        let mut w = self.blob_writer()?;
-        std::io::Write::write_all(&mut w, bytes)
-            .map_err(EvidenceError::io(self.dir.join("blobs")))?;
-        let b = w.finish()?;
-        Ok(StoredOutput {
-            sha256: b.sha256.clone(),
-            size: b.size,
-            inline: None,
-            blob: Some(b.sha256),
-            redactions: b.redactions,
-        })
     }
 
     /// Streams the file at `path` into a blob and records a `note` (topic `attachment`) naming it.

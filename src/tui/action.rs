@@ -36,6 +36,13 @@ pub enum Action {
     CopyOffer(String),
     /// An export's folder, head and key, for the popup that shows them whole.
     ExportShown(crate::tui::exported::ExportShown),
+    /// A running probe's output so far: its size and its last lines (bounded; sent a few
+    /// times a second at most, however fast the probe prints).
+    ProbeProgress {
+        probe: crate::tsg::ProbeRef,
+        bytes: u64,
+        tail: String,
+    },
     /// A read-only probe was submitted and is running.
     ProbeStarted {
         probe: crate::tsg::ProbeRef,

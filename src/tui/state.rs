@@ -137,6 +137,13 @@ pub struct ProbeResult {
     pub series: Vec<ChartSeries>,
 }
 
+/// A running probe's output so far: how much, and its last lines (bounded by the runtime).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Streaming {
+    pub bytes: u64,
+    pub tail: String,
+}
+
 /// One line of a chart: its label (`{pod="router-1"}`) and (unix seconds, value) points.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChartSeries {
@@ -154,6 +161,8 @@ pub struct ProbeState {
     pub classes: Option<(String, Vec<SafetyClass>)>,
     /// Read-only probes running.
     pub running: Vec<ProbeRef>,
+    /// What the probes still running printed so far (size and last lines), until they end.
+    pub streaming: HashMap<ProbeRef, Streaming>,
     /// Background tasks (long-running probes) still running: (id, what).
     pub tasks: Vec<(u64, String)>,
     /// PromQL probes switched with `t` between an instant and a range query.

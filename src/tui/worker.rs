@@ -6,6 +6,7 @@
 use super::action::Action;
 use super::app::{App, Evidence, ProbeResult};
 use super::mitigation::Mitigation;
+use super::state::Streaming;
 use crate::nav::{self, Cmd, Effect};
 
 /// Folds a worker's result into the state, whatever the screen.
@@ -75,12 +76,19 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             app.set_message(msg, !r.ok && !cancelled);
             let ok = r.ok;
             app.probes.running.retain(|p| *p != key);
+            app.probes.streaming.remove(&key);
             super::guard::probe_finished(app, &key);
             app.probes.results.insert(key, r);
             app.probes.generation += 1;
             if ok {
                 super::flow::offer_after_check(app, &node, probe);
             }
+        }
+        Action::ProbeProgress { probe, bytes, tail } => {
+            app.probes
+                .streaming
+                .insert(probe, Streaming { bytes, tail });
+            app.probes.generation += 1;
         }
         Action::Exported(r) => match r {
             Ok(path) => {

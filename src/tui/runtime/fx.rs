@@ -14,6 +14,8 @@ pub(super) struct Fx {
     pub(super) firing: Option<super::firing::Handle>,
     /// Alert sources failing now, so each fault is recorded once per episode.
     pub(super) faults: super::faults::Episodes,
+    /// Outputs being stored on threads of their own (`Msg::Stored` to come).
+    pub(super) storing: usize,
 }
 
 impl Fx {
@@ -34,6 +36,53 @@ impl Fx {
             .into_iter()
             .flat_map(|rec| r.record(app, rec))
             .collect()
+    }
+
+    /// A run finished: while recording, its output is stored on a thread of its own and the
+    /// result is shown once its record is appended ([`Fx::stored`]); else it is shown now.
+    pub(super) fn finished(
+        &mut self,
+        app: &App,
+        probe: crate::tsg::ProbeRef,
+        result: Box<crate::query::ProbeResult>,
+        tx: &std::sync::mpsc::Sender<super::Msg>,
+    ) -> Vec<Action> {
+        let (mut out, store) = match self.recorder.as_mut() {
+            Some(r) => r.output_store(app),
+            None => (Vec::new(), None),
+        };
+        match store {
+            Some(store) => {
+                self.storing += 1;
+                super::store::spawn(store, probe, result, tx.clone());
+            }
+            None => out.push(Action::ProbeFinished {
+                probe,
+                result: Ok(probes::convert(&result)),
+            }),
+        }
+        out
+    }
+
+    /// A run's output was stored: appends its record, then shows the result.
+    pub(super) fn stored(
+        &mut self,
+        app: &App,
+        probe: crate::tsg::ProbeRef,
+        result: &crate::query::ProbeResult,
+        stored: Result<crate::evidence::StoredOutput, crate::evidence::EvidenceError>,
+    ) -> Vec<Action> {
+        self.storing = self.storing.saturating_sub(1);
+        let blob = stored.as_ref().ok().and_then(|s| s.blob.clone());
+        let mut out = match self.recorder.as_mut() {
+            Some(r) => r.append_run(app, result, stored),
+            None => Vec::new(),
+        };
+        out.push(Action::ProbeFinished {
+            probe,
+            result: Ok(probes::convert_stored(result, blob.as_deref())),
+        });
+        out
     }
 
     /// Records a probe run (when recording); returns what to tell the operator.

@@ -7,6 +7,7 @@
 
 mod clip;
 pub mod convert;
+pub mod drive;
 pub mod fan;
 mod faults;
 pub mod firing;
@@ -18,8 +19,9 @@ pub mod probes;
 mod range;
 pub mod record;
 pub mod replay;
+pub mod store;
+pub mod stream;
 
-use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -34,7 +36,6 @@ use ratatui::Terminal;
 use super::action::Action;
 use super::app::App;
 use super::frame::FrameState;
-use super::update::update;
 use super::view;
 use crate::nav::Effect;
 use fx::Fx;
@@ -89,6 +90,12 @@ pub enum Msg {
     },
     /// A record to append (a confirmation, a prior state).
     Record(Box<crate::evidence::Record>),
+    /// A run's output was stored (off the frame loop): its record is appended, then it is shown.
+    Stored {
+        probe: crate::tsg::ProbeRef,
+        result: Box<crate::query::ProbeResult>,
+        stored: Result<crate::evidence::StoredOutput, crate::evidence::EvidenceError>,
+    },
     /// A read run before a mutation (prior state): recorded, not shown.
     Captured(Box<crate::query::ProbeResult>),
     /// A dry run's result: recorded, shown on the confirmation screen.
@@ -103,7 +110,7 @@ pub enum Msg {
 }
 
 /// Runs the TUI until the operator quits.
-pub fn run(mut app: App, opts: Options) -> io::Result<()> {
+pub fn run(app: App, opts: Options) -> io::Result<()> {
     install_panic_hook();
     terminal::enable_raw_mode()?;
     let _guard = Guard;
@@ -112,119 +119,32 @@ pub fn run(mut app: App, opts: Options) -> io::Result<()> {
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
-    let mut fx = start_fx(&mut app, opts.live, opts.recorder, opts.firing, &tx);
     let paused = Arc::new(AtomicBool::new(false));
     read_keys(tx.clone(), paused.clone());
     if std::env::var_os("TSGNAV_TEST_PANIC").is_some_and(|v| v == "draw") {
         term.draw(|f| view::draw(f, &app, &mut FrameState::default()))?;
         panic!("TSGNAV_TEST_PANIC=draw: panic on purpose to test that the terminal is restored");
     }
-    let mut frame = FrameState::default();
-    // Started after the first frame is drawn, so its threads do not delay it.
-    let mut loader = opts.loader;
-    let mut pending = Vec::new();
-    if loader.is_some() {
-        app.session.loading = Some((0, 0));
+    let mut screen = TermScreen { term, paused };
+    drive::drive(app, opts, &mut screen, (tx, rx))
+}
+
+/// The real terminal as the loop's [`drive::Screen`].
+struct TermScreen {
+    term: Terminal<CrosstermBackend<Stdout>>,
+    paused: Arc<AtomicBool>,
+}
+
+impl drive::Screen for TermScreen {
+    fn draw(&mut self, app: &App, frame: &mut FrameState) -> io::Result<()> {
+        self.term.draw(|f| view::draw(f, app, frame)).map(|_| ())
     }
-    let mut queue: VecDeque<Action> = VecDeque::new();
-    for effect in opts.startup {
-        queue.extend(fx.execute(&app, effect));
-    }
-    loop {
-        while let Some(action) = queue.pop_front() {
-            // The clock outputs are stamped with ("ran 03:12:09 with …").
-            app.reading.now = chrono::Local::now().format("%H:%M:%S").to_string();
-            for effect in update(&mut app, action) {
-                queue.extend(fx.execute(&app, effect));
-            }
-        }
-        if app.dirty {
-            term.draw(|f| view::draw(f, &app, &mut frame))?;
-            app.dirty = false;
-            // What the view measured goes back through `update`, the model's only writer.
-            update(&mut app, Action::Drawn(frame.viewport));
-        }
-        if let Some(l) = loader.take() {
-            pending = library::start(l, tx.clone());
-        }
-        if app.session.quit {
-            if let Some(l) = fx.live.as_ref() {
-                let running = l.running_tasks();
-                l.stop_all_tasks();
-                // Every task that was running is recorded as it ended, before tsgnav exits.
-                let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-                let mut left = running;
-                while left > 0 {
-                    let wait = until.saturating_duration_since(std::time::Instant::now());
-                    match rx.recv_timeout(wait) {
-                        Ok(Msg::Probe { result, .. }) => {
-                            let _ = fx.record_run(&app, &result);
-                            left -= 1;
-                        }
-                        Ok(Msg::Record(rec)) => {
-                            if let Some(r) = fx.recorder.as_mut() {
-                                let _ = r.record(&app, *rec);
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(_) => break,
-                    }
-                }
-            }
-            return Ok(());
-        }
-        match rx.recv() {
-            Ok(Msg::Ui(a)) => {
-                if let Action::Firing(u) = &a {
-                    queue.extend(fx.firing_faults(&app, u));
-                }
-                queue.push_back(a)
-            }
-            Ok(Msg::Probe { probe, result }) => {
-                // Recorded (fsync'd) before the UI shows the result.
-                queue.extend(fx.record_run(&app, &result));
-                queue.push_back(Action::ProbeFinished {
-                    probe,
-                    result: Ok(probes::convert(&result)),
-                });
-            }
-            Ok(Msg::Record(rec)) => {
-                if let Some(r) = fx.recorder.as_mut() {
-                    queue.extend(r.record(&app, *rec));
-                }
-            }
-            Ok(Msg::Captured(result)) => queue.extend(fx.record_run(&app, &result)),
-            Ok(Msg::DryRun(result)) => {
-                queue.extend(fx.record_run(&app, &result));
-                let o = probes::convert(&result);
-                let (ok, text) = (o.outcome.succeeded(), o.output);
-                queue.push_back(Action::DryRunFinished(ok, text));
-            }
-            Ok(Msg::Guides(b)) => {
-                let library::Batch {
-                    guides,
-                    loaded,
-                    total,
-                    done,
-                } = *b;
-                super::loading::absorb(&mut app, guides, loaded, total);
-                if let Some(failed) = done {
-                    super::loading::finish(&mut app, failed);
-                    for effect in library::apply_pending(&mut app, std::mem::take(&mut pending)) {
-                        queue.extend(fx.execute(&app, effect));
-                    }
-                }
-            }
-            Ok(Msg::Handover { probe, req }) => {
-                let result = handover(&mut term, &req, &paused)?;
-                queue.extend(fx.record_run(&app, &result));
-                queue.push_back(Action::ProbeFinished {
-                    probe,
-                    result: Ok(probes::convert(&result)),
-                });
-            }
-            Err(_) => return Ok(()),
-        }
+
+    fn handover(
+        &mut self,
+        req: &crate::query::ProbeRequest,
+    ) -> io::Result<crate::query::ProbeResult> {
+        handover(&mut self.term, req, &self.paused)
     }
 }
 
@@ -265,6 +185,7 @@ fn start_fx(
         recorder,
         firing: None,
         faults: Default::default(),
+        storing: 0,
     };
     if app.session.write {
         if let Some(l) = fx.live.as_mut() {

@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use std::time::Instant;
+
+use super::stream::Streams;
 use super::Msg;
 
 use crate::query::runner::{gate, Runner, RunnerConfig};
@@ -64,7 +67,7 @@ impl Probes {
             .worker_threads(2)
             .enable_all()
             .build()?;
-        let (etx, mut erx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let (etx, erx) = tokio::sync::mpsc::unbounded_channel::<Event>();
         let runner = {
             let _enter = rt.enter();
             Runner::new(
@@ -83,32 +86,7 @@ impl Probes {
         };
         let task_list = tasks.clone();
         let ui = tx.clone();
-        rt.spawn(async move {
-            while let Some(ev) = erx.recv().await {
-                let Event::Finished { id, mut result } = ev else {
-                    continue;
-                };
-                let note = notes
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&id.0);
-                if let Some(note) = note {
-                    result.ran.get_or_insert(note);
-                }
-                if task_list.list().iter().any(|t| t.probe == id) {
-                    let _ = tx.send(Msg::Ui(Action::Tasks(super::flow::running(&task_list))));
-                }
-                let key = map
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&id.0);
-                if let Some(probe) = key {
-                    if tx.send(Msg::Probe { probe, result }).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
+        rt.spawn(relay(erx, map, notes, task_list, tx));
         let session = format!(
             "tui-{}-{}",
             std::process::id(),
@@ -270,12 +248,100 @@ impl Probes {
     }
 }
 
+/// Passes the runner's events on to the main loop: each finished run (with how `t` asked
+/// it), and, folded by [`Streams`], the progress of the runs still printing.
+async fn relay(
+    mut erx: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    map: Pending,
+    notes: Arc<Mutex<HashMap<String, String>>>,
+    task_list: Tasks,
+    tx: Sender<Msg>,
+) {
+    let mut streams = Streams::default();
+    loop {
+        let ev = match streams.wait(Instant::now()) {
+            Some(w) => match tokio::time::timeout(w, erx.recv()).await {
+                Ok(ev) => ev,
+                Err(_) => {
+                    send_progress(&mut streams, &map, &tx);
+                    continue;
+                }
+            },
+            None => erx.recv().await,
+        };
+        let (id, mut result) = match ev {
+            None => return,
+            Some(Event::Output { id, chunk }) => {
+                streams.fold(&id.0, &chunk);
+                send_progress(&mut streams, &map, &tx);
+                continue;
+            }
+            Some(Event::Finished { id, result }) => {
+                if let Some(last) = streams.end(&id.0) {
+                    send(last, &map, &tx);
+                }
+                (id, result)
+            }
+            Some(Event::Started { .. }) => continue,
+        };
+        let note = notes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id.0);
+        if let Some(note) = note {
+            result.ran.get_or_insert(note);
+        }
+        if task_list.list().iter().any(|t| t.probe == id) {
+            let _ = tx.send(Msg::Ui(Action::Tasks(super::flow::running(&task_list))));
+        }
+        let key = map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id.0);
+        if let Some(probe) = key {
+            if tx.send(Msg::Probe { probe, result }).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Sends the progress that is due of the runs the navigator waits for.
+fn send_progress(streams: &mut Streams, map: &Pending, tx: &Sender<Msg>) {
+    for p in streams.due(Instant::now()) {
+        send(p, map, tx);
+    }
+}
+
+/// Sends one run's progress, when the navigator waits for that run.
+fn send(p: super::stream::Progress, map: &Pending, tx: &Sender<Msg>) {
+    let probe = map
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&p.id)
+        .cloned();
+    if let Some(probe) = probe {
+        let _ = tx.send(Msg::Ui(Action::ProbeProgress {
+            probe,
+            bytes: p.bytes,
+            tail: p.tail,
+        }));
+    }
+}
+
 /// A query result as the UI shows it: its outcome, the command line it ran as, its output.
 pub fn convert(r: &ProbeResult) -> ProbeOutput {
+    convert_stored(r, None)
+}
+
+/// [`convert`], naming the evidence blob that holds the whole output (when it was stored as
+/// one): the screen keeps a bounded part of a large output ([`super::store::shown`]).
+pub fn convert_stored(r: &ProbeResult, blob: Option<&str>) -> ProbeOutput {
     let head = format!("$ {}   [{} · {}]", r.command_as_run, r.backend, r.target);
+    let text = super::store::shown(&r.output, blob);
     let output = match &r.status {
-        Status::Ok { .. } => format!("{head}\n{}", r.output.text()),
-        Status::Failed(e) => format!("{head}\nfailed: {e}\n{}", r.output.text()),
+        Status::Ok { .. } => format!("{head}\n{text}"),
+        Status::Failed(e) => format!("{head}\nfailed: {e}\n{text}"),
     };
     ProbeOutput {
         outcome: r.outcome(),

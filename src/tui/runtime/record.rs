@@ -131,16 +131,34 @@ impl Recorder {
 
     /// Records a probe run (output redacted and stored by `evidence`) and what it captured.
     pub fn probe(&mut self, app: &App, r: &ProbeResult) -> Vec<Action> {
+        let (mut out, store) = self.output_store(app);
+        if let Some(store) = store {
+            let stored = super::store::store(&store, &r.output);
+            out.extend(self.append_run(app, r, stored));
+        }
+        out
+    }
+
+    /// Where a run's output is stored (opening the session first), for a thread of its own;
+    /// `None` while nothing is being recorded.
+    pub fn output_store(&mut self, app: &App) -> (Vec<Action>, Option<evidence::OutputStore>) {
+        let out = self.ensure(app);
+        (out, self.session.as_ref().map(|s| s.output_store()))
+    }
+
+    /// Appends the record of run `r` whose output was stored as `stored`.
+    pub fn append_run(
+        &mut self,
+        app: &App,
+        r: &ProbeResult,
+        stored: Result<evidence::StoredOutput, evidence::EvidenceError>,
+    ) -> Vec<Action> {
         let mut out = self.ensure(app);
         let Some(s) = self.session.as_mut() else {
             return out;
         };
-        let bytes = r
-            .output
-            .read_all()
-            .unwrap_or_else(|_| r.output.head().to_vec());
         let mut run = crate::tui::runtime::convert::probe_run(r);
-        let result = s.store_output(&bytes).and_then(|stored| {
+        let result = stored.and_then(|stored| {
             stored.apply_to(&mut run);
             let rec = Record::ProbeRun(run);
             s.append(rec.clone()).map(|_| rec)

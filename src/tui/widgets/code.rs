@@ -49,7 +49,9 @@ pub fn render(
     let mut head = vec![Span::styled("┌─ ", frame)];
     let mut result = None;
     let mut stamp = "";
+    let mut streaming = None;
     if let Some((i, p)) = probe {
+        streaming = p.streaming;
         stamp = &p.stamp;
         let name = p
             .probe
@@ -96,7 +98,9 @@ pub fn render(
         ));
     }
     out.push(Line::styled("└─", frame));
-    if let Some(r) = result {
+    if let Some(live) = streaming {
+        running(live, width, t, out);
+    } else if let Some(r) = result {
         let s = if r.ok {
             t.get("status.done")
         } else {
@@ -133,4 +137,34 @@ pub fn render(
         }
     }
     out.push(Line::default());
+}
+
+/// How many of a running probe's last lines the step shows.
+pub const RUNNING_LINES: usize = 12;
+
+/// A running probe's output so far: its size, then its last lines.
+fn running(
+    live: &crate::tui::state::Streaming,
+    width: usize,
+    t: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let s = t.get("ui.dim");
+    out.push(Line::from(vec![
+        Span::styled("  ⎿ ", s),
+        Span::styled(
+            format!(
+                "running · {} so far, the last lines:",
+                crate::human::bytes(live.bytes)
+            ),
+            s,
+        ),
+    ]));
+    let lines: Vec<&str> = live.tail.lines().collect();
+    for l in &lines[lines.len().saturating_sub(RUNNING_LINES)..] {
+        out.push(Line::from(vec![
+            Span::styled("  ⎿ ", s),
+            Span::raw(truncate(l, width.saturating_sub(4))),
+        ]));
+    }
 }

@@ -211,6 +211,7 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                         .copied()
                         .unwrap_or(crate::tsg::SafetyClass::Unknown),
                     result: app.probes.results.get(&key),
+                    streaming: app.probes.streaming.get(&key),
                     stamp: crate::tui::pager::stamp(app, &key),
                     not_isolated: crate::tui::isolation::not_isolated(app),
                 })

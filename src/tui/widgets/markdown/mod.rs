@@ -18,6 +18,8 @@ pub struct ProbeView<'a> {
     pub probe: &'a Probe,
     pub class: SafetyClass,
     pub result: Option<&'a ProbeResult>,
+    /// What the probe printed so far while it runs (shown instead of an earlier result).
+    pub streaming: Option<&'a crate::tui::state::Streaming>,
     /// "ran 03:12:09 with NODE=aks-1", with "STALE: …" when a value changed since.
     pub stamp: String,
     /// The session is not isolated: the header of a shell probe says so.

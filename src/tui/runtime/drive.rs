@@ -1,0 +1,196 @@
+//! The navigator's main loop, apart from the terminal: actions through the pure `update()`,
+//! effects carried out, a frame drawn when something changed, then the next message (a key,
+//! a worker's result) from one channel. [`Screen`] is where frames go: the real terminal in
+//! [`super::run`], a `TestBackend` in the benches, so they time the very loop the operator
+//! uses. Part of the runtime, the IO edge; must not import `cli`.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::fx::Fx;
+use super::{library, probes, Msg, Options};
+use crate::tui::action::Action;
+use crate::tui::app::App;
+use crate::tui::frame::FrameState;
+use crate::tui::update::update;
+
+/// Where the loop's frames go.
+pub trait Screen {
+    /// Draws `app` (the view writes what it measured into `frame`).
+    fn draw(&mut self, app: &App, frame: &mut FrameState) -> io::Result<()>;
+    /// Gives the terminal to a confirmed interactive probe until it exits.
+    fn handover(
+        &mut self,
+        req: &crate::query::ProbeRequest,
+    ) -> io::Result<crate::query::ProbeResult>;
+}
+
+/// Runs the loop until the operator quits (or every sender of `channel` is gone). Keys and
+/// worker results arrive on `channel`'s receiver; the loop's own workers send on its sender.
+pub fn drive(
+    mut app: App,
+    opts: Options,
+    screen: &mut dyn Screen,
+    channel: (mpsc::Sender<Msg>, mpsc::Receiver<Msg>),
+) -> io::Result<()> {
+    let (tx, rx) = channel;
+    let mut fx = super::start_fx(&mut app, opts.live, opts.recorder, opts.firing, &tx);
+    let mut frame = FrameState::default();
+    // Started after the first frame is drawn, so its threads do not delay it.
+    let mut loader = opts.loader;
+    let mut pending = Vec::new();
+    if loader.is_some() {
+        app.session.loading = Some((0, 0));
+    }
+    let mut queue: VecDeque<Action> = VecDeque::new();
+    for effect in opts.startup {
+        queue.extend(fx.execute(&app, effect));
+    }
+    loop {
+        while let Some(action) = queue.pop_front() {
+            // The clock outputs are stamped with ("ran 03:12:09 with …").
+            app.reading.now = chrono::Local::now().format("%H:%M:%S").to_string();
+            for effect in update(&mut app, action) {
+                queue.extend(fx.execute(&app, effect));
+            }
+        }
+        if app.dirty {
+            screen.draw(&app, &mut frame)?;
+            app.dirty = false;
+            // What the view measured goes back through `update`, the model's only writer.
+            update(&mut app, Action::Drawn(frame.viewport));
+        }
+        if let Some(l) = loader.take() {
+            pending = library::start(l, tx.clone());
+        }
+        if app.session.quit {
+            drain_at_quit(&mut fx, &app, &rx);
+            return Ok(());
+        }
+        let Ok(msg) = rx.recv() else {
+            return Ok(());
+        };
+        let mut ctx = Ctx {
+            app: &mut app,
+            fx: &mut fx,
+            queue: &mut queue,
+            pending: &mut pending,
+            tx: &tx,
+        };
+        ctx.on(msg, screen)?;
+    }
+}
+
+/// What handling one message may change.
+struct Ctx<'a> {
+    app: &'a mut App,
+    fx: &'a mut Fx,
+    queue: &'a mut VecDeque<Action>,
+    pending: &'a mut Vec<crate::nav::Cmd>,
+    tx: &'a mpsc::Sender<Msg>,
+}
+
+impl Ctx<'_> {
+    /// Folds one message into the queue of actions.
+    fn on(&mut self, msg: Msg, screen: &mut dyn Screen) -> io::Result<()> {
+        let (app, fx, queue) = (&mut *self.app, &mut *self.fx, &mut *self.queue);
+        match msg {
+            Msg::Ui(a) => {
+                if let Action::Firing(u) = &a {
+                    queue.extend(fx.firing_faults(app, u));
+                }
+                queue.push_back(a)
+            }
+            // Recorded (fsync'd) before the UI shows the result; a large output is redacted
+            // and written on a thread of its own meanwhile, so keys are answered.
+            Msg::Probe { probe, result } => queue.extend(fx.finished(app, probe, result, self.tx)),
+            Msg::Stored {
+                probe,
+                result,
+                stored,
+            } => queue.extend(fx.stored(app, probe, &result, stored)),
+            Msg::Record(rec) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    queue.extend(r.record(app, *rec));
+                }
+            }
+            Msg::Captured(result) => queue.extend(fx.record_run(app, &result)),
+            Msg::DryRun(result) => {
+                queue.extend(fx.record_run(app, &result));
+                let o = probes::convert(&result);
+                let (ok, text) = (o.outcome.succeeded(), o.output);
+                queue.push_back(Action::DryRunFinished(ok, text));
+            }
+            Msg::Guides(b) => {
+                let library::Batch {
+                    guides,
+                    loaded,
+                    total,
+                    done,
+                } = *b;
+                crate::tui::loading::absorb(app, guides, loaded, total);
+                if let Some(failed) = done {
+                    crate::tui::loading::finish(app, failed);
+                    for effect in library::apply_pending(app, std::mem::take(self.pending)) {
+                        queue.extend(fx.execute(app, effect));
+                    }
+                }
+            }
+            Msg::Handover { probe, req } => {
+                let result = screen.handover(&req)?;
+                queue.extend(fx.record_run(app, &result));
+                queue.push_back(Action::ProbeFinished {
+                    probe,
+                    result: Ok(probes::convert(&result)),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// At quit: stops the background tasks and records how each ended, and waits for the outputs
+/// still being stored, so every run that started is in the journal before tsgnav exits.
+fn drain_at_quit(fx: &mut Fx, app: &App, rx: &mpsc::Receiver<Msg>) {
+    let mut tasks = fx.live.as_ref().map_or(0, |l| {
+        let n = l.running_tasks();
+        l.stop_all_tasks();
+        n
+    });
+    let grace = if fx.storing > 0 {
+        STORE_GRACE
+    } else {
+        TASK_GRACE
+    };
+    let until = std::time::Instant::now() + grace;
+    while tasks + fx.storing > 0 {
+        let wait = until.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(wait) {
+            Ok(Msg::Probe { result, .. }) => {
+                let _ = fx.record_run(app, &result);
+                tasks = tasks.saturating_sub(1);
+            }
+            Ok(Msg::Stored {
+                probe,
+                result,
+                stored,
+            }) => {
+                let _ = fx.stored(app, probe, &result, stored);
+            }
+            Ok(Msg::Record(rec)) => {
+                if let Some(r) = fx.recorder.as_mut() {
+                    let _ = r.record(app, *rec);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// How long quitting waits for the background tasks to stop.
+const TASK_GRACE: Duration = Duration::from_secs(3);
+/// How long quitting waits for outputs still being stored (a 50 MB output takes seconds).
+const STORE_GRACE: Duration = Duration::from_secs(60);
