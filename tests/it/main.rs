@@ -78,6 +78,7 @@ mod query_shell;
 mod query_vars;
 mod run_cli;
 mod run_output_data;
+mod reading_accuracy;
 mod runbooks_accuracy;
 mod runbooks_bad_input;
 mod runbooks_exec;
