@@ -96,7 +96,9 @@ fn score_probes(want: &Value, nodes: &[&Value], s: &mut [Score; 5]) {
                 .iter()
                 .filter(|p| p["source"].as_str().unwrap_or("").contains(from))
                 .collect();
-            probes.check(!candidates.is_empty(), || format!("{id}: no probe for `{from}`"));
+            probes.check(!candidates.is_empty(), || {
+                format!("{id}: no probe for `{from}`")
+            });
             let Some(p) = candidates
                 .iter()
                 .find(|p| text(&p["code"]) == code)
@@ -120,7 +122,10 @@ fn score_probes(want: &Value, nodes: &[&Value], s: &mut [Score; 5]) {
             });
             let kind = p["runs_in"]["kind"].clone();
             runs_in.check(kind == w["runs_in"], || {
-                format!("{id}: `{code}`: {kind} ({}), want {}", p["runs_in"]["via"], w["runs_in"])
+                format!(
+                    "{id}: `{code}`: {kind} ({}), want {}",
+                    p["runs_in"]["via"], w["runs_in"]
+                )
             });
             vars.check(p["vars"] == w["vars"], || {
                 format!("{id}: `{code}`: {}, want {}", p["vars"], w["vars"])
@@ -137,8 +142,13 @@ fn score_probes(want: &Value, nodes: &[&Value], s: &mut [Score; 5]) {
 
 fn score_roles(want: &Value, nodes: &[&Value], roles: &mut Score) {
     for (id, role) in want["roles"].as_object().expect("roles") {
-        let got = nodes.iter().find(|n| &n["id"] == id).map(|n| n["role"].clone());
-        roles.check(got.as_ref() == Some(role), || format!("{id}: {got:?}, want {role}"));
+        let got = nodes
+            .iter()
+            .find(|n| &n["id"] == id)
+            .map(|n| n["role"].clone());
+        roles.check(got.as_ref() == Some(role), || {
+            format!("{id}: {got:?}, want {role}")
+        });
     }
     for (id, kinds) in want["callouts"].as_object().expect("callouts") {
         let got: Vec<Value> = nodes
@@ -165,7 +175,11 @@ fn score_routes(want: &Value, tree: &Value, routes: &mut Score) {
         routes.check(ok, || format!("{alert} → {to} missing"));
     }
     for alert in want["not_routes"].as_array().expect("not_routes") {
-        let bad: Vec<&Value> = all.iter().copied().filter(|r| &r["alert"] == alert).collect();
+        let bad: Vec<&Value> = all
+            .iter()
+            .copied()
+            .filter(|r| &r["alert"] == alert)
+            .collect();
         routes.check(bad.is_empty(), || format!("{alert} routes: {bad:?}"));
     }
 }

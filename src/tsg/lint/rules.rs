@@ -142,22 +142,17 @@ fn states_risk(n: &Node) -> bool {
 pub fn mutation_risk(g: &Guide, cfg: &LintConfig, out: &mut Vec<Finding>) {
     let by_id: HashMap<&str, &Node> = g.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     for n in &g.nodes {
-        let Some(p) = n
+        let hit = n
             .probes
             .iter()
-            .find(|p| (cfg.classify)(p) == SafetyClass::Mutating)
-        else {
+            .filter(|p| (cfg.classify)(p) == SafetyClass::Mutating)
+            .find_map(|p| super::scratch::first_change(p, cfg.classify).map(|f| (p, f)));
+        let Some((p, first)) = hit else {
             continue;
         };
         if ancestors(&by_id, n).iter().any(|a| states_risk(a)) {
             continue;
         }
-        let first = p
-            .code
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .unwrap_or("");
         let m = format!(
             "\"{}\" runs a command that changes the system (`{first}`) but states no risk; add a `> **Risk:** …` callout saying what can go wrong and how to back out",
             n.title
@@ -215,7 +210,7 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
         let (Some(t), Some(anchor)) = (target, anchor) else {
             continue;
         };
-        if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) {
+        if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) || html_anchor(t, anchor) {
             continue;
         }
         let hint = closest(anchor, t.nodes.iter().map(|n| n.slug.as_str()))
@@ -224,6 +219,23 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
         let m = format!("link `{}` names no heading in {}{hint}", l.dest, t.file);
         out.push(finding("broken-anchor", Severity::Error, g, l.line, m));
     }
+}
+
+/// Whether `anchor` is a target other than a heading: a tab of a tabbed page
+/// (`#tab/azure-cli`) or an HTML anchor in the guide (`<a id="error1"></a>`, `name="…"`).
+fn html_anchor(g: &Guide, anchor: &str) -> bool {
+    if anchor.starts_with("tab/") {
+        return true;
+    }
+    let forms = [
+        format!("id=\"{anchor}\""),
+        format!("id='{anchor}'"),
+        format!("name=\"{anchor}\""),
+        format!("name='{anchor}'"),
+    ];
+    g.nodes
+        .iter()
+        .any(|n| n.body.contains(anchor) && forms.iter().any(|f| n.body.contains(f.as_str())))
 }
 
 /// `undefined-variable`: a shell `$VAR` used before any probe assigns it and not declared
