@@ -127,7 +127,8 @@ pub enum Fence {
     Shell,
     /// A terminal session or an untagged block: commands only when it reads as commands.
     Session,
-    /// Plain text (`text`, `plaintext`): commands only when it starts with a known CLI.
+    /// Plain text (`text`, `plaintext`): shown, never run, even when it holds a command (a
+    /// guide writes `text` to show a command it does not mean to be run).
     Plain,
     /// Input to a console (`sql`, `ruby`, `python`, `redis`).
     Console(Console),
@@ -181,7 +182,6 @@ fn lang_of(kind: Fence, code: &str) -> Option<Lang> {
         Fence::Shell => Some(Lang::Shell),
         // A session fence with no prompt is output, unless it reads as commands.
         Fence::Session if looks_like_shell(code) => Some(Lang::Shell),
-        Fence::Plain if starts_with_cli(code) => Some(Lang::Shell),
         Fence::Promql => Some(Lang::Promql),
         Fence::Kql => Some(Lang::Kql),
         Fence::Http => Some(Lang::Http),
@@ -260,15 +260,6 @@ fn selector_query(after: &str) -> bool {
     !sample
 }
 
-/// Whether the first command line of a plain-text block starts with a CLI tsgnav knows.
-fn starts_with_cli(code: &str) -> bool {
-    code.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .and_then(|l| l.split_whitespace().next())
-        .is_some_and(|w| SHELL_WORDS.contains(&w))
-}
-
 fn looks_like_shell(code: &str) -> bool {
     let Some(first) = code
         .lines()
@@ -344,10 +335,7 @@ fn kube_hints(code: &str, hints: &mut BackendHints) {
 
 /// Fence kinds whose blocks may be console transcripts.
 fn shellish(kind: Fence) -> bool {
-    matches!(
-        kind,
-        Fence::Shell | Fence::Session | Fence::Plain | Fence::Console(_)
-    )
+    matches!(kind, Fence::Shell | Fence::Session | Fence::Console(_))
 }
 
 /// A probe from a fenced block, or `None` for blocks that are shown but never run.
@@ -407,7 +395,7 @@ pub fn read(raw: &RawCode, open: Option<Console>) -> Option<Read> {
     let console = match (kind, open) {
         _ if commands.is_some() => None,
         (Fence::Console(c), _) => Some(c),
-        (Fence::Session | Fence::Plain, Some(c)) if !looks_like_shell(&code) => Some(c),
+        (Fence::Session, Some(c)) if !looks_like_shell(&code) => Some(c),
         _ => None,
     };
     let lang = if commands.is_some() && code.trim().is_empty() {

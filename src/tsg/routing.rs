@@ -75,7 +75,8 @@ pub fn sentence_alerts(text: &str) -> Vec<&str> {
         let after = words.get(i + 1).copied();
         let named = before.is_some_and(&is_alert_word)
             || after.is_some_and(&is_alert_word)
-            || after.is_some_and(|a| matches!(bare(a), "fires" | "triggers" | "fired"));
+            || after.is_some_and(|a| matches!(bare(a), "fires" | "triggers" | "fired"))
+                && words.get(i + 2).is_some_and(|w| bare(w) == "when");
         if named && !out.contains(&name) {
             out.push(name);
         }
