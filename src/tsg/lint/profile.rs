@@ -60,8 +60,10 @@ const TSG_ROLES: &[Role] = &[
     Role::Postmortem,
 ];
 
-/// Whether a guide says it is a TSG: a heading or its title names one, its front matter
-/// names a template, or its mitigation is written as the template's scenarios.
+/// Whether a guide says it is a TSG: its title names one (and it has a section of the
+/// template), a heading speaks of "this TSG",
+/// its front matter names a template, or its mitigation is written as the template's
+/// scenarios (a "Scenario N" or "Strategy N" heading under a "Mitigation" heading).
 fn claims_tsg(g: &Guide) -> bool {
     let names = |t: &str| {
         t.split(|c: char| !c.is_ascii_alphanumeric())
@@ -72,22 +74,32 @@ fn claims_tsg(g: &Guide) -> bool {
         .as_ref()
         .and_then(|f| f.template.as_deref())
         .is_some_and(|t| !t.eq_ignore_ascii_case("none"));
-    // The template's mitigation shape: numbered scenarios or strategies.
-    let scenario = |t: &str| {
-        let t = t.trim_start().to_ascii_lowercase();
-        t.starts_with("scenario ") || t.starts_with("strategy ")
+    let scenario = |n: &crate::tsg::model::Node| {
+        let t = n.title.trim_start().to_ascii_lowercase();
+        let under_mitigation = n
+            .parent
+            .as_deref()
+            .and_then(|p| g.nodes.iter().find(|m| m.id == p))
+            .is_some_and(|m| m.title.to_ascii_lowercase().contains("mitigat"));
+        (t.starts_with("scenario ") || t.starts_with("strategy ")) && under_mitigation
     };
+    // A title that names a TSG counts when the guide has a section of the template too
+    // ("TSG Output Contract", a page about TSGs, has none).
+    let sections = g
+        .nodes
+        .iter()
+        .any(|n| n.level <= 2 && TSG_ROLES.contains(&n.role));
     template
-        || names(&g.title)
+        || names(&g.title) && sections
         || g.nodes
             .iter()
-            .any(|n| names(&n.title) || n.level >= 2 && scenario(&n.title))
+            .any(|n| n.title.to_ascii_lowercase().contains("this tsg") || scenario(n))
 }
 
 /// The profile a guide follows: an alert runbook when at least two of Meaning, Impact,
 /// Diagnosis and Mitigation are headings of their own; a TSG when it says so or has three
 /// of the template's sections as H1s; else a procedure when it has something to run, and a
-/// reference page when it has not.
+/// reference page when it has not (or when a heading holds a placeholder: a template).
 pub fn detect(g: &Guide) -> Profile {
     let hits = RUNBOOK_SECTIONS
         .iter()
@@ -95,6 +107,15 @@ pub fn detect(g: &Guide) -> Profile {
         .count();
     if hits >= 2 {
         return Profile::Runbook;
+    }
+    // A heading with a placeholder (`# TSG: <short incident title>`) belongs to a template or
+    // to a page that describes one.
+    let placeholder = |t: &str| {
+        t.find('<')
+            .is_some_and(|i| t[i..].find('>').is_some_and(|j| j > 1))
+    };
+    if g.nodes.iter().any(|n| placeholder(&n.title)) {
+        return Profile::Reference;
     }
     let mut roles: Vec<Role> = Vec::new();
     for n in g.nodes.iter().filter(|n| n.level == 1) {

@@ -202,7 +202,7 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
             .map(|(f, a)| (f, Some(a)))
             .unwrap_or((id.as_str(), None));
         let target = by_path.get(file);
-        if target.is_none() && !(cfg.file_exists)(g, &l.dest) {
+        if target.is_none() && !(cfg.file_exists)(g, &l.dest) && folder_present(g, &l.dest, cfg) {
             let m = format!("link to `{}` points at a file that does not exist; fix the path (it is relative to this guide's folder)", l.dest);
             out.push(finding("broken-link", Severity::Error, g, l.line, m));
             continue;
@@ -218,6 +218,21 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
             .unwrap_or_else(|| "; anchors are GitHub slugs of headings (lower-case, punctuation dropped, spaces → `-`)".into());
         let m = format!("link `{}` names no heading in {}{hint}", l.dest, t.file);
         out.push(finding("broken-anchor", Severity::Error, g, l.line, m));
+    }
+}
+
+/// Whether the folder a relative link points into is part of this checkout. A link into a
+/// folder that is absent altogether (`../../tooling/x/README.md` in a checkout of the docs
+/// alone) cannot be told from a partial checkout, so it is not reported.
+fn folder_present(g: &Guide, dest: &str, cfg: &LintConfig) -> bool {
+    let path = dest
+        .split(['#', '?'])
+        .next()
+        .unwrap_or(dest)
+        .trim_end_matches('/');
+    match path.rsplit_once('/') {
+        Some((folder, _)) if !folder.is_empty() => (cfg.file_exists)(g, folder),
+        _ => true,
     }
 }
 

@@ -1,7 +1,7 @@
 //! Which commands of a mutating probe change something worth a `mutation-without-risk`
-//! finding. Scratch work on the operator's side is not: `mkdir -p /tmp/…`, writing a file
-//! under `/tmp`, `az account set` (it picks the CLI's default subscription). Pure; imports
-//! only `tsg`.
+//! finding. Scratch work on the operator's side is not: `mkdir -p /tmp/…`, writing or
+//! removing files under `/tmp` or `~/.cache`, a fresh `git clone`, `az account set` (it picks
+//! the CLI's default subscription). Pure; imports only `tsg`.
 
 use crate::tsg::model::{Lang, Probe, SafetyClass};
 use crate::tsg::shell::{self, SimpleCommand};
@@ -9,7 +9,18 @@ use crate::tsg::shell::{self, SimpleCommand};
 /// Whether `path` is in scratch space.
 fn scratch_path(path: &str) -> bool {
     let p = path.trim_matches(['"', '\'']);
-    p.starts_with("/tmp/") || p == "/tmp" || p.starts_with("$TMPDIR") || p.starts_with("${TMPDIR")
+    [
+        "/tmp/",
+        "$TMPDIR",
+        "${TMPDIR",
+        "~/.cache/",
+        "$HOME/.cache/",
+        "${HOME}/.cache/",
+        "~/Library/Caches/",
+    ]
+    .iter()
+    .any(|s| p.starts_with(s))
+        || p == "/tmp"
 }
 
 /// Whether `c` only does scratch work: it is scratch by itself, or its only change is a
@@ -22,6 +33,12 @@ fn scratch(c: &SimpleCommand, classify: &dyn Fn(&Probe) -> SafetyClass) -> bool 
             !paths.is_empty() && paths.iter().all(|p| scratch_path(p))
         }
         ["az", "account", "set", ..] => true,
+        // A fresh clone creates its own folder; nothing that was there changes.
+        ["git", "clone", ..] => true,
+        ["tee", rest @ ..] | ["rm", rest @ ..] => {
+            let paths: Vec<&&str> = rest.iter().filter(|w| !w.starts_with('-')).collect();
+            !paths.is_empty() && paths.iter().all(|p| scratch_path(p))
+        }
         _ => {
             let writes: Vec<&str> = c
                 .redirects
@@ -49,7 +66,8 @@ pub fn first_change(p: &Probe, classify: &dyn Fn(&Probe) -> SafetyClass) -> Opti
             .unwrap_or("")
             .to_string()
     };
-    if p.lang != Lang::Shell || p.runs_in.as_ref().is_some_and(|r| r.console.is_some()) {
+    // Scratch space is the operator's: `/tmp` inside a pod or on a node is someone's data.
+    if p.lang != Lang::Shell || p.runs_in.is_some() {
         return Some(first_line());
     }
     let cmds = shell::commands(&p.code);
