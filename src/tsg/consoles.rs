@@ -139,6 +139,10 @@ pub fn entered(words: &[String]) -> Option<(Console, String)> {
 /// `az vmss run-command invoke … --scripts "…"` / `az vm run-command invoke …` (run on the
 /// machine).
 pub fn remote(code: &str) -> Option<(String, RunsIn)> {
+    // Most blocks are not remote runners: no second parse for them.
+    if !code.contains(" invoke") {
+        return None;
+    }
     let cmds = shell::commands(code);
     let [c] = cmds.as_slice() else {
         return None;

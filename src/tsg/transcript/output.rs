@@ -7,6 +7,9 @@
 /// Whether a trimmed line introduces output: `Example output:`, `# Sample output`,
 /// `Output is similar to:`.
 pub fn lead_in(line: &str) -> bool {
+    if line.len() > 60 || !line.contains("utput") {
+        return false;
+    }
     let t = line
         .trim()
         .trim_start_matches('#')
@@ -88,6 +91,21 @@ fn start(lines: &[&str]) -> Option<(usize, bool)> {
 
 /// Splits a prompt-less block into (commands, output) when output follows its commands.
 pub fn split(code: &str) -> Option<(String, String)> {
+    // Only a line that may be output is worth reading the block's commands for: most blocks
+    // are all commands, and they are lexed once, not twice.
+    let maybe = code.lines().skip(1).any(|l| {
+        let t = l.trim_start();
+        let first = t.split_whitespace().next().unwrap_or("");
+        t.starts_with(";;")
+            || t == "{"
+            || t == "["
+            || t.contains("utput")
+            || t.starts_with("--")
+            || t.starts_with(|c: char| c.is_ascii_uppercase()) && !first.contains('=')
+    });
+    if !maybe {
+        return None;
+    }
     let lines: Vec<&str> = code.lines().collect();
     let (at, lead) = start(&lines)?;
     let cmd = lines[..at].join("\n").trim_end().to_string();
