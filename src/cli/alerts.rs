@@ -168,8 +168,19 @@ impl AlertsArgs {
             });
             writeln!(out, "{v}")?;
         } else {
-            for r in &routes {
-                writeln!(out, "{:<44} → {}  ({})", r.0, r.1, r.4.as_str())?;
+            // Each route once (a triage table may list an alert in two rows), with the
+            // file and line that route it.
+            let mut shown = std::collections::HashSet::new();
+            for r in routes.iter().filter(|r| shown.insert((&r.0, &r.1))) {
+                writeln!(
+                    out,
+                    "{}:{}: {:<44} → {}  ({})",
+                    r.2,
+                    r.3.max(1),
+                    r.0,
+                    r.1,
+                    r.4.as_str()
+                )?;
             }
             for a in &unrouted {
                 writeln!(out, "warning[unrouted-alert]: alert `{a}` is defined in the rules but no guide routes it; add a row for it to a guide's Alert Triage table, name a guide after it, or point its runbook_url at one")?;

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::tsg::{
-    BackendHints, Callout, CalloutKind, ChecklistItem, Edge, EdgeKind, Escalation, FrontMatter,
-    Guide, Lang, Link, Node, Probe, Role, Route, RouteBy, RunsIn, SafetyClass, ShellKind,
+    BackendHints, Callout, CalloutKind, ChecklistItem, Console, Edge, EdgeKind, Escalation,
+    FrontMatter, Guide, Lang, Link, Node, Probe, Role, Route, RouteBy, RunsIn, SafetyClass,
+    ShellKind,
 };
 
 /// `Vec<T>` (de)serialised through the mirror `$def` of `T`.
@@ -256,6 +257,7 @@ enum RouteByDef {
     RunbookUrl,
     FileName,
     Title,
+    Sentence,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -273,6 +275,7 @@ struct RunsInDef {
     kind: ShellKind,
     via: String,
     target: String,
+    console: Option<Console>,
 }
 
 #[derive(Serialize, Deserialize)]

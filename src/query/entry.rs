@@ -106,6 +106,10 @@ pub fn local_code_with(
         }
     }
     let r = &r;
+    if r.console.is_some() {
+        // Console input (SQL, redis, Ruby) is not a shell script: never run through `sh -c`.
+        return Err(refusal(r));
+    }
     match r.kind {
         ShellKind::Pod => Ok(pod_exec(r, &probe.code)),
         ShellKind::Node => match node_shell {
@@ -131,8 +135,12 @@ pub fn pod_exec(r: &RunsIn, code: &str) -> String {
 }
 
 fn refusal(r: &RunsIn) -> ProbeError {
-    let (place, class) = match r.kind {
-        ShellKind::Node => (format!("on node {}", r.target), SafetyClass::Interactive),
+    let (place, class) = match (r.console, r.kind) {
+        (Some(c), _) => (
+            format!("in a {} console on {}", c.as_str(), r.target),
+            SafetyClass::Interactive,
+        ),
+        (None, ShellKind::Node) => (format!("on node {}", r.target), SafetyClass::Interactive),
         _ => (format!("on host {}", r.target), SafetyClass::Interactive),
     };
     ProbeError::Refused {
@@ -166,6 +174,7 @@ mod tests {
             kind: ShellKind::Pod,
             via: "oc rsh -n openshift-etcd etcd-0".into(),
             target: "etcd-0".into(),
+            console: None,
         });
         assert_eq!(
             local_code(&p, &Default::default()).expect("pod"),
@@ -175,6 +184,7 @@ mod tests {
             kind: ShellKind::Node,
             via: "oc debug node/w-1".into(),
             target: "w-1".into(),
+            console: None,
         });
         let e = local_code(&p, &Default::default())
             .expect_err("node")
@@ -198,6 +208,7 @@ mod tests {
             kind: ShellKind::Node,
             via: "oc debug node/<node-name>".into(),
             target: "<node-name>".into(),
+            console: None,
         });
         assert_eq!(
             local_code_with(&p, &Default::default(), Some(&oc)),

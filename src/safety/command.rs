@@ -4,7 +4,7 @@
 //! Pure; imports only `crate::tsg`.
 
 use super::args::{interactive, long_running, mutating, read_only, unknown, worse, Class};
-use super::{azure, builtins, kube, net, tools, unix, writers};
+use super::{azure, builtins, kube, net, ops, tools, unix, writers};
 use crate::tsg::shell::{basename, SimpleCommand};
 
 /// The class of one simple command and why.
@@ -270,8 +270,10 @@ fn dispatch(name: &str, args: &[String], piped: bool) -> Class {
         "curl" => net::curl(args),
         "wget" => net::wget(args),
         "az" => azure::az(args),
-        _ => tools::tool(name, args, piped)
+        _ => ops::known(name, args)
+            .or_else(|| tools::tool(name, args, piped))
             .or_else(|| unix::utility(name, args))
+            .or_else(|| ops::generic(name, args))
             .unwrap_or_else(|| {
                 unknown(format!(
                     "`{name}` is not a command tsgnav knows, so it may change something"

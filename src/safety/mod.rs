@@ -12,12 +12,14 @@ mod args;
 mod azure;
 mod builtins;
 mod command;
+mod consoles;
 mod hidden;
 mod https;
 mod kube;
 mod kube_flags;
 mod kube_writes;
 mod net;
+mod ops;
 mod sed;
 mod target;
 mod tools;
@@ -32,6 +34,8 @@ mod tests_hidden;
 mod tests_kube;
 #[cfg(test)]
 mod tests_learning;
+#[cfg(test)]
+mod tests_ops;
 #[cfg(test)]
 mod tests_tools;
 #[cfg(test)]
@@ -146,8 +150,12 @@ pub fn classify(script: &str) -> Verdict {
 /// refined here, where commands are understood.
 pub fn refine_roles(guide: &mut crate::tsg::Guide) {
     let synonyms = crate::tsg::roles::Synonyms::default();
-    let mutates =
-        |p: &Probe| p.lang == crate::tsg::Lang::Shell && classify_probe(p) == SafetyClass::Mutating;
+    // Scratch work (`mkdir -p /tmp/…`, `az account set`) does not make a step a mitigation.
+    let mutates = |p: &Probe| {
+        p.lang == crate::tsg::Lang::Shell
+            && classify_probe(p) == SafetyClass::Mutating
+            && crate::tsg::lint::scratch::first_change(p, &classify_probe).is_some()
+    };
     crate::tsg::roles::refine(guide, &synonyms, &mutates);
 }
 
@@ -159,7 +167,15 @@ pub fn classify_probe(p: &Probe) -> SafetyClass {
 /// The class of any probe, with its reasons.
 pub fn explain_probe(p: &Probe) -> Verdict {
     match p.lang {
-        Lang::Shell => classify(&p.code),
+        Lang::Shell => match p.runs_in.as_ref().and_then(|r| r.console) {
+            // Typed into a console: read in the console's language, not as shell.
+            Some(c) => {
+                let (class, reason) = consoles::classify(c, &p.code);
+                let first = p.code.lines().next().unwrap_or("");
+                Verdict::single(class, 1, first, reason)
+            }
+            None => classify(&p.code),
+        },
         Lang::Promql => Verdict::single(
             SafetyClass::ReadOnly,
             1,

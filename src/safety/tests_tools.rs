@@ -170,7 +170,10 @@ fn interactive_tools() {
         ("bash", Interactive),
         ("echo | openssl s_client -connect x:443", ReadOnly),
         ("openssl x509 -in c.pem -noout -text", ReadOnly),
-        ("psql -c 'select 1'", Unknown),
+        ("psql -c 'select 1'", ReadOnly),
+        ("psql -h db -c 'drop table t'", Mutating),
+        ("psql -h db", Interactive),
+        ("psql -f fix.sql", Unknown),
     ]);
 }
 

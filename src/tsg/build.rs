@@ -1,7 +1,7 @@
 //! Raw sections → a `Guide`: node ids, parents, roles, fields, callouts, checklists, probes.
 //! Tables, escalations and edges are added by `tables` and `edges`. Pure; must not import IO.
 
-use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role};
+use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role, RunsIn};
 use super::raw::{RawCode, RawDoc, RawQuote, RawSection};
 use super::roles::Synonyms;
 use super::slug::Slugger;
@@ -58,6 +58,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
     let mut nodes: Vec<Node> = Vec::new();
     let sections: Vec<&RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
     let preamble = doc.sections.first().filter(|s| s.level == 0);
+    let mut console: Option<RunsIn> = None;
     for (i, s) in sections.iter().enumerate() {
         while stack.last().is_some_and(|(lvl, _)| *lvl >= s.level) {
             stack.pop();
@@ -85,7 +86,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
                 .to_string(),
             ..Node::default()
         };
-        fill(&mut node, s);
+        fill(&mut node, s, &mut console);
         stack.push((s.level, nodes.len()));
         nodes.push(node);
     }
@@ -107,14 +108,14 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             ..Node::default()
         };
         if let Some(s) = preamble {
-            fill(&mut node, s);
+            fill(&mut node, s, &mut None);
         }
         nodes.push(node);
     }
     nodes
 }
 
-fn fill(node: &mut Node, s: &RawSection) {
+fn fill(node: &mut Node, s: &RawSection, console: &mut Option<RunsIn>) {
     let top_items = s
         .items
         .iter()
@@ -150,7 +151,20 @@ fn fill(node: &mut Node, s: &RawSection) {
             });
         }
     }
-    node.probes = super::shells::section_probes(&with_inline_commands(s));
+    // The prose before each block may say where it runs or that it is output.
+    let prose: Vec<(usize, &str)> = if s.codes.is_empty() {
+        Vec::new()
+    } else {
+        let mut v: Vec<(usize, &str)> = s
+            .paras
+            .iter()
+            .chain(s.items.iter().map(|i| &i.para))
+            .map(|p| (p.line, p.text.as_str()))
+            .collect();
+        v.sort_by_key(|p| p.0);
+        v
+    };
+    node.probes = super::shells::section_probes(&with_inline_commands(s), &prose, console);
 }
 
 /// Command-line tools whose inline code in a bullet (`` `kubectl -n x get pods` ``) is a probe.

@@ -6,6 +6,7 @@
 
 mod build;
 pub mod clauses;
+pub mod consoles;
 mod edges;
 pub mod invocation;
 pub mod lint;
@@ -67,6 +68,7 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
         }
     }
     routing::named_routes(&mut guide);
+    sentence_routes(&doc, &mut guide);
     for s in &sections {
         guide.escalations.extend(tables::escalations(s));
     }
@@ -86,6 +88,38 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
         }
     }
     guide
+}
+
+/// Routes for alerts a sentence names ("This alert, FooBarDown, fires when …"), to the
+/// section the sentence is in (the first node for text before any heading).
+fn sentence_routes(doc: &raw::RawDoc, guide: &mut Guide) {
+    if guide.is_template() || guide.nodes.is_empty() {
+        return;
+    }
+    for (k, s) in doc.sections.iter().enumerate() {
+        let node = if s.level == 0 { 0 } else { k.saturating_sub(1) };
+        let Some(to) = guide.nodes.get(node).map(|n| n.id.clone()) else {
+            continue;
+        };
+        for p in s.paras.iter().chain(s.items.iter().map(|i| &i.para)) {
+            if !["lert", "fire", "trigger"]
+                .iter()
+                .any(|w| p.text.contains(w))
+            {
+                continue;
+            }
+            for alert in routing::sentence_alerts(&p.text) {
+                if !guide.routes.iter().any(|r| r.alert == alert) {
+                    guide.routes.push(Route {
+                        alert: alert.to_string(),
+                        to: to.clone(),
+                        by: RouteBy::Sentence,
+                        line: p.line,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Resolves links across guides: a link or route to `other.md` (no anchor) points at that

@@ -262,6 +262,38 @@ pub struct RunsIn {
     pub kind: ShellKind,
     pub via: String,
     pub target: String,
+    /// The console the commands are typed into (`psql`, `redis-cli`, a rails console), when
+    /// they are not shell commands: they are read and classified in that language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub console: Option<Console>,
+}
+
+/// The language of a console a guide types commands into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Console {
+    /// psql, mysql, sqlite3, sqlcmd: SQL statements and meta-commands.
+    Sql,
+    /// redis-cli: redis commands.
+    Redis,
+    /// A rails console, irb or pry: Ruby (ActiveRecord).
+    Ruby,
+    /// A python shell.
+    Python,
+    /// mongo or mongosh: JavaScript.
+    Mongo,
+}
+
+impl Console {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Console::Sql => "sql",
+            Console::Redis => "redis",
+            Console::Ruby => "ruby",
+            Console::Python => "python",
+            Console::Mongo => "mongo",
+        }
+    }
 }
 
 impl Probe {
@@ -345,6 +377,8 @@ pub enum RouteBy {
     FileName,
     /// The guide's H1 is the alert name.
     Title,
+    /// A sentence of the guide names the alert ("This alert, FooBarDown, fires when …").
+    Sentence,
 }
 
 impl RouteBy {
@@ -355,6 +389,7 @@ impl RouteBy {
             RouteBy::RunbookUrl => "runbook-url",
             RouteBy::FileName => "file-name",
             RouteBy::Title => "title",
+            RouteBy::Sentence => "sentence",
         }
     }
     /// Whether the guide itself says so (a table or front matter), not inferred from names.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{BackendHints, Lang, Probe};
+use super::model::{BackendHints, Console, Lang, Probe};
 use super::raw::RawCode;
 use super::vars;
 
@@ -47,6 +47,33 @@ const SHELL_WORDS: &[&str] = &[
     "podman",
     "chroot",
     "oc-mirror",
+    // The CLIs of ops guides.
+    "gcloud",
+    "gsutil",
+    "knife",
+    "chef-client",
+    "consul",
+    "gitlab-ctl",
+    "gitlab-rake",
+    "gitlab-rails",
+    "gitlab-psql",
+    "patronictl",
+    "virtctl",
+    "docker-machine",
+    "apt",
+    "apt-get",
+    "yum",
+    "dnf",
+    "iptables",
+    "ufw",
+    "service",
+    "redis-cli",
+    "mysql",
+    "terraform",
+    "vault",
+    "aws",
+    "tcpdump",
+    "rails",
 ];
 
 /// Splits an info string into the language word and `{k=v …}` attributes.
@@ -93,16 +120,71 @@ fn attr_words(attrs: &str) -> Vec<&str> {
     out
 }
 
-fn lang_of(word: &str, code: &str) -> Option<Lang> {
-    let base = word.rsplit('/').next().unwrap_or(word);
-    match base {
-        "bash" | "sh" | "shell" | "zsh" | "ksh" => Some(Lang::Shell),
+/// What a fence's info string says its block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fence {
+    /// A shell script of some shell (bash, `azurecli`, `powershell`, `cmd` …).
+    Shell,
+    /// A terminal session or an untagged block: commands only when it reads as commands.
+    Session,
+    /// Plain text (`text`, `plaintext`): shown, never run, even when it holds a command (a
+    /// guide writes `text` to show a command it does not mean to be run).
+    Plain,
+    /// Input to a console (`sql`, `ruby`, `python`, `redis`).
+    Console(Console),
+    Promql,
+    Kql,
+    Http,
+    /// Shown, never run (`output`, yaml, json, go …).
+    Other,
+}
+
+/// The fence kind of an info-string word.
+pub fn fence(word: &str) -> Fence {
+    match word.rsplit('/').next().unwrap_or(word) {
+        "bash"
+        | "sh"
+        | "shell"
+        | "zsh"
+        | "ksh"
+        | "azurecli"
+        | "azurecli-interactive"
+        | "azure-cli"
+        | "azcli"
+        | "azurepowershell"
+        | "azurepowershell-interactive"
+        | "powershell"
+        | "pwsh"
+        | "ps1"
+        | "posh"
+        | "cmd"
+        | "bat"
+        | "batch"
+        | "dos"
+        | "shell-script"
+        | "fish" => Fence::Shell,
+        "console" | "shell-session" | "terminal" | "doscon" | "ps1con" | "" => Fence::Session,
+        "text" | "plaintext" | "txt" | "plain" => Fence::Plain,
+        "sql" | "psql" | "pgsql" | "postgres" | "postgresql" | "mysql" | "tsql" | "plsql"
+        | "sqlite" => Fence::Console(Console::Sql),
+        "ruby" | "rb" | "irb" | "rails" => Fence::Console(Console::Ruby),
+        "python" | "py" | "python3" | "pycon" | "ipython" => Fence::Console(Console::Python),
+        "redis" => Fence::Console(Console::Redis),
+        "promql" | "prometheus" => Fence::Promql,
+        "kql" | "kusto" => Fence::Kql,
+        "http" | "rest" => Fence::Http,
+        _ => Fence::Other,
+    }
+}
+
+fn lang_of(kind: Fence, code: &str) -> Option<Lang> {
+    match kind {
+        Fence::Shell => Some(Lang::Shell),
         // A session fence with no prompt is output, unless it reads as commands.
-        "console" | "shell-session" | "terminal" if looks_like_shell(code) => Some(Lang::Shell),
-        "promql" | "prometheus" => Some(Lang::Promql),
-        "kql" | "kusto" => Some(Lang::Kql),
-        "http" | "rest" => Some(Lang::Http),
-        "" if looks_like_shell(code) => Some(Lang::Shell),
+        Fence::Session if looks_like_shell(code) => Some(Lang::Shell),
+        Fence::Promql => Some(Lang::Promql),
+        Fence::Kql => Some(Lang::Kql),
+        Fence::Http => Some(Lang::Http),
         _ => None,
     }
 }
@@ -251,34 +333,49 @@ fn kube_hints(code: &str, hints: &mut BackendHints) {
     }
 }
 
-/// Fence words whose blocks may be console transcripts.
-fn shellish(word: &str) -> bool {
-    matches!(
-        word.rsplit('/').next().unwrap_or(word),
-        "bash" | "sh" | "shell" | "zsh" | "ksh" | "console" | "shell-session" | "terminal" | ""
-    )
+/// Fence kinds whose blocks may be console transcripts.
+fn shellish(kind: Fence) -> bool {
+    matches!(kind, Fence::Shell | Fence::Session | Fence::Console(_))
 }
 
 /// A probe from a fenced block, or `None` for blocks that are shown but never run.
 #[cfg(test)]
 pub fn probe(raw: &RawCode) -> Option<Probe> {
-    probe_with_commands(raw).map(|p| p.0)
+    read(raw, None).map(|r| r.probe)
 }
 
 /// The command lines of a transcript: (0-based line, text, prompt).
 pub type Commands = Vec<(usize, String, String)>;
 
-/// `probe`, with the command lines of a console transcript (0-based line, text).
-pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
+/// A block read as a probe.
+#[derive(Debug)]
+pub struct Read {
+    pub probe: Probe,
+    /// The command lines of a console transcript (0-based line, text, prompt).
+    pub commands: Option<Commands>,
+    /// The console whose input the block is by its fence kind (`sql`, `ruby`) or by the
+    /// console the section has open, when no prompt says so.
+    pub console: Option<Console>,
+}
+
+/// Reads a fenced block. `open` is the console the section has open at this block (typed
+/// into after `psql`, `redis-cli`, a rails console or a prose cue): then any untagged or
+/// plain block, and one of that console's language, is its input.
+pub fn read(raw: &RawCode, open: Option<Console>) -> Option<Read> {
+    let (word, attrs) = split_info(&raw.info);
+    let kind = if raw.fenced {
+        fence(&word)
+    } else {
+        Fence::Session
+    };
     // An indented block is code too, when it reads as commands.
-    if !raw.fenced && !looks_like_shell(&raw.code) {
+    if !raw.fenced && !looks_like_shell(&raw.code) && open.is_none() {
         return None;
     }
-    let (word, attrs) = split_info(&raw.info);
-    let transcript = shellish(&word)
+    let transcript = shellish(kind)
         .then(|| super::transcript::split(&word, &raw.code))
         .flatten();
-    let (code, expected_output, problems, commands) = match transcript {
+    let (mut code, mut expected_output, problems, commands) = match transcript {
         Some(t) => {
             let problems = t
                 .problems
@@ -295,15 +392,28 @@ pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
         }
         None => (raw.code.clone(), String::new(), Vec::new(), None),
     };
+    let console = match (kind, open) {
+        _ if commands.is_some() => None,
+        (Fence::Console(c), _) => Some(c),
+        (Fence::Session, Some(c)) if !looks_like_shell(&code) => Some(c),
+        _ => None,
+    };
     let lang = if commands.is_some() && code.trim().is_empty() {
         // Prompts with no command after them: shown (and linted), nothing to run.
         Lang::Text
-    } else if commands.is_some() {
+    } else if commands.is_some() || console.is_some() {
         Lang::Shell
-    } else if shellish(&word) && looks_like_promql(&code) {
+    } else if shellish(kind) && looks_like_promql(&code) {
         Lang::Promql
     } else {
-        lang_of(&word, &code)?
+        let lang = lang_of(kind, &code)?;
+        if lang == Lang::Shell {
+            // Output printed after the commands, with no prompt to tell them apart.
+            if let Some((c, out)) = super::transcript::output::split(&code) {
+                (code, expected_output) = (c, out);
+            }
+        }
+        lang
     };
     let mut p = Probe {
         info: raw.info.clone(),
@@ -315,7 +425,11 @@ pub fn probe_with_commands(raw: &RawCode) -> Option<(Probe, Option<Commands>)> {
         ..Probe::from_code(lang, "")
     };
     analyse(&mut p, code);
-    Some((p, commands))
+    Some(Read {
+        probe: p,
+        commands,
+        console,
+    })
 }
 
 /// A copy of `p` whose code is `code`, its variables and hints worked out again.

@@ -220,6 +220,45 @@ fn standard_table() -> Vec<(Role, Vec<String>)> {
     }
 }
 
+/// Headings that open with a word of the troubleshooting-article style name their role
+/// whatever follows: "Cause", "Solution 2: Reimage the node", "Resolution", "Workaround" and
+/// "Fix" sections are mitigation; "Symptoms", "Problem" and "Error message" are triage.
+const LEADS: &[(&str, Role)] = &[
+    ("cause", Role::Mitigation),
+    ("causes", Role::Mitigation),
+    ("solution", Role::Mitigation),
+    ("solutions", Role::Mitigation),
+    ("resolution", Role::Mitigation),
+    ("workaround", Role::Mitigation),
+    ("workarounds", Role::Mitigation),
+    ("fix", Role::Mitigation),
+    ("symptom", Role::Triage),
+    ("symptoms", Role::Triage),
+    ("problem", Role::Triage),
+    ("error message", Role::Triage),
+    ("error messages", Role::Triage),
+];
+
+/// One anchored automaton over the leading words, built once.
+static LEAD_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .start_kind(aho_corasick::StartKind::Anchored)
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(LEADS.iter().map(|l| l.0))
+        .ok()
+});
+
+/// The role of a heading's leading word (`t` lower-cased, numbering stripped), when the word
+/// stands alone ("fix for …", not "fixed").
+fn lead(t: &str) -> Option<Role> {
+    let ac = LEAD_AC.as_ref()?;
+    let input = aho_corasick::Input::new(t).anchored(aho_corasick::Anchored::Yes);
+    let m = ac.find(input)?;
+    let next = t[m.end()..].chars().next();
+    next.is_none_or(|c| !c.is_ascii_alphanumeric())
+        .then(|| LEADS[m.pattern().as_usize()].1)
+}
+
 impl Synonyms {
     /// The role a heading names by itself, if any.
     pub fn own(&self, title: &str) -> Option<Role> {
@@ -236,6 +275,9 @@ impl Synonyms {
         let mut t = title.to_lowercase();
         t.push(' ');
         let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+        if let Some(role) = lead(t) {
+            return Some(role);
+        }
         // "Step N: …" is a diagnostic step unless it names another phase.
         let is_step = t.starts_with("step ");
         let hit = self.rows_in(t);
@@ -290,7 +332,13 @@ impl Synonyms {
             // "Diagnosis" keeps its own role whatever its parent's title says.
             (
                 Some(Role::Diagnostic),
-                Some(p @ (Role::Mitigation | Role::Rollback | Role::Validation | Role::Escalation)),
+                Some(
+                    p @ (Role::Mitigation
+                    | Role::Rollback
+                    | Role::Validation
+                    | Role::Escalation
+                    | Role::Triage),
+                ),
             ) if !self.strongly_diagnostic(title) => p,
             (Some(Role::Symptoms), Some(Role::Diagnostic)) => Role::Symptoms,
             // "Strategy 1: Roll back the image" is one of the mitigation's strategies.

@@ -25,6 +25,65 @@ pub fn alert_like(name: &str) -> bool {
             .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
 
+/// A product's name (`InfluxDB`, `PostgreSQL`, `MySQL`, `RabbitMQ`): one capitalised word
+/// and an acronym, with no condition in it. Such a title names what the guide is about, not
+/// an alert.
+pub fn product_like(name: &str) -> bool {
+    let b = name.as_bytes();
+    let word = 1 + b
+        .iter()
+        .skip(1)
+        .take_while(|c| c.is_ascii_lowercase())
+        .count();
+    b.first().is_some_and(|c| c.is_ascii_uppercase())
+        && word >= 2
+        && b.len() - word >= 2
+        && b[word..].iter().all(|c| c.is_ascii_uppercase())
+}
+
+/// Alert names a sentence names as alerts: "This alert, FooBarDown, fires …", "The
+/// `FooBarDown` alert …", "the alert FooBarDown", "FooBarDown fires when …".
+pub fn sentence_alerts(text: &str) -> Vec<&str> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    fn bare(w: &str) -> &str {
+        w.trim_matches(|c: char| {
+            matches!(
+                c,
+                '`' | '*' | '"' | '\'' | '(' | ')' | ',' | '.' | ':' | ';'
+            )
+        })
+    }
+    let is_alert_word = |w: &str| {
+        let w = bare(w).to_ascii_lowercase();
+        w == "alert" || w == "alerts"
+    };
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let name = bare(w);
+        // `userJourneySwift*` is a pattern of alert names, not one alert.
+        let glob = w
+            .trim_end_matches(['`', ',', '.', ':', ';', ')'])
+            .ends_with('*')
+            && !w.trim_start_matches('`').starts_with('*');
+        if glob || !alert_like(name) || product_like(name) {
+            continue;
+        }
+        let before = i.checked_sub(1).map(|j| words[j]);
+        let after = words.get(i + 1).copied();
+        let named = before.is_some_and(&is_alert_word)
+            || after.is_some_and(&is_alert_word)
+            || after.is_some_and(|a| matches!(bare(a), "fires" | "triggers" | "fired"))
+                && words.get(i + 2).is_some_and(|w| bare(w) == "when");
+        if named && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 /// A single capitalised word that could be an alert name (`Watchdog`).
 fn plain_word(name: &str) -> bool {
     name.len() >= 4
@@ -58,7 +117,7 @@ pub fn named_routes(g: &mut Guide) {
     // A plain word (`Watchdog`) counts only when the file name and the H1 both say it.
     let agreed = h1.as_deref() == Some(stem.as_str());
     let mut add = |alert: &str, by: RouteBy, line: usize| {
-        let named = alert_like(alert) || (agreed && plain_word(alert));
+        let named = alert_like(alert) && !product_like(alert) || (agreed && plain_word(alert));
         if named && !g.routes.iter().any(|r| r.alert.eq_ignore_ascii_case(alert)) {
             g.routes.push(Route {
                 alert: alert.to_string(),
@@ -124,6 +183,10 @@ pub fn route_for(lib: &Library, name: &str, runbook_url: Option<&str>) -> Option
             });
         }
     }
+    // A guide named after the alert before one whose sentence merely names it.
+    if let Some(r) = routes().find(|r| r.alert == name && r.by != RouteBy::Sentence) {
+        return Some(r.clone());
+    }
     if let Some(r) = routes().find(|r| r.alert == name) {
         return Some(r.clone());
     }
@@ -141,6 +204,17 @@ mod tests {
         assert!(alert_like("KubePodCrashLooping") && alert_like("etcdMembersDown"));
         assert!(!alert_like("README") && !alert_like("cluster-operator-down"));
         assert!(!alert_like("Overview") && !alert_like("Prometheus"));
+        assert!(product_like("InfluxDB") && product_like("PostgreSQL") && product_like("MySQL"));
+        assert!(!product_like("KubeAPIDown") && !product_like("TargetDown"));
+        assert_eq!(
+            sentence_alerts("This alert, RedisMemoryHigh, fires when the cache is full."),
+            ["RedisMemoryHigh"]
+        );
+        assert_eq!(
+            sentence_alerts("The `PatroniLag` alert fires."),
+            ["PatroniLag"]
+        );
+        assert!(sentence_alerts("Grafana reads from InfluxDB and PostgreSQL.").is_empty());
         assert_eq!(
             url_path("https://x.org/runbooks/kubernetes/kubepodcrashlooping/"),
             "runbooks/kubernetes/kubepodcrashlooping"

@@ -6,8 +6,9 @@
 //!
 //! Pure; imports only sibling `tsg` modules (must not import IO or `safety`).
 
+use super::consoles::{self, Cue};
 use super::invocation::{self, Role};
-use super::model::{Lang, Probe, RunsIn, ShellKind};
+use super::model::{Console, Lang, Probe, RunsIn, ShellKind};
 use super::raw::RawCode;
 use super::shell;
 
@@ -60,7 +61,19 @@ fn runs(kind: ShellKind, via: &str, target: &str) -> Step {
         kind,
         via: via.to_string(),
         target: target.to_string(),
+        console: None,
     })
+}
+
+/// A console opened from where the section is (`inside`), or from the operator's machine.
+fn console(inside: Option<&RunsIn>, via: &str, console: Console, target: &str) -> Step {
+    match nested(inside, via, ShellKind::Host, target) {
+        Step::Enter(mut r) => {
+            r.console = Some(console);
+            Step::Enter(r)
+        }
+        other => other,
+    }
 }
 
 /// Whether `text` (one logical command line) enters a shell, leaves one, or neither.
@@ -71,6 +84,9 @@ pub fn step(text: &str, inside: Option<&RunsIn>) -> Step {
     };
     let via = text.trim();
     let words = &c.words;
+    if let Some((lang, target)) = consoles::entered(words) {
+        return console(inside, via, lang, &target);
+    }
     match c.name() {
         Some("exit" | "logout") if inside.is_some() => Step::Exit,
         Some("oc" | "kubectl") => {
@@ -86,6 +102,18 @@ pub fn step(text: &str, inside: Option<&RunsIn>) -> Step {
                 ["rsh", target] => runs(ShellKind::Pod, via, target),
                 ["exec", target, "--", sh] if is_shell(sh) && inv.has(Role::Tty) => {
                     runs(ShellKind::Pod, via, target)
+                }
+                ["exec", target, "--", rest @ ..] if inv.has(Role::Tty) => {
+                    let words: Vec<String> = rest.iter().map(|w| w.to_string()).collect();
+                    match consoles::entered(&words) {
+                        Some((lang, _)) => Step::Enter(RunsIn {
+                            kind: ShellKind::Pod,
+                            via: via.to_string(),
+                            target: target.to_string(),
+                            console: Some(lang),
+                        }),
+                        None => Step::Plain,
+                    }
                 }
                 ["debug", target] => match target.strip_prefix("node/") {
                     Some(node) => runs(ShellKind::Node, via, node),
@@ -136,6 +164,19 @@ const OPERATOR_CLIS: &[&str] = &["kubectl", "oc", "az", "helm", "hcpctl", "kubel
 
 /// The shell a bare foreign prompt stands for: `[root@worker-3 ~]#` → host `worker-3`.
 fn prompt_shell(prompt: &str) -> RunsIn {
+    if let Some(console) = super::transcript::console_of(prompt) {
+        // One console for all its prompts (`[1] pry(main)>`, `[2] pry(main)>`; `db=>`, `db->`).
+        let target = super::transcript::console_target(prompt);
+        return RunsIn {
+            kind: ShellKind::Host,
+            via: format!(
+                "the {} console `{target}` (its prompts are in the block)",
+                console.as_str()
+            ),
+            target,
+            console: Some(console),
+        };
+    }
     let host = prompt
         .trim_start_matches('[')
         .split(['@'])
@@ -146,6 +187,7 @@ fn prompt_shell(prompt: &str) -> RunsIn {
         kind: ShellKind::Host,
         via: format!("a shell with the prompt `{prompt}`"),
         target: host.to_string(),
+        console: None,
     }
 }
 
@@ -167,20 +209,118 @@ fn with_entry_vars(p: &mut Probe) {
 /// Quick test before splitting a script into lines: can it enter or leave a shell at all?
 fn may_enter(code: &str) -> bool {
     [
-        "rsh", "exec", "debug", "ssh", "sudo", "su", "toolbox", "chroot", "exit", "logout",
+        "rsh",
+        "exec",
+        "debug",
+        "ssh",
+        "sudo",
+        "su",
+        "toolbox",
+        "chroot",
+        "exit",
+        "logout",
+        "psql",
+        "mysql",
+        "redis-cli",
+        "rails",
+        "irb",
+        "pry",
+        "python",
+        "mongo",
+        "sqlite3",
+        "sqlcmd",
     ]
     .iter()
     .any(|w| code.contains(w))
 }
 
+/// The cue of the prose between the previous block (which starts on line `after`) and the
+/// block on `line`: the last paragraph before the block.
+fn cue_before(prose: &[(usize, &str)], after: usize, line: usize) -> Option<Cue> {
+    prose
+        .iter()
+        .rev()
+        .find(|(l, _)| *l < line && *l > after)
+        .and_then(|(_, t)| consoles::cue(t))
+}
+
+/// Reads one block where the section is: output the prose announced is skipped, console
+/// input gets the console it is typed into, a remote runner's script is the probe, and a
+/// block the prose places ("On the node:") runs there. Returns the probe still to be split
+/// by shell, or `None` when the block is done with (pushed to `out` or not a probe).
+fn read_block(
+    raw: &RawCode,
+    cue: Option<Cue>,
+    stack: &mut Vec<RunsIn>,
+    out: &mut Vec<Probe>,
+) -> Option<(Probe, Option<super::probe::Commands>)> {
+    let placed = match cue {
+        Some(Cue::Output) => return None,
+        Some(Cue::Place(r)) if stack.is_empty() => Some(r),
+        _ => None,
+    };
+    let here = stack.last().or(placed.as_ref()).cloned();
+    let read = super::probe::read(raw, here.as_ref().and_then(|r| r.console))?;
+    let mut p = read.probe;
+    if let Some(lang) = read.console {
+        p.runs_in = match here {
+            Some(r) if r.console.is_some() => Some(r),
+            _ if matches!(lang, Console::Sql | Console::Redis) => Some(RunsIn {
+                kind: ShellKind::Host,
+                via: format!(
+                    "a {} console (the block's fence says `{}`)",
+                    lang.as_str(),
+                    raw.info.trim()
+                ),
+                target: lang.as_str().to_string(),
+                console: Some(lang),
+            }),
+            // Ruby or Python with no console open is a program's source, not input.
+            _ => return None,
+        };
+        with_entry_vars(&mut p);
+        out.push(p);
+        return None;
+    }
+    if p.lang == Lang::Shell && read.commands.is_none() {
+        if stack.last().is_some_and(|r| r.console.is_some()) {
+            // Shell commands after console input: the console was closed.
+            stack.retain(|r| r.console.is_none());
+        }
+        if let Some((script, r)) = consoles::remote(&p.code).filter(|_| stack.is_empty()) {
+            let mut q = super::probe::reanalyse(&p, &script);
+            q.runs_in = Some(r);
+            with_entry_vars(&mut q);
+            out.push(q);
+            return None;
+        }
+        if let Some(r) = placed.filter(|r| r.console.is_none() && !may_enter(&p.code)) {
+            p.runs_in = Some(r);
+            out.push(p);
+            return None;
+        }
+    }
+    Some((p, read.commands))
+}
+
 /// The probes of one section's blocks, in order, with `runs_in` set and blocks split where
 /// they cross a shell boundary.
-pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
-    let mut stack: Vec<RunsIn> = Vec::new();
+///
+/// A console still open at the end of the section (`carried`) stays open into the next
+/// section: guides open a rails console under one heading and type into it under the next.
+pub fn section_probes(
+    codes: &[RawCode],
+    prose: &[(usize, &str)],
+    carried: &mut Option<RunsIn>,
+) -> Vec<Probe> {
+    let mut stack: Vec<RunsIn> = carried.take().into_iter().collect();
     let mut out: Vec<Probe> = Vec::new();
     let mut entered: Option<(usize, usize, String)> = None;
+    let mut after = 0;
     for raw in codes {
-        let Some((p, commands)) = super::probe::probe_with_commands(raw) else {
+        let cue = cue_before(prose, after, raw.line);
+        after = raw.line;
+        let Some((p, commands)) = read_block(raw, cue, &mut stack, &mut out) else {
             continue;
         };
         let foreign = commands
@@ -225,7 +365,8 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
                     changed = true;
                 }
                 Step::Enter(r) => {
-                    if stack.is_empty() {
+                    // A console is left by closing it, which guides seldom write down.
+                    if stack.is_empty() && r.console.is_none() {
                         entered = Some((out.len(), raw.line + i, r.via.clone()));
                     }
                     stack.push(r);
@@ -281,6 +422,7 @@ pub fn section_probes(codes: &[RawCode]) -> Vec<Probe> {
             out.push(q);
         }
     }
+    *carried = stack.pop().filter(|r| r.console.is_some());
     if let Some((idx, line, via)) = entered {
         let idx = idx.min(out.len().saturating_sub(1));
         if let Some(p) = out.get_mut(idx) {
@@ -336,6 +478,7 @@ mod tests {
             kind: ShellKind::Node,
             via: "oc debug node/w-1".into(),
             target: "w-1".into(),
+            console: None,
         };
         let Step::Enter(r) = step("chroot /host", Some(&node)) else {
             panic!("chroot enters");

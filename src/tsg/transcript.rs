@@ -24,10 +24,25 @@ pub struct Transcript {
 /// container or node shell (`sh-5.1#`, `bash-4.4$`, `[core@node ~]$`, `/ #`).
 pub fn foreign_prompt(prompt: &str) -> bool {
     let p = prompt.trim();
+    let drive = p.as_bytes().get(1..3) == Some(b":\\") && p.ends_with('>');
     !(p.is_empty()
         || p == "$"
+        || p == "$>"
         || p.starts_with("PS ")
+        || p == "PS>"
+        || drive
+        || p.ends_with(" $") && !p.starts_with('[')
         || p.ends_with('$') && p.contains(':') && !p.starts_with('['))
+}
+
+/// The console a prompt belongs to (`db=#` → SQL, `redis>` → redis, `irb(main)…>` → Ruby).
+pub fn console_of(prompt: &str) -> Option<crate::tsg::model::Console> {
+    prompts::console_of(prompt)
+}
+
+/// What a console prompt names as the place (the database, the server, the console).
+pub fn console_target(prompt: &str) -> String {
+    prompts::console_target(prompt)
 }
 
 fn is_name(s: &str) -> bool {
@@ -109,6 +124,9 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
         }
     }
     // `~ $ ` / `/ # ` (busybox and container shells)
+    if let Some(n) = prompts::prompt_len(line) {
+        return Some(n);
+    }
     if let Some(first) = line.split(' ').next() {
         if (first.starts_with('~') || first.starts_with('/'))
             && first.len() <= 40
@@ -141,7 +159,8 @@ fn shell_prompt_len(line: &str) -> Option<usize> {
 fn prompt(line: &str, root_ok: bool) -> Option<Prompt> {
     let t = line.trim_start_matches(' ');
     let mut lead = line.len() - t.len();
-    if lead > 3 {
+    // mysql indents its continuation prompt (`    -> `).
+    if lead > 3 && !(lead <= 8 && t.starts_with("-> ")) {
         return None;
     }
     // toolbox marks its container prompt with a glyph: `⬢ [root@toolbox ~]# `.
@@ -325,6 +344,8 @@ fn take_heredoc(open: &mut Open, heredoc: &mut Option<(String, bool, usize)>, at
     }
 }
 
+pub mod output;
+mod prompts;
 #[cfg(test)]
 mod tests;
 mod words;

@@ -89,6 +89,11 @@ fn swift_tsg_routes() {
             "SwiftPendingProgramming",
             "step-3-read-cns-logs-and-classify-the-error",
         ),
+        // Named in a sentence of its scenario: "Alert: `MgmtClusterNodeSwiftNICCapacityZero`."
+        (
+            "MgmtClusterNodeSwiftNICCapacityZero",
+            "scenario-mgmt-agent-reporting-zero-swift-nics-on-a-node",
+        ),
     ];
     let want: Vec<(String, String)> = want
         .iter()

@@ -26,6 +26,10 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
     ("tsg/lint/shell_rules.rs", "--context"),
     // git --namespace NAME (a git ref namespace)
     ("safety/tools.rs", "--namespace"),
+    // iptables -n (numeric output)
+    ("safety/ops.rs", "-n"),
+    // redis-cli -n DB (a database number)
+    ("tsg/consoles.rs", "-n"),
 ];
 
 /// The guarded literals: every long target flag of the tables, and kubectl's and helm's `-n`.

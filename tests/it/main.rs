@@ -80,6 +80,7 @@ mod query_runner;
 mod query_sandbox;
 mod query_shell;
 mod query_vars;
+mod reading_accuracy;
 mod resume_demo_tmux;
 mod run_cli;
 mod run_output_data;

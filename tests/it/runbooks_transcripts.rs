@@ -83,8 +83,13 @@ fn prompts_are_stripped_and_output_is_a_sample() {
         .as_str()
         .unwrap()
         .starts_with("ping -c 3 10.0.1.17\nkubectl get node"));
+    // A `powershell` fence is commands too: its `PS C:\>` prompt is stripped.
     let p = probes(&t, "kubernetes/KubeMemoryOvercommit.md#diagnosis");
-    assert_eq!(p[0]["code"], "kubectl top nodes");
+    assert_eq!(
+        p[0]["code"],
+        "az aks show -g $RESOURCE_GROUP -n $CLUSTER --query agentPoolProfiles"
+    );
+    assert_eq!(p[1]["code"], "kubectl top nodes");
 }
 
 #[test]

@@ -81,7 +81,8 @@ const TABLE: &[(&str, &str, SafetyClass)] = &[
     ("docs/ops/hcp-cluster-creation-flow.md", "kubectl port-forward", LongRunning),
     ("docs/sops/test-test-tenant-access.md", "az login --tenant", Interactive),
     ("docs/ops/postgres-breakglass.md", "-- /bin/bash", Unknown), // `-ti` shell, plus a prose `or` line
-    ("docs/drafts/uj-tsg-swift.md", "-it <cns-pod> -- /usr/local/bin/azure-cns", Unknown),
+    // `azure-cns -cmd get` reads (the verb model for CLIs tsgnav does not know); `-it` waits for a person.
+    ("docs/drafts/uj-tsg-swift.md", "-it <cns-pod> -- /usr/local/bin/azure-cns", Interactive),
     ("docs/sops/gather-logs.md", "hcpctl must-gather clean", Unknown),
     ("docs/sops/renew-prow-token.md", "./dev-infrastructure/openshift-ci/renew-prow-token.sh", Unknown),
     ("docs/sops/test-test-tenant-access.md", "./switch-vault-tenant.sh", Unknown),

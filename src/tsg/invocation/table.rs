@@ -387,3 +387,11 @@ pub const KUBE_ALL_NAMESPACES_LONG: &str = "--all-namespaces";
 pub const KUBE_NS_LONG: &str = "--namespace";
 /// kubectl's `-l`.
 pub const KUBE_SELECTOR: &str = "-l";
+
+/// az's `--name` and `-n` (the resource's name).
+pub const AZ_NAME: &str = "--name";
+pub const AZ_NAME_SHORT: &str = "-n";
+/// `az aks command invoke --command "…"`: the command run inside the cluster.
+pub const AZ_COMMAND: &str = "--command";
+/// `az vmss run-command invoke --scripts "…"`: the script run on the machine.
+pub const AZ_SCRIPTS: &str = "--scripts";

@@ -5,6 +5,7 @@
 
 pub mod profile;
 mod rules;
+pub mod scratch;
 pub mod shell_rules;
 
 use serde::Serialize;
@@ -163,10 +164,10 @@ pub fn lint_with(
         // A guide's own shape, else the library's: most guides of a runbook collection are
         // alert runbooks, and the odd one out is checked as one too.
         let own = profile::detect(g);
-        let chosen = profile.unwrap_or(if own == profile::Profile::Runbook {
-            own
-        } else {
-            library
+        let chosen = profile.unwrap_or(match (own, library) {
+            (profile::Profile::Runbook | profile::Profile::Tsg, _) => own,
+            (_, profile::Profile::Runbook) => library,
+            _ => own,
         });
         match chosen {
             profile::Profile::Tsg => {
@@ -180,6 +181,8 @@ pub fn lint_with(
                     profile::runbook_sections(g, &mut out);
                 }
             }
+            // Procedures and reference pages follow no section template.
+            profile::Profile::Sop | profile::Profile::Reference => {}
         }
         rules::mutation_risk(g, cfg, &mut out);
         rules::links(g, &by_path, cfg, &mut out);

@@ -2,7 +2,9 @@
 //! right one. `tsg` is the ARO-HCP TSG template (the H1 sections of `TEMPLATE.md`, scenarios
 //! with Goal and Preconditions); `runbook` is the alert runbook shape used across the
 //! Kubernetes and OpenShift ecosystem (one file per alert: Meaning, Impact, Diagnosis,
-//! Mitigation). Pure; imports only `tsg` model types.
+//! Mitigation); `sop` is a standard operating procedure (steps to carry out, no triage
+//! template) and `reference` a page with nothing to run: neither is held to a template.
+//! Pure; imports only `tsg` model types.
 
 use super::rules::finding;
 use super::{Finding, Severity};
@@ -13,6 +15,8 @@ use crate::tsg::model::{Guide, Role};
 pub enum Profile {
     Tsg,
     Runbook,
+    Sop,
+    Reference,
 }
 
 impl Profile {
@@ -21,6 +25,8 @@ impl Profile {
         match s.trim().to_ascii_lowercase().as_str() {
             "tsg" | "aro-hcp" | "template" => Some(Profile::Tsg),
             "runbook" | "alert-runbook" => Some(Profile::Runbook),
+            "sop" | "procedure" => Some(Profile::Sop),
+            "reference" | "doc" => Some(Profile::Reference),
             _ => None,
         }
     }
@@ -40,17 +46,89 @@ fn has_heading(g: &Guide, word: &str) -> bool {
         .any(|n| n.level >= 2 && n.title.trim().eq_ignore_ascii_case(word))
 }
 
+/// The roles of the TSG template's H1 sections.
+const TSG_ROLES: &[Role] = &[
+    Role::WhenToUse,
+    Role::Triage,
+    Role::Access,
+    Role::Severity,
+    Role::Symptoms,
+    Role::Diagnostic,
+    Role::Mitigation,
+    Role::Escalation,
+    Role::Validation,
+    Role::Postmortem,
+];
+
+/// Whether a guide says it is a TSG: its title names one (and it has a section of the
+/// template), a heading speaks of "this TSG",
+/// its front matter names a template, or its mitigation is written as the template's
+/// scenarios (a "Scenario N" or "Strategy N" heading under a "Mitigation" heading).
+fn claims_tsg(g: &Guide) -> bool {
+    let names = |t: &str| {
+        t.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == "TSG")
+    };
+    let template = g
+        .front_matter
+        .as_ref()
+        .and_then(|f| f.template.as_deref())
+        .is_some_and(|t| !t.eq_ignore_ascii_case("none"));
+    let scenario = |n: &crate::tsg::model::Node| {
+        let t = n.title.trim_start().to_ascii_lowercase();
+        let under_mitigation = n
+            .parent
+            .as_deref()
+            .and_then(|p| g.nodes.iter().find(|m| m.id == p))
+            .is_some_and(|m| m.title.to_ascii_lowercase().contains("mitigat"));
+        (t.starts_with("scenario ") || t.starts_with("strategy ")) && under_mitigation
+    };
+    // A title that names a TSG counts when the guide has a section of the template too
+    // ("TSG Output Contract", a page about TSGs, has none).
+    let sections = g
+        .nodes
+        .iter()
+        .any(|n| n.level <= 2 && TSG_ROLES.contains(&n.role));
+    template
+        || names(&g.title) && sections
+        || g.nodes
+            .iter()
+            .any(|n| n.title.to_ascii_lowercase().contains("this tsg") || scenario(n))
+}
+
 /// The profile a guide follows: an alert runbook when at least two of Meaning, Impact,
-/// Diagnosis and Mitigation are headings of their own, else the TSG template.
+/// Diagnosis and Mitigation are headings of their own; a TSG when it says so or has three
+/// of the template's sections as H1s; else a procedure when it has something to run, and a
+/// reference page when it has not (or when a heading holds a placeholder: a template).
 pub fn detect(g: &Guide) -> Profile {
     let hits = RUNBOOK_SECTIONS
         .iter()
         .filter(|(w, _)| has_heading(g, w))
         .count();
     if hits >= 2 {
-        Profile::Runbook
-    } else {
+        return Profile::Runbook;
+    }
+    // A heading with a placeholder (`# TSG: <short incident title>`) belongs to a template or
+    // to a page that describes one.
+    let placeholder = |t: &str| {
+        t.find('<')
+            .is_some_and(|i| t[i..].find('>').is_some_and(|j| j > 1))
+    };
+    if g.nodes.iter().any(|n| placeholder(&n.title)) {
+        return Profile::Reference;
+    }
+    let mut roles: Vec<Role> = Vec::new();
+    for n in g.nodes.iter().filter(|n| n.level == 1) {
+        if TSG_ROLES.contains(&n.role) && !roles.contains(&n.role) {
+            roles.push(n.role);
+        }
+    }
+    if claims_tsg(g) || roles.len() >= 3 {
         Profile::Tsg
+    } else if g.nodes.iter().any(|n| !n.probes.is_empty()) {
+        Profile::Sop
+    } else {
+        Profile::Reference
     }
 }
 

@@ -142,22 +142,17 @@ fn states_risk(n: &Node) -> bool {
 pub fn mutation_risk(g: &Guide, cfg: &LintConfig, out: &mut Vec<Finding>) {
     let by_id: HashMap<&str, &Node> = g.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     for n in &g.nodes {
-        let Some(p) = n
+        let hit = n
             .probes
             .iter()
-            .find(|p| (cfg.classify)(p) == SafetyClass::Mutating)
-        else {
+            .filter(|p| (cfg.classify)(p) == SafetyClass::Mutating)
+            .find_map(|p| super::scratch::first_change(p, cfg.classify).map(|f| (p, f)));
+        let Some((p, first)) = hit else {
             continue;
         };
         if ancestors(&by_id, n).iter().any(|a| states_risk(a)) {
             continue;
         }
-        let first = p
-            .code
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .unwrap_or("");
         let m = format!(
             "\"{}\" runs a command that changes the system (`{first}`) but states no risk; add a `> **Risk:** …` callout saying what can go wrong and how to back out",
             n.title
@@ -207,7 +202,7 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
             .map(|(f, a)| (f, Some(a)))
             .unwrap_or((id.as_str(), None));
         let target = by_path.get(file);
-        if target.is_none() && !(cfg.file_exists)(g, &l.dest) {
+        if target.is_none() && !(cfg.file_exists)(g, &l.dest) && folder_present(g, &l.dest, cfg) {
             let m = format!("link to `{}` points at a file that does not exist; fix the path (it is relative to this guide's folder)", l.dest);
             out.push(finding("broken-link", Severity::Error, g, l.line, m));
             continue;
@@ -215,7 +210,7 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
         let (Some(t), Some(anchor)) = (target, anchor) else {
             continue;
         };
-        if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) {
+        if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) || html_anchor(t, anchor) {
             continue;
         }
         let hint = closest(anchor, t.nodes.iter().map(|n| n.slug.as_str()))
@@ -224,6 +219,38 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
         let m = format!("link `{}` names no heading in {}{hint}", l.dest, t.file);
         out.push(finding("broken-anchor", Severity::Error, g, l.line, m));
     }
+}
+
+/// Whether the folder a relative link points into is part of this checkout. A link into a
+/// folder that is absent altogether (`../../tooling/x/README.md` in a checkout of the docs
+/// alone) cannot be told from a partial checkout, so it is not reported.
+fn folder_present(g: &Guide, dest: &str, cfg: &LintConfig) -> bool {
+    let path = dest
+        .split(['#', '?'])
+        .next()
+        .unwrap_or(dest)
+        .trim_end_matches('/');
+    match path.rsplit_once('/') {
+        Some((folder, _)) if !folder.is_empty() => (cfg.file_exists)(g, folder),
+        _ => true,
+    }
+}
+
+/// Whether `anchor` is a target other than a heading: a tab of a tabbed page
+/// (`#tab/azure-cli`) or an HTML anchor in the guide (`<a id="error1"></a>`, `name="…"`).
+fn html_anchor(g: &Guide, anchor: &str) -> bool {
+    if anchor.starts_with("tab/") {
+        return true;
+    }
+    let forms = [
+        format!("id=\"{anchor}\""),
+        format!("id='{anchor}'"),
+        format!("name=\"{anchor}\""),
+        format!("name='{anchor}'"),
+    ];
+    g.nodes
+        .iter()
+        .any(|n| n.body.contains(anchor) && forms.iter().any(|f| n.body.contains(f.as_str())))
 }
 
 /// `undefined-variable`: a shell `$VAR` used before any probe assigns it and not declared

@@ -159,6 +159,16 @@ pub fn line_end(line: &str, quote: Option<char>) -> LineEnd {
     }
 }
 
+/// Lower-case words joined by dashes (`top-user-from-last-command`): a prose placeholder
+/// written in `${…}`, not `${NAME-default}`.
+fn prose_placeholder(inner: &[u8]) -> bool {
+    inner.first().is_some_and(u8::is_ascii_lowercase)
+        && inner.iter().filter(|c| **c == b'-').count() >= 2
+        && inner
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
 fn is_name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
@@ -179,6 +189,10 @@ impl Lexer<'_> {
         let from = i;
         while i < end.min(s.len()) && is_name(s[i]) {
             i += 1;
+        }
+        if braced && prose_placeholder(s.get(from..end.saturating_sub(1)).unwrap_or_default()) {
+            // `${top-user-from-last-command}`: words for the reader, not a variable.
+            return;
         }
         if i > from && is_name_start(s[from]) {
             self.push_expansion(from, i, start, if braced { end } else { i }, q);
