@@ -30,10 +30,11 @@ pub struct LintArgs {
     /// Template whose H1 sections every guide must have (default: the bundled tsg/TEMPLATE.md).
     #[arg(long, value_name = "FILE")]
     pub template: Option<PathBuf>,
-    /// The convention to check sections against: `tsg` (the ARO-HCP TSG template) or
-    /// `runbook` (one file per alert: Meaning, Impact, Diagnosis, Mitigation). Default: each
+    /// The convention to check sections against: `tsg` (the ARO-HCP TSG template),
+    /// `runbook` (one file per alert: Meaning, Impact, Diagnosis, Mitigation), `sop` (a
+    /// procedure) or `reference`; the last two are held to no sections. Default: each
     /// guide's own, detected from its headings.
-    #[arg(long, value_name = "tsg|runbook")]
+    #[arg(long, value_name = "tsg|runbook|sop|reference")]
     pub profile: Option<String>,
 }
 
@@ -60,7 +61,7 @@ impl LintArgs {
         let profile = match self.profile.as_deref() {
             None => None,
             Some(p) => Some(lint::profile::Profile::parse(p).ok_or_else(|| {
-                anyhow::anyhow!("--profile {p}: not a profile; use `tsg` (the ARO-HCP TSG template) or `runbook` (Meaning, Impact, Diagnosis, Mitigation)")
+                anyhow::anyhow!("--profile {p}: not a profile; use `tsg` (the ARO-HCP TSG template), `runbook` (Meaning, Impact, Diagnosis, Mitigation), `sop` (a procedure) or `reference` (these two need no sections)")
             })?),
         };
         let findings = lint::lint_with(&lib, &cfg, profile);
