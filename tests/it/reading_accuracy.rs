@@ -10,41 +10,12 @@
 
 use serde_json::Value;
 
+use crate::runbooks_accuracy::Score;
+
 const DIR: &str = "tests/fixtures/reading";
 
 /// The floor of every category (issue 24 asks 95% of each).
 const FLOOR: f64 = 0.95;
-
-struct Score {
-    name: &'static str,
-    hit: usize,
-    total: usize,
-    misses: Vec<String>,
-}
-
-impl Score {
-    fn new(name: &'static str) -> Self {
-        Score {
-            name,
-            hit: 0,
-            total: 0,
-            misses: Vec::new(),
-        }
-    }
-
-    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
-        self.total += 1;
-        if ok {
-            self.hit += 1;
-        } else {
-            self.misses.push(what());
-        }
-    }
-
-    fn ratio(&self) -> f64 {
-        self.hit as f64 / self.total.max(1) as f64
-    }
-}
 
 fn run_json(args: &[&str]) -> Value {
     let out = crate::common::bin()

@@ -7,15 +7,17 @@ use serde_json::Value;
 
 use crate::runbooks_transcripts::{probes, tree};
 
-struct Score {
-    name: &'static str,
-    hit: usize,
-    total: usize,
-    misses: Vec<String>,
+/// One category's score: how many checks hit, of how many, and what missed (the reading
+/// fixtures score theirs the same way).
+pub struct Score {
+    pub name: &'static str,
+    pub hit: usize,
+    pub total: usize,
+    pub misses: Vec<String>,
 }
 
 impl Score {
-    fn new(name: &'static str) -> Self {
+    pub fn new(name: &'static str) -> Self {
         Score {
             name,
             hit: 0,
@@ -23,7 +25,7 @@ impl Score {
             misses: Vec::new(),
         }
     }
-    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+    pub fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
         self.total += 1;
         if ok {
             self.hit += 1;
@@ -31,7 +33,7 @@ impl Score {
             self.misses.push(what());
         }
     }
-    fn ratio(&self) -> f64 {
+    pub fn ratio(&self) -> f64 {
         self.hit as f64 / self.total.max(1) as f64
     }
 }
