@@ -1,13 +1,13 @@
 //! The environment of a jailed probe, through the real binary: secrets exported in the
 //! operator's shell (tokens, cloud keys, the SSH agent) do not reach it; `PATH`, the locale and
-//! the guide's own variables do; `[sandbox] pass_env` lets more through by name or prefix; and
+//! the guide's own variables do (nor through any process's `/proc/PID/environ`); `[sandbox] pass_env` lets more through by name or prefix; and
 //! with the jail off (not isolated) nothing is scrubbed, which the record says.
 
 fn guide(dir: &std::path::Path) -> String {
     let g = dir.join("env.md");
     std::fs::write(
         &g,
-        "# Env report\n\n## Print the environment\n\n```bash\nenv | sort\necho \"region=$REGION\"\n```\n",
+        "# Env report\n\n## Print the environment\n\n```bash\nenv | sort\necho \"region=$REGION\"\ncat /proc/*/environ /proc/self/task/*/environ 2>/dev/null | tr '\\0' '\\n' || true\n```\n",
     )
     .expect("guide");
     format!("{}#print-the-environment", g.display())
