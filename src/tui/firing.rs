@@ -143,14 +143,7 @@ pub fn route_of(lib: &Library, alert: &str, runbook_url: Option<&str>) -> Option
 /// Routes and sorts `alerts`: grouped by name (the group of the most severe, then oldest,
 /// alert first), inside a group by cluster/region then age.
 pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
-    let mut routes: HashMap<(String, Option<String>), Option<RouteHit>> = HashMap::new();
-    for a in &mut alerts {
-        let key = (a.name.clone(), a.runbook_url.clone());
-        a.route = routes
-            .entry(key)
-            .or_insert_with(|| route_of(lib, &a.name, a.runbook_url.as_deref()))
-            .clone();
-    }
+    route_all(lib, &mut alerts);
     let mut group_key: HashMap<String, (u8, i64)> = HashMap::new();
     for a in &alerts {
         let k = (severity_rank(a.severity()), a.since);
@@ -162,6 +155,23 @@ pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
         (g, a.name.clone(), a.place(), a.since, a.source.clone())
     });
     alerts
+}
+
+/// Routes the alerts again after guides joined the library: an alert that arrived before the
+/// guide naming it was loaded routes now. Keeps the order and the selection.
+pub fn reroute(lib: &Library, f: &mut Firing) {
+    route_all(lib, &mut f.alerts);
+}
+
+fn route_all(lib: &Library, alerts: &mut [Alert]) {
+    let mut routes: HashMap<(String, Option<String>), Option<RouteHit>> = HashMap::new();
+    for a in alerts {
+        let key = (a.name.clone(), a.runbook_url.clone());
+        a.route = routes
+            .entry(key)
+            .or_insert_with(|| route_of(lib, &a.name, a.runbook_url.as_deref()))
+            .clone();
+    }
 }
 
 /// The section's rows for sorted alerts.

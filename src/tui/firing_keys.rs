@@ -52,6 +52,21 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
         return Vec::new();
     };
     if alert.route.is_none() {
+        if let Some((loaded, total)) = app.session.loading {
+            let of = if total > 0 {
+                format!(" ({loaded} of {total} files read)")
+            } else {
+                String::new()
+            };
+            app.set_message(
+                format!(
+                    "Guides are still loading{of}: none loaded so far routes `{}`. Press Enter on it again when the library's \"loading\" count is gone.",
+                    alert.name
+                ),
+                false,
+            );
+            return Vec::new();
+        }
         app.search.query = alert.name.clone();
         app.search.hits = search::library_hits(&app.lib, &app.search.query, usize::MAX);
         app.search.sel = 0;

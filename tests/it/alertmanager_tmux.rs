@@ -104,7 +104,10 @@ fn auto_run_lands_with_the_read_only_probes_answered_and_no_mutation() {
     post_three(&am.url);
     configure(&t, &am.url, "auto_run = \"read-only\"\n");
     t.send_line(&format!("{} {}", bin(), guides()));
-    t.wait_for("the firing alerts", |s| s.contains("2 FIRING"));
+    // Routed: the guides are in (an Enter before that says they are still loading).
+    t.wait_for("the firing alerts, routed", |s| {
+        s.contains("2 FIRING") && s.contains("⚑ IngressGatewayLatencyHigh ×1 → Step 1")
+    });
     t.keys(&["j", "Enter"]);
     // The echo probe ran with the alert's labels, without a key.
     let s = t.wait_for("the read-only probe's answer", |s| {

@@ -133,6 +133,42 @@ fn enter_lands_on_the_routed_step_with_the_labels_as_variables() {
 }
 
 #[test]
+fn an_alert_that_arrives_before_its_guide_routes_when_the_guide_is_loaded() {
+    let full = fixture_app();
+    let mut app = App::new(
+        tsgnav::tsg::Library::default(),
+        Keymap::bundled(),
+        Theme::bundled(true),
+    );
+    app.firing = Firing::enabled();
+    app.session.loading = Some((0, 0));
+    refresh(&mut app, three(), vec![]);
+    // Enter before any guide is in: it says the library is still loading, not "no guide".
+    let fx = keys(&mut app, "j <Enter>");
+    assert!(fx.is_empty());
+    assert_eq!(app.screen.current, Screen::Library);
+    let msg = app.notice.clone().expect("a message").text;
+    assert!(msg.contains("Guides are still loading"), "{msg}");
+    assert!(!msg.contains("No loaded guide routes"), "{msg}");
+    // The guides arrive: the alert routes now, without waiting for the next refresh.
+    let total = full.lib.guides.len();
+    tsgnav::tui::loading::absorb(&mut app, full.lib.guides.clone(), total, total);
+    tsgnav::tui::loading::finish(&mut app, false);
+    let s = screen(&render(&mut app, 100, 24));
+    assert!(
+        s.lines().any(|l| l.contains("⚑ IngressGatewayLatencyHigh")
+            && l.contains("→ Step 1: Measure the latency per gateway")),
+        "{s}"
+    );
+    keys(&mut app, "<Enter>");
+    assert_eq!(app.screen.current, Screen::Guide, "{:?}", app.notice);
+    assert_eq!(
+        app.nav.current.as_deref(),
+        Some("ingress-latency.md#step-1-measure-the-latency-per-gateway")
+    );
+}
+
+#[test]
 fn an_unrouted_alert_opens_the_search_prefilled_and_says_so() {
     let mut app = fixture_app();
     refresh(&mut app, three(), vec![]);

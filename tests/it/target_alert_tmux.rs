@@ -66,7 +66,11 @@ fn a_firing_alert_runs_its_probes_on_the_context_its_label_maps_to() {
     ));
     t.wait_for(
         "the firing alert, on the kubeconfig's current context",
-        |s| s.contains("1 FIRING") && s.contains(" READ-ONLY mc-eastus-1 "),
+        |s| {
+            s.contains("1 FIRING")
+                && s.contains(" READ-ONLY mc-eastus-1 ")
+                && s.contains("→ Step 1: Measure the latency per gateway")
+        },
     );
     t.keys(&["Enter"]);
     t.wait_for("the routed step, on the alert's context", |s| {
