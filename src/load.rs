@@ -259,3 +259,12 @@ pub fn link_target_exists(guide_file: &str, dest: &str) -> bool {
     let base = Path::new(guide_file).parent().unwrap_or(Path::new(""));
     base.join(file).exists()
 }
+
+/// Whether `file` lies in a git work tree (a `.git` folder or file in it or a folder above).
+/// Lint trusts a missing link target as broken only there: a copy of the guides alone (an
+/// export, a snapshot of the docs) usually lacks the code and files its links point at.
+pub fn in_git_checkout(file: &str) -> bool {
+    let path = Path::new(file);
+    let start = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    start.ancestors().any(|d| d.join(".git").exists())
+}

@@ -36,6 +36,11 @@ pub struct LintArgs {
     /// guide's own, detected from its headings.
     #[arg(long, value_name = "tsg|runbook|sop|reference")]
     pub profile: Option<String>,
+    /// Report links to missing files in a folder that is not a git checkout too. By default
+    /// they are counted in a note only: a copy of the guides alone lacks the files they link
+    /// to, and lint cannot tell a file left out of the copy from a broken link.
+    #[arg(long)]
+    pub all_links: bool,
 }
 
 impl LintArgs {
@@ -64,11 +69,21 @@ impl LintArgs {
                 anyhow::anyhow!("--profile {p}: not a profile; use `tsg` (the ARO-HCP TSG template), `runbook` (Meaning, Impact, Diagnosis, Mitigation), `sop` (a procedure) or `reference` (these two need no sections)")
             })?),
         };
-        let findings = lint::lint_with(&lib, &cfg, profile);
+        let (findings, unchecked) =
+            split_links(lint::lint_with(&lib, &cfg, profile), self.all_links);
         let mut out = std::io::stdout().lock();
         match self.format {
-            Format::Text => write!(out, "{}", text(&findings, lib.guides.len()))?,
-            Format::Json => writeln!(out, "{}", json!({ "findings": findings }))?,
+            Format::Text => write!(
+                out,
+                "{}{}",
+                unchecked_note(&unchecked),
+                text(&findings, lib.guides.len())
+            )?,
+            Format::Json => writeln!(
+                out,
+                "{}",
+                json!({ "findings": findings, "unchecked_links": unchecked })
+            )?,
             Format::Sarif => writeln!(out, "{}", sarif(&findings))?,
         }
         out.flush()?;
@@ -81,6 +96,36 @@ impl LintArgs {
             0
         }))
     }
+}
+
+/// Sets apart the `broken-link` findings of guides outside any git checkout (unless `all`):
+/// there a missing file may only have been left out of the copy.
+/// (`Finding::path` is the guide's file.)
+fn split_links(findings: Vec<Finding>, all: bool) -> (Vec<Finding>, Vec<Finding>) {
+    if all {
+        return (findings, Vec::new());
+    }
+    let mut checkout: std::collections::HashMap<String, bool> = Default::default();
+    findings.into_iter().partition(|f| {
+        f.rule != "broken-link"
+            || *checkout
+                .entry(f.path.clone())
+                .or_insert_with(|| crate::load::in_git_checkout(&f.path))
+    })
+}
+
+/// The note about links lint did not judge (empty when there are none).
+fn unchecked_note(unchecked: &[Finding]) -> String {
+    if unchecked.is_empty() {
+        return String::new();
+    }
+    let guides: std::collections::BTreeSet<&str> =
+        unchecked.iter().map(|f| f.path.as_str()).collect();
+    format!(
+        "note: {} link(s) in {} guide(s) point at files this folder does not have, and it is not a git checkout: a copy of the guides alone lacks the files they link to, so these are not reported as broken. Lint the repository's checkout, or pass --all-links to list them.\n",
+        unchecked.len(),
+        guides.len()
+    )
 }
 
 /// Compiler-style text with a closing count.

@@ -187,3 +187,68 @@ fn missing_path_is_a_usage_error() {
         String::from_utf8_lossy(&out.stderr).contains("no/such/guide.md: no such file or folder")
     );
 }
+
+#[test]
+fn a_git_push_needs_a_risk_statement_and_local_git_work_does_not() {
+    let all = findings("mutation-without-risk");
+    let push: Vec<&Finding> = all
+        .iter()
+        .filter(|f| f.path.ends_with("git-push.md") && f.rule == "mutation-without-risk")
+        .collect();
+    assert_eq!(push.len(), 1, "{all:#?}");
+    assert!(
+        push[0]
+            .message
+            .contains("`git push origin bump-agent-image`"),
+        "the finding names the push, not the local add or commit: {}",
+        push[0].message
+    );
+}
+
+/// A copy of the guides outside any git checkout: a link to a file the copy lacks is counted
+/// in a note, not reported as broken; `--all-links` reports it; in a checkout it is an error.
+#[test]
+fn links_into_files_a_copy_lacks_are_a_note_outside_a_git_checkout() {
+    let dir = tempfile::Builder::new()
+        .prefix("tsgnav-lint-copy")
+        .tempdir_in(std::env::temp_dir())
+        .expect("tempdir");
+    let guide = dir.path().join("docs/ops/restart.md");
+    std::fs::create_dir_all(guide.parent().expect("folder")).expect("mkdir");
+    std::fs::write(
+        &guide,
+        "# Restart\n\nSee [the configuration](../configuration.md) first.\n",
+    )
+    .expect("guide");
+    let copy = dir.path().display().to_string();
+    if tsgnav::load::in_git_checkout(&guide.display().to_string()) {
+        eprintln!("SKIPPED: the temporary folder is inside a git checkout");
+        return;
+    }
+    let out = lint_cli(&[&copy]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("error[broken-link]"), "{text}");
+    assert!(
+        text.contains("note: 1 link(s) in 1 guide(s) point at files this folder does not have")
+            && text.contains("--all-links"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&lint_cli(&["--format", "json", &copy]).stdout).expect("json");
+    assert_eq!(json["findings"].as_array().map(Vec::len), Some(0), "{json}");
+    assert_eq!(json["unchecked_links"][0]["rule"], "broken-link", "{json}");
+    let all = lint_cli(&["--all-links", &copy]);
+    assert_eq!(all.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&all.stdout)
+        .contains("restart.md:3: error[broken-link]: link to `../configuration.md`"));
+    // In a checkout the same link is broken.
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .expect("git init");
+    let out = lint_cli(&[&copy]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("error[broken-link]"));
+}

@@ -1,7 +1,8 @@
 //! Which commands of a mutating probe change something worth a `mutation-without-risk`
 //! finding. Scratch work on the operator's side is not: `mkdir -p /tmp/…`, writing or
 //! removing files under `/tmp` or `~/.cache`, a fresh `git clone`, `az account set` (it picks
-//! the CLI's default subscription). Pure; imports only `tsg`.
+//! the CLI's default subscription), git work in the operator's own checkout (`git checkout`,
+//! `git add`, `git commit`; `git push` is not). Pure; imports only `tsg`.
 
 use crate::tsg::model::{Lang, Probe, SafetyClass};
 use crate::tsg::shell::{self, SimpleCommand};
@@ -23,6 +24,44 @@ fn scratch_path(path: &str) -> bool {
         || p == "/tmp"
 }
 
+/// Git subcommands whose changes stay in the local checkout (a push, a remote branch
+/// deletion or anything unknown is a change elsewhere).
+const GIT_LOCAL: &[&str] = &[
+    "clone",
+    "add",
+    "checkout",
+    "switch",
+    "restore",
+    "commit",
+    "stash",
+    "branch",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "reset",
+    "fetch",
+    "pull",
+    "init",
+    "worktree",
+    "mv",
+    "rm",
+];
+
+/// Whether `git` with `args` (global options `-C DIR`, `-c K=V` first) stays local.
+fn git_local(args: &[&str]) -> bool {
+    let mut it = args.iter();
+    while let Some(w) = it.next() {
+        match *w {
+            "-C" | "-c" | "--git-dir" | "--work-tree" => {
+                it.next();
+            }
+            w if w.starts_with('-') => {}
+            sub => return GIT_LOCAL.contains(&sub),
+        }
+    }
+    false
+}
+
 /// Whether `c` only does scratch work: it is scratch by itself, or its only change is a
 /// redirect into `/tmp` and its words alone read.
 fn scratch(c: &SimpleCommand, classify: &dyn Fn(&Probe) -> SafetyClass) -> bool {
@@ -33,8 +72,9 @@ fn scratch(c: &SimpleCommand, classify: &dyn Fn(&Probe) -> SafetyClass) -> bool 
             !paths.is_empty() && paths.iter().all(|p| scratch_path(p))
         }
         ["az", "account", "set", ..] => true,
-        // A fresh clone creates its own folder; nothing that was there changes.
-        ["git", "clone", ..] => true,
+        // A fresh clone creates its own folder; nothing that was there changes; the other
+        // local subcommands change only the operator's own checkout.
+        ["git", rest @ ..] => git_local(rest),
         ["tee", rest @ ..] | ["rm", rest @ ..] => {
             let paths: Vec<&&str> = rest.iter().filter(|w| !w.starts_with('-')).collect();
             !paths.is_empty() && paths.iter().all(|p| scratch_path(p))
