@@ -25,17 +25,24 @@
 pub mod bridge;
 mod child;
 pub mod env;
+pub mod launcher;
 mod mounts;
 mod net;
 mod plan;
 pub mod probe;
 pub mod seccomp;
+pub mod spawn;
+pub mod wire;
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
 
 pub use bridge::{Door, Outside, Serving};
 pub use plan::Spec;
+use spawn::Exchange;
+pub use spawn::Launcher;
 
 /// The loopback port inside every jail that leads to the egress proxy, when there is one.
 pub const EGRESS_PORT: u16 = 3128;
@@ -132,6 +139,25 @@ pub enum JailError {
         step: &'static str,
         source: std::io::Error,
     },
+    #[error(
+        "cannot start the jail's launcher {launcher} ({source}); the probe was not run. \
+         tsgnav starts its own binary to build each jail: check that it is still installed \
+         and that /proc is mounted"
+    )]
+    Launcher {
+        launcher: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "the jail's launcher {launcher} ended before the jail was built ({status}); the \
+         probe was not run"
+    )]
+    LauncherEnded { launcher: String, status: String },
+    #[error(
+        "the jail's launcher {launcher} did not build the jail within {secs} s; it was \
+         stopped and the probe was not run"
+    )]
+    LauncherSilent { launcher: String, secs: u64 },
     #[error("cannot serve the jail's doors: {0}")]
     Doors(std::io::Error),
 }
@@ -162,15 +188,9 @@ fn try_kernel() -> Isolation {
     let dir = std::env::temp_dir().join(format!("tsgnav-jail-check-{}", std::process::id()));
     let result = (|| {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let mut cmd = std::process::Command::new("true");
-        let spec = Spec::new(&dir);
-        let entered = enter(&mut cmd, spec).map_err(|e| e.to_string())?;
-        entered.seal(&mut cmd);
-        let spawned = cmd.spawn();
-        let status = entered
-            .check(spawned)
-            .map_err(|e| e.to_string())?
-            .wait()
+        let cmd = std::process::Command::new("true");
+        let status = enter(Spec::new(&dir))
+            .and_then(|e| e.run(&cmd))
             .map_err(|e| e.to_string())?;
         match status.success() {
             true => Ok(()),
@@ -184,86 +204,181 @@ fn try_kernel() -> Isolation {
     }
 }
 
-/// A jail set up on a command, before its spawn.
+/// A jail worked out for one probe, before its launcher starts.
 pub struct Entered {
+    plan: child::Plan,
     sock: OwnedFd,
-    /// The child's end, open until the spawn is over.
-    _theirs: OwnedFd,
+    /// The launcher's end of the socket pair, until it is handed over.
+    theirs: Option<OwnedFd>,
     doors: Vec<Door>,
+    landlock: Option<OwnedFd>,
+    launcher: Launcher,
 }
 
-/// Sets `cmd` up to start inside a jail built from `spec` (the first `pre_exec` hook; add
-/// Landlock after it, then [`Entered::seal`]).
-pub fn enter(cmd: &mut impl PreExec, spec: Spec) -> Result<Entered, JailError> {
-    let (mut plan, [sock, theirs], doors) = spec.build()?;
-    // SAFETY: the hook runs between fork and exec; it makes raw syscalls only, on buffers
-    // built before the fork (see `child`).
-    unsafe { cmd.hook(Box::new(move || child::enter(&mut plan))) };
+/// Works out the jail `spec` asks for (nothing starts yet: see [`Entered::spawn`]).
+pub fn enter(spec: Spec) -> Result<Entered, JailError> {
+    let (plan, [sock, theirs], doors) = spec.build()?;
     Ok(Entered {
+        plan,
         sock,
-        _theirs: theirs,
+        theirs: Some(theirs),
         doors,
+        landlock: None,
+        launcher: Launcher::default(),
     })
 }
 
+/// The name of step `s` of the child side, for messages.
+fn step_name(s: usize) -> &'static str {
+    match s {
+        launcher::STEP_PLAN => "read the jail's plan from tsgnav",
+        launcher::STEP_EXEC => "start the probe's shell",
+        launcher::STEP_LANDLOCK => "apply the Landlock rules",
+        s => child::STEPS.get(s).copied().unwrap_or("unknown"),
+    }
+}
+
 impl Entered {
-    /// Adds the seccomp filter as the last hook before `exec`.
-    pub fn seal(&self, cmd: &mut impl PreExec) {
-        let plan = plan::seal_plan(self._theirs.as_raw_fd());
-        // SAFETY: one prctl with a program built before the fork.
-        unsafe { cmd.hook(Box::new(move || child::seccomp(&plan))) };
+    /// The Landlock ruleset the jail's PID 1 applies before seccomp (its descriptor).
+    pub fn landlock(&mut self, ruleset: Option<OwnedFd>) {
+        self.landlock = ruleset;
     }
 
-    /// What the child reported after the spawn: the child and the door listeners, or the
-    /// step the jail failed at.
-    fn outcome<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Vec<OwnedFd>), JailError> {
-        let got = bridge::receive(self.sock.as_raw_fd());
-        let step = |s: usize| child::STEPS.get(s).copied().unwrap_or("unknown");
-        match (spawned, got.failed) {
-            (Ok(c), None) => Ok((c, got.listeners)),
-            (_, Some((s, errno))) => Err(JailError::Step {
-                step: step(s),
+    /// Starts the jail through `launcher` instead of tsgnav's own binary.
+    pub fn with_launcher(mut self, launcher: Launcher) -> Self {
+        self.launcher = launcher;
+        self
+    }
+
+    /// The exchange for `probe` and the launcher's end of the socket pair.
+    fn exchange(
+        &mut self,
+        probe: &std::process::Command,
+    ) -> Result<(Exchange, OwnedFd), JailError> {
+        let exec = spawn::exec_of(probe)?;
+        set_nonblocking(&self.sock).map_err(JailError::Doors)?;
+        let theirs = self
+            .theirs
+            .take()
+            .ok_or_else(|| JailError::Prepare("the jail was already started".into()))?;
+        let ex = Exchange::new(spawn::plan_bytes(&self.plan, &exec), self.landlock.take())?;
+        Ok((ex, theirs))
+    }
+
+    /// What the launcher said: the door listeners, or why the probe must not run.
+    fn conclude(
+        &self,
+        done: bool,
+        got: bridge::Received,
+        status: impl FnOnce() -> String,
+    ) -> Result<Vec<OwnedFd>, JailError> {
+        let launcher = self.launcher.shown();
+        match (done, got.failed, got.ready) {
+            (false, _, _) => Err(JailError::LauncherSilent {
+                launcher,
+                secs: spawn::SILENCE.as_secs(),
+            }),
+            (true, Some((s, errno)), _) => Err(JailError::Step {
+                step: step_name(s),
                 source: std::io::Error::from_raw_os_error(errno),
             }),
-            (Err(e), None) => Err(JailError::Step {
-                step: "start the probe's shell",
-                source: e,
+            (true, None, false) => Err(JailError::LauncherEnded {
+                launcher,
+                status: status(),
             }),
+            (true, None, true) => Ok(got.listeners),
         }
     }
 
-    /// After the spawn, without doors: the child, or the step that failed.
-    pub fn check<T>(&self, spawned: std::io::Result<T>) -> Result<T, JailError> {
-        self.outcome(spawned).map(|(c, _)| c)
-    }
-
-    /// After the spawn (inside a tokio runtime): the child, with its doors served.
-    pub fn open_doors<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Serving), JailError> {
-        let (child, listeners) = self.outcome(spawned)?;
+    /// Starts `probe` (its program, arguments and environment; nothing else of it) in the
+    /// jail, stdout and stderr piped, in its own process group, killed on drop (inside a
+    /// tokio runtime): the launcher's process, with the jail's doors served.
+    pub async fn spawn(
+        mut self,
+        probe: &tokio::process::Command,
+    ) -> Result<(tokio::process::Child, Serving), JailError> {
+        let (mut ex, theirs) = self.exchange(probe.as_std())?;
+        let mut cmd = tokio::process::Command::from(self.launcher.command(theirs));
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let spawned = cmd.spawn();
+        // The launcher's end must close here, or its end of the talk is never seen.
+        drop(cmd);
+        let mut child = spawned.map_err(|e| JailError::Launcher {
+            launcher: self.launcher.shown(),
+            source: e,
+        })?;
+        let done = ex
+            .run_async(&self.sock, spawn::SILENCE)
+            .await
+            .map_err(JailError::Doors)?;
+        let mut status = String::from("no exit status yet");
+        if done && ex.got.failed.is_none() && !ex.got.ready {
+            for _ in 0..50 {
+                if let Ok(Some(s)) = child.try_wait() {
+                    status = describe(s);
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
+        let listeners = self.conclude(done, std::mem::take(&mut ex.got), || status)?;
         let serving = bridge::serve(listeners, &self.doors).map_err(JailError::Doors)?;
         Ok((child, serving))
     }
-}
 
-/// A command a `pre_exec` hook can be added to (std's and tokio's).
-pub trait PreExec {
-    /// # Safety
-    /// As `CommandExt::pre_exec`.
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>);
-}
-
-impl PreExec for std::process::Command {
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: forwarded from the caller.
-        unsafe { self.pre_exec(f) };
+    /// Runs `probe` in the jail to its end, its output dropped (the kernel check).
+    pub fn run(mut self, probe: &std::process::Command) -> Result<ExitStatus, JailError> {
+        let (mut ex, theirs) = self.exchange(probe)?;
+        let mut cmd = self.launcher.command(theirs);
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let spawned = cmd.spawn();
+        drop(cmd);
+        let mut child = spawned.map_err(|e| JailError::Launcher {
+            launcher: self.launcher.shown(),
+            source: e,
+        })?;
+        let done = ex.run_blocking(self.sock.as_raw_fd(), spawn::SILENCE);
+        let outcome = done
+            .map_err(JailError::Doors)
+            .and_then(|done| self.conclude(done, std::mem::take(&mut ex.got), String::new));
+        if let Err(e) = outcome {
+            let _ = child.kill();
+            let status = child.wait().map(describe).unwrap_or_default();
+            return Err(match e {
+                JailError::LauncherEnded { launcher, .. } => {
+                    JailError::LauncherEnded { launcher, status }
+                }
+                e => e,
+            });
+        }
+        child.wait().map_err(|e| JailError::Step {
+            step: "wait for the jail",
+            source: e,
+        })
     }
 }
 
-impl PreExec for tokio::process::Command {
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.pre_exec(f) };
+/// An exit status in words.
+fn describe(s: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
+    }
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own.
+    let rc = unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK)
+    };
+    match rc < 0 {
+        true => Err(std::io::Error::last_os_error()),
+        false => Ok(()),
     }
 }
 
