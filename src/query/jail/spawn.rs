@@ -55,6 +55,7 @@ impl Launcher {
         let mut cmd = std::process::Command::new(&self.path);
         cmd.arg(launcher::ARG)
             .env_clear()
+            .current_dir("/")
             .stdin(Stdio::from(theirs));
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         cmd
