@@ -22,7 +22,8 @@
 # against a total), and peak RSS: tsgnav's own VmHWM (read from /proc every 0.1 s; it only
 # grows, the last read is kept) and the largest process of the tree (often kubectl).
 #
-# Needs perf, /usr/bin/time and kubectl. Writes only in a temporary folder.
+# Needs perf, /usr/bin/time and kubectl. Writes only in a temporary folder (and, with KEEP=DIR
+# set, each run's perf.data in DIR).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -99,6 +100,8 @@ measure() {
         > "$work/run.out" 2> "$work/run.err" || rc=$?
     wait "$sampler" 2>/dev/null || true
     stop_sim
+    # KEEP=DIR keeps each run's perf.data there, to look into (perf report --sort comm,sym).
+    [ -z "${KEEP:-}" ] || cp "$work/perf.data" "$KEEP/perf-$label-$n.data"
     if [ "$rc" -ne 0 ]; then
         echo "error: $label over $n contexts ended with $rc:" >&2
         tail -20 "$work/run.err" >&2

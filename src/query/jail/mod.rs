@@ -5,16 +5,18 @@
 //! controlling terminal; no capabilities; a seccomp filter ([`seccomp`]); Landlock
 //! (`super::sandbox`) on top as the filesystem layer.
 //!
-//! Why in-process namespaces and not bubblewrap: bubblewrap (and nsjail) would add a runtime
+//! Why our own namespaces and not bubblewrap: bubblewrap (and nsjail) would add a runtime
 //! package and a second process to start per probe, would still need our own seccomp program
 //! (it takes a compiled one), and could not hand the door listeners back without a helper in
-//! the jail. Built here, between `fork` and `exec` ([`child`]), the jail costs two forks and
-//! a dozen mount calls, the listeners the jail opens on its own loopback come back over a
-//! socket pair and tsgnav serves them ([`bridge`]), and the same code runs as root and as an
-//! unprivileged user (a user namespace maps the caller's own uid, as bubblewrap does without
-//! setuid). The layout follows what bubblewrap, nsjail, Firecracker's jailer and the Linux
-//! sandboxes of coding agents do: new namespaces, a tmpfs root for what must be hidden,
-//! read-only binds, a network namespace whose only way out is a proxy over a unix socket.
+//! the jail. Built here, the jail costs one exec of tsgnav's own binary as the launcher
+//! ([`launcher`], started by [`spawn`] with `posix_spawn`, so tsgnav's address space is never
+//! copied), two forks of that small process ([`child`]) and a dozen mount calls; the
+//! listeners the jail opens on its own loopback come back over a socket pair and tsgnav
+//! serves them ([`bridge`]); the same code runs as root and as an unprivileged user (a user
+//! namespace maps the caller's own uid, as bubblewrap does without setuid). The layout
+//! follows what bubblewrap, nsjail, Firecracker's jailer and the Linux sandboxes of coding
+//! agents do: new namespaces, a tmpfs root for what must be hidden, read-only binds, a
+//! network namespace whose only way out is a proxy over a unix socket.
 //!
 //! Where it cannot be built (not Linux, no user namespaces, `[sandbox] jail = false`,
 //! `TSGNAV_JAIL=off`), [`isolation`] says why and the session is **not isolated**: the shell
@@ -25,6 +27,7 @@
 pub mod bridge;
 mod child;
 pub mod env;
+mod exchange;
 pub mod launcher;
 mod mounts;
 mod net;
@@ -34,14 +37,11 @@ pub mod seccomp;
 pub mod spawn;
 pub mod wire;
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
-use std::time::Duration;
 
 pub use bridge::{Door, Outside, Serving};
 pub use plan::Spec;
-use spawn::Exchange;
 pub use spawn::Launcher;
 
 /// The loopback port inside every jail that leads to the egress proxy, when there is one.
@@ -235,150 +235,6 @@ fn step_name(s: usize) -> &'static str {
         launcher::STEP_EXEC => "start the probe's shell",
         launcher::STEP_LANDLOCK => "apply the Landlock rules",
         s => child::STEPS.get(s).copied().unwrap_or("unknown"),
-    }
-}
-
-impl Entered {
-    /// The Landlock ruleset the jail's PID 1 applies before seccomp (its descriptor).
-    pub fn landlock(&mut self, ruleset: Option<OwnedFd>) {
-        self.landlock = ruleset;
-    }
-
-    /// Starts the jail through `launcher` instead of tsgnav's own binary.
-    pub fn with_launcher(mut self, launcher: Launcher) -> Self {
-        self.launcher = launcher;
-        self
-    }
-
-    /// The exchange for `probe` and the launcher's end of the socket pair.
-    fn exchange(
-        &mut self,
-        probe: &std::process::Command,
-    ) -> Result<(Exchange, OwnedFd), JailError> {
-        let exec = spawn::exec_of(probe)?;
-        set_nonblocking(&self.sock).map_err(JailError::Doors)?;
-        let theirs = self
-            .theirs
-            .take()
-            .ok_or_else(|| JailError::Prepare("the jail was already started".into()))?;
-        let ex = Exchange::new(spawn::plan_bytes(&self.plan, &exec), self.landlock.take())?;
-        Ok((ex, theirs))
-    }
-
-    /// What the launcher said: the door listeners, or why the probe must not run.
-    fn conclude(
-        &self,
-        done: bool,
-        got: bridge::Received,
-        status: impl FnOnce() -> String,
-    ) -> Result<Vec<OwnedFd>, JailError> {
-        let launcher = self.launcher.shown();
-        match (done, got.failed, got.ready) {
-            (false, _, _) => Err(JailError::LauncherSilent {
-                launcher,
-                secs: spawn::SILENCE.as_secs(),
-            }),
-            (true, Some((s, errno)), _) => Err(JailError::Step {
-                step: step_name(s),
-                source: std::io::Error::from_raw_os_error(errno),
-            }),
-            (true, None, false) => Err(JailError::LauncherEnded {
-                launcher,
-                status: status(),
-            }),
-            (true, None, true) => Ok(got.listeners),
-        }
-    }
-
-    /// Starts `probe` (its program, arguments and environment; nothing else of it) in the
-    /// jail, stdout and stderr piped, in its own process group, killed on drop (inside a
-    /// tokio runtime): the launcher's process, with the jail's doors served.
-    pub async fn spawn(
-        mut self,
-        probe: &tokio::process::Command,
-    ) -> Result<(tokio::process::Child, Serving), JailError> {
-        let (mut ex, theirs) = self.exchange(probe.as_std())?;
-        let mut cmd = tokio::process::Command::from(self.launcher.command(theirs));
-        cmd.stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let spawned = cmd.spawn();
-        // The launcher's end must close here, or its end of the talk is never seen.
-        drop(cmd);
-        let mut child = spawned.map_err(|e| JailError::Launcher {
-            launcher: self.launcher.shown(),
-            source: e,
-        })?;
-        let done = ex
-            .run_async(&self.sock, spawn::SILENCE)
-            .await
-            .map_err(JailError::Doors)?;
-        let mut status = String::from("no exit status yet");
-        if done && ex.got.failed.is_none() && !ex.got.ready {
-            for _ in 0..50 {
-                if let Ok(Some(s)) = child.try_wait() {
-                    status = describe(s);
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(2)).await;
-            }
-        }
-        let listeners = self.conclude(done, std::mem::take(&mut ex.got), || status)?;
-        let serving = bridge::serve(listeners, &self.doors).map_err(JailError::Doors)?;
-        Ok((child, serving))
-    }
-
-    /// Runs `probe` in the jail to its end, its output dropped (the kernel check).
-    pub fn run(mut self, probe: &std::process::Command) -> Result<ExitStatus, JailError> {
-        let (mut ex, theirs) = self.exchange(probe)?;
-        let mut cmd = self.launcher.command(theirs);
-        cmd.stdout(Stdio::null()).stderr(Stdio::null());
-        let spawned = cmd.spawn();
-        drop(cmd);
-        let mut child = spawned.map_err(|e| JailError::Launcher {
-            launcher: self.launcher.shown(),
-            source: e,
-        })?;
-        let done = ex.run_blocking(self.sock.as_raw_fd(), spawn::SILENCE);
-        let outcome = done
-            .map_err(JailError::Doors)
-            .and_then(|done| self.conclude(done, std::mem::take(&mut ex.got), String::new));
-        if let Err(e) = outcome {
-            let _ = child.kill();
-            let status = child.wait().map(describe).unwrap_or_default();
-            return Err(match e {
-                JailError::LauncherEnded { launcher, .. } => {
-                    JailError::LauncherEnded { launcher, status }
-                }
-                e => e,
-            });
-        }
-        child.wait().map_err(|e| JailError::Step {
-            step: "wait for the jail",
-            source: e,
-        })
-    }
-}
-
-/// An exit status in words.
-fn describe(s: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (s.code(), s.signal()) {
-        (Some(c), _) => format!("exit status {c}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        _ => s.to_string(),
-    }
-}
-
-fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
-    // SAFETY: fcntl on a descriptor we own.
-    let rc = unsafe {
-        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK)
-    };
-    match rc < 0 {
-        true => Err(std::io::Error::last_os_error()),
-        false => Ok(()),
     }
 }
 

@@ -1,22 +1,24 @@
-//! Starting a probe in its jail, tsgnav's side: the launcher ([`super::launcher`]) is
-//! started with `posix_spawn` (an empty environment, one argument, the socket pair on its
-//! stdin, no `pre_exec`, so the kernel does not copy tsgnav's address space), sent the plan,
-//! and heard out until the socket closes: the door listeners, or the step that failed. A
+//! Starting a probe in its jail, tsgnav's side ([`Entered::spawn`], and [`Entered::run`]
+//! for the kernel check): the launcher ([`super::launcher`]) is started with `posix_spawn`
+//! (an empty environment, one argument, the socket pair on its stdin, no `pre_exec`, so the
+//! kernel does not copy tsgnav's address space), sent the plan ([`super::exchange`]), and
+//! heard out until the socket closes: the door listeners, or the step that failed. A
 //! launcher that cannot start, ends early or stays silent is an error that names it; the
 //! probe's own program is only ever started by the jail's PID 1.
 //!
 //! IO edge (processes, sockets). Must not import `cli`, `tui`, `nav` or `evidence`.
 
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use super::bridge::{self, Received};
-use super::launcher::{self, MAX_PLAN};
+use super::bridge;
+use super::exchange::Exchange;
+use super::launcher;
 use super::wire::{self, Exec};
-use super::JailError;
+use super::{step_name, Entered, JailError, Serving};
 
 /// How long a launcher may take to build a jail before it is stopped.
 pub const SILENCE: Duration = Duration::from_secs(30);
@@ -87,143 +89,151 @@ pub fn exec_of(cmd: &std::process::Command) -> Result<Exec, JailError> {
     Ok(Exec { program, args, env })
 }
 
-/// The exchange with one launcher: the plan out, the reports in.
-pub(super) struct Exchange {
-    out: Vec<Vec<u8>>,
-    landlock: Option<OwnedFd>,
-    sent: usize,
-    pub got: Received,
-}
-
-/// What the exchange waits for next.
-pub(super) enum Want {
-    Write,
-    Read,
-    Done,
-}
-
-impl Exchange {
-    pub fn new(plan: Vec<u8>, landlock: Option<OwnedFd>) -> Result<Self, JailError> {
-        if plan.len() > MAX_PLAN {
-            return Err(JailError::Prepare(format!(
-                "the probe's jail plan is {} bytes, above the {MAX_PLAN} a launcher takes; \
-                 shorten the probe's script or its values",
-                plan.len()
-            )));
-        }
-        let mut out = vec![(plan.len() as u64).to_le_bytes().to_vec()];
-        out.extend(plan.chunks(32 << 10).map(<[u8]>::to_vec));
-        Ok(Exchange {
-            out,
-            landlock,
-            sent: 0,
-            got: Received::default(),
-        })
-    }
-
-    /// Sends what it can, then reads what came, without waiting.
-    pub fn step(&mut self, sock: RawFd) -> std::io::Result<Want> {
-        while self.sent < self.out.len() {
-            let fds: Vec<RawFd> = match self.sent {
-                0 => self.landlock.iter().map(AsRawFd::as_raw_fd).collect(),
-                _ => Vec::new(),
-            };
-            match send(sock, &self.out[self.sent], &fds) {
-                Ok(()) => self.sent += 1,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(Want::Write),
-                // The launcher is gone: what it said before, and the end, are still to read.
-                Err(_) => self.sent = self.out.len(),
-            }
-        }
-        self.landlock = None;
-        loop {
-            match bridge::recv_report(sock) {
-                Ok(Some((data, fds))) => self.got.add(data, fds),
-                Ok(None) => return Ok(Want::Done),
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(Want::Read),
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(Want::Done),
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Waits on `sock` with poll(2) until done, for at most `limit`.
-    pub fn run_blocking(&mut self, sock: RawFd, limit: Duration) -> std::io::Result<bool> {
-        let end = std::time::Instant::now() + limit;
-        loop {
-            let events = match self.step(sock)? {
-                Want::Done => return Ok(true),
-                Want::Write => libc::POLLOUT,
-                Want::Read => libc::POLLIN,
-            };
-            let left = end.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                return Ok(false);
-            }
-            let mut p = libc::pollfd {
-                fd: sock,
-                events,
-                revents: 0,
-            };
-            let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
-            // SAFETY: poll on one live descriptor.
-            unsafe { libc::poll(&mut p, 1, ms) };
-        }
-    }
-
-    /// As [`Exchange::run_blocking`], on tokio's reactor.
-    pub async fn run_async(&mut self, sock: &OwnedFd, limit: Duration) -> std::io::Result<bool> {
-        use std::os::fd::AsFd;
-        // SAFETY: `sock` is open and outlives `fd`, which is dropped at the end of this call.
-        let fd = unsafe { tokio::io::unix::AsyncFd::register(sock.as_fd()) }?;
-        let work = async {
-            loop {
-                let mut guard = match self.step(sock.as_raw_fd())? {
-                    Want::Done => return Ok::<(), std::io::Error>(()),
-                    Want::Write => fd.writable().await?,
-                    Want::Read => fd.readable().await?,
-                };
-                guard.clear_ready();
-            }
-        };
-        match tokio::time::timeout(limit, work).await {
-            Ok(r) => r.map(|()| true),
-            Err(_) => Ok(false),
-        }
-    }
-}
-
-fn send(sock: RawFd, bytes: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
-    let mut iov = libc::iovec {
-        iov_base: bytes.as_ptr() as *mut libc::c_void,
-        iov_len: bytes.len(),
-    };
-    let mut space = [0u64; 4];
-    // SAFETY: a zeroed msghdr is valid; the pointers set below outlive the sendmsg call.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    if let Some(fd) = fds.first() {
-        // SAFETY: CMSG_* compute sizes and pointers into `space`, room for one descriptor.
-        unsafe {
-            msg.msg_control = space.as_mut_ptr().cast();
-            msg.msg_controllen = libc::CMSG_SPACE(4) as usize;
-            let c = libc::CMSG_FIRSTHDR(&msg);
-            (*c).cmsg_level = libc::SOL_SOCKET;
-            (*c).cmsg_type = libc::SCM_RIGHTS;
-            (*c).cmsg_len = libc::CMSG_LEN(4) as usize;
-            std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<RawFd>(), *fd);
-        }
-    }
-    let flags = libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT;
-    // SAFETY: msg points at live buffers.
-    match unsafe { libc::sendmsg(sock, &msg, flags) } {
-        n if n >= 0 => Ok(()),
-        _ => Err(std::io::Error::last_os_error()),
-    }
-}
-
 /// The plan's bytes for `exec`, as the launcher reads them.
 pub(super) fn plan_bytes(plan: &super::child::Plan, exec: &Exec) -> Vec<u8> {
     wire::encode(plan, exec)
+}
+
+impl Entered {
+    /// The Landlock ruleset the jail's PID 1 applies before seccomp (its descriptor).
+    pub fn landlock(&mut self, ruleset: Option<OwnedFd>) {
+        self.landlock = ruleset;
+    }
+
+    /// Starts the jail through `launcher` instead of tsgnav's own binary.
+    pub fn with_launcher(mut self, launcher: Launcher) -> Self {
+        self.launcher = launcher;
+        self
+    }
+
+    /// The exchange for `probe` and the launcher's end of the socket pair.
+    fn exchange(
+        &mut self,
+        probe: &std::process::Command,
+    ) -> Result<(Exchange, OwnedFd), JailError> {
+        let exec = exec_of(probe)?;
+        set_nonblocking(&self.sock).map_err(JailError::Doors)?;
+        let theirs = self
+            .theirs
+            .take()
+            .ok_or_else(|| JailError::Prepare("the jail was already started".into()))?;
+        let ex = Exchange::new(plan_bytes(&self.plan, &exec), self.landlock.take())?;
+        Ok((ex, theirs))
+    }
+
+    /// What the launcher said: the door listeners, or why the probe must not run.
+    fn conclude(
+        &self,
+        done: bool,
+        got: bridge::Received,
+        status: impl FnOnce() -> String,
+    ) -> Result<Vec<OwnedFd>, JailError> {
+        let launcher = self.launcher.shown();
+        match (done, got.failed, got.ready) {
+            (false, _, _) => Err(JailError::LauncherSilent {
+                launcher,
+                secs: SILENCE.as_secs(),
+            }),
+            (true, Some((s, errno)), _) => Err(JailError::Step {
+                step: step_name(s),
+                source: std::io::Error::from_raw_os_error(errno),
+            }),
+            (true, None, false) => Err(JailError::LauncherEnded {
+                launcher,
+                status: status(),
+            }),
+            (true, None, true) => Ok(got.listeners),
+        }
+    }
+
+    /// Starts `probe` (its program, arguments and environment; nothing else of it) in the
+    /// jail, stdout and stderr piped, in its own process group, killed on drop (inside a
+    /// tokio runtime): the launcher's process, with the jail's doors served.
+    pub async fn spawn(
+        mut self,
+        probe: &tokio::process::Command,
+    ) -> Result<(tokio::process::Child, Serving), JailError> {
+        let (mut ex, theirs) = self.exchange(probe.as_std())?;
+        let mut cmd = tokio::process::Command::from(self.launcher.command(theirs));
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let spawned = cmd.spawn();
+        // The launcher's end must close here, or its end of the talk is never seen.
+        drop(cmd);
+        let mut child = spawned.map_err(|e| JailError::Launcher {
+            launcher: self.launcher.shown(),
+            source: e,
+        })?;
+        let done = ex
+            .run_async(&self.sock, SILENCE)
+            .await
+            .map_err(JailError::Doors)?;
+        let mut status = String::from("no exit status yet");
+        if done && ex.got.failed.is_none() && !ex.got.ready {
+            for _ in 0..50 {
+                if let Ok(Some(s)) = child.try_wait() {
+                    status = describe(s);
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
+        let listeners = self.conclude(done, std::mem::take(&mut ex.got), || status)?;
+        let serving = bridge::serve(listeners, &self.doors).map_err(JailError::Doors)?;
+        Ok((child, serving))
+    }
+
+    /// Runs `probe` in the jail to its end, its output dropped (the kernel check).
+    pub fn run(mut self, probe: &std::process::Command) -> Result<ExitStatus, JailError> {
+        let (mut ex, theirs) = self.exchange(probe)?;
+        let mut cmd = self.launcher.command(theirs);
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let spawned = cmd.spawn();
+        drop(cmd);
+        let mut child = spawned.map_err(|e| JailError::Launcher {
+            launcher: self.launcher.shown(),
+            source: e,
+        })?;
+        let done = ex.run_blocking(self.sock.as_raw_fd(), SILENCE);
+        let outcome = done
+            .map_err(JailError::Doors)
+            .and_then(|done| self.conclude(done, std::mem::take(&mut ex.got), String::new));
+        if let Err(e) = outcome {
+            let _ = child.kill();
+            let status = child.wait().map(describe).unwrap_or_default();
+            return Err(match e {
+                JailError::LauncherEnded { launcher, .. } => {
+                    JailError::LauncherEnded { launcher, status }
+                }
+                e => e,
+            });
+        }
+        child.wait().map_err(|e| JailError::Step {
+            step: "wait for the jail",
+            source: e,
+        })
+    }
+}
+
+/// An exit status in words.
+fn describe(s: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
+    }
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own.
+    let rc = unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK)
+    };
+    match rc < 0 {
+        true => Err(std::io::Error::last_os_error()),
+        false => Ok(()),
+    }
 }
