@@ -225,10 +225,11 @@ impl ShellExecutor {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        let spawned = cmd.spawn();
-        let started = match &jail {
-            Some(j) => j.entered.open_doors(spawned).map(|(c, d)| (c, Some(d))),
-            None => spawned
+        let started = match jail {
+            // The jail's launcher starts it (tsgnav's address space is not copied per probe).
+            Some(j) => j.entered.spawn(&cmd).await.map(|(c, d)| (c, Some(d))),
+            None => cmd
+                .spawn()
                 .map(|c| (c, None))
                 .map_err(|e| super::jail::JailError::Step {
                     step: "start the probe's shell",

@@ -44,6 +44,7 @@ mod jail_egress;
 mod jail_env;
 mod jail_escapes;
 mod jail_grants;
+mod jail_launcher;
 mod jail_lurkers;
 mod kube_diff;
 mod kube_evidence;

@@ -26,55 +26,91 @@ pub struct Door {
 }
 
 /// What the child sent: the door listeners, or the step that failed and its errno.
+#[derive(Default)]
 pub struct Received {
     pub listeners: Vec<OwnedFd>,
     pub failed: Option<(usize, i32)>,
+    /// The listeners' message came (the jail's network is up).
+    pub reported: bool,
+    /// The jail's PID 1 had every layer up and went on to exec the probe's program.
+    pub ready: bool,
 }
 
-/// Reads every message the child left on `sock` (without waiting).
-pub fn receive(sock: RawFd) -> Received {
-    let mut got = Received {
-        listeners: Vec::new(),
-        failed: None,
-    };
-    loop {
-        let mut data = [0u32; 3];
-        let mut iov = libc::iovec {
-            iov_base: data.as_mut_ptr().cast(),
-            iov_len: std::mem::size_of_val(&data),
-        };
-        let mut space = [0u64; 16];
-        // SAFETY: a zeroed msghdr is valid; its buffers live through the call.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = space.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&space);
-        let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
-        // SAFETY: as above.
-        let n = unsafe { libc::recvmsg(sock, &mut msg, flags) };
-        if n <= 0 {
-            return got;
+impl Received {
+    /// Folds one message `[kind, step, errno]` and its descriptors in.
+    pub fn add(&mut self, data: [u32; 3], fds: Vec<RawFd>) {
+        for fd in fds {
+            // SAFETY: each descriptor came with the message and is owned by nobody else.
+            self.listeners.push(unsafe { OwnedFd::from_raw_fd(fd) });
         }
-        if data[0] == 2 {
-            got.failed = Some((data[1] as usize, data[2] as i32));
-        }
-        // SAFETY: walking the control messages the kernel wrote into `space`.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                    let bytes = (*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                    let p = libc::CMSG_DATA(c).cast::<RawFd>();
-                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
-                        got.listeners
-                            .push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
-                    }
-                }
-                c = libc::CMSG_NXTHDR(&msg, c);
-            }
+        match data[0] {
+            1 => self.reported = true,
+            3 => self.ready = true,
+            2 if self.failed.is_none() => self.failed = Some((data[1] as usize, data[2] as i32)),
+            _ => {}
         }
     }
+}
+
+/// One `recvmsg` into `buf`: the bytes read (0 at the end) and the descriptors that came with
+/// them (close-on-exec). `nonblock`: `WouldBlock` instead of waiting.
+pub fn recv_raw(
+    sock: RawFd,
+    buf: &mut [u8],
+    nonblock: bool,
+) -> std::io::Result<(usize, Vec<RawFd>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let mut space = [0u64; 16];
+    // SAFETY: a zeroed msghdr is valid; its buffers live through the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = space.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&space);
+    let flags = match nonblock {
+        true => libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+        false => libc::MSG_CMSG_CLOEXEC,
+    };
+    let n = loop {
+        // SAFETY: as above.
+        let n = unsafe { libc::recvmsg(sock, &mut msg, flags) };
+        let e = std::io::Error::last_os_error();
+        match n < 0 && e.kind() == std::io::ErrorKind::Interrupted {
+            true => continue,
+            false if n < 0 => return Err(e),
+            false => break n as usize,
+        }
+    };
+    let mut fds = Vec::new();
+    // SAFETY: walking the control messages the kernel wrote into `space`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                let bytes = (*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                let p = libc::CMSG_DATA(c).cast::<RawFd>();
+                for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                    fds.push(p.add(i).read_unaligned());
+                }
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok((n, fds))
+}
+
+/// One report of the child, without waiting: `None` when the socket has closed.
+pub fn recv_report(sock: RawFd) -> std::io::Result<Option<([u32; 3], Vec<RawFd>)>> {
+    let mut bytes = [0u8; 12];
+    let (n, fds) = recv_raw(sock, &mut bytes, true)?;
+    if n == 0 && fds.is_empty() {
+        return Ok(None);
+    }
+    let word = |i: usize| u32::from_ne_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    Ok(Some(([word(0), word(4), word(8)], fds)))
 }
 
 /// Serves the doors until dropped.

@@ -1,8 +1,9 @@
-//! The jail's child side: what runs between `fork` and `exec` of a shell probe. Everything it
-//! needs (paths as C strings, the uid map, the seccomp program, the kubeconfig bytes) is built
-//! in the parent ([`Plan`]); here only raw syscalls run, no allocation, no locks.
+//! The jail's child side: what the launcher (`super::launcher`, a fresh exec of tsgnav's own
+//! binary) does before it execs the probe's shell. Everything it needs (paths as C strings,
+//! the uid map, the kubeconfig bytes) is worked out by tsgnav ([`Plan`]) and sent over;
+//! here only raw syscalls run.
 //!
-//! The first child (`A`, the process tsgnav waits for and signals) makes the namespaces and
+//! The launcher (`A`, the process tsgnav waits for and signals) makes the namespaces and
 //! the mounts, brings loopback up, opens the door listeners and hands them to tsgnav over a
 //! socket pair, then forks `B`, the first process of the new PID namespace. `A` closes every
 //! descriptor, waits for `B` and exits as `B` did. `B` dies with `A` (`PR_SET_PDEATHSIG`),
@@ -164,7 +165,7 @@ fn namespaces(p: &Plan) -> io::Result<()> {
     Ok(())
 }
 
-/// Runs in the child std forks (between fork and exec). Returns only in `B`.
+/// Runs in the launcher. Returns only in `B`.
 pub fn enter(p: &mut Plan) -> io::Result<()> {
     namespaces(p)?;
     super::mounts::mounts(p)?;

@@ -5,16 +5,18 @@
 //! controlling terminal; no capabilities; a seccomp filter ([`seccomp`]); Landlock
 //! (`super::sandbox`) on top as the filesystem layer.
 //!
-//! Why in-process namespaces and not bubblewrap: bubblewrap (and nsjail) would add a runtime
+//! Why our own namespaces and not bubblewrap: bubblewrap (and nsjail) would add a runtime
 //! package and a second process to start per probe, would still need our own seccomp program
 //! (it takes a compiled one), and could not hand the door listeners back without a helper in
-//! the jail. Built here, between `fork` and `exec` ([`child`]), the jail costs two forks and
-//! a dozen mount calls, the listeners the jail opens on its own loopback come back over a
-//! socket pair and tsgnav serves them ([`bridge`]), and the same code runs as root and as an
-//! unprivileged user (a user namespace maps the caller's own uid, as bubblewrap does without
-//! setuid). The layout follows what bubblewrap, nsjail, Firecracker's jailer and the Linux
-//! sandboxes of coding agents do: new namespaces, a tmpfs root for what must be hidden,
-//! read-only binds, a network namespace whose only way out is a proxy over a unix socket.
+//! the jail. Built here, the jail costs one exec of tsgnav's own binary as the launcher
+//! ([`launcher`], started by [`spawn`] with `posix_spawn`, so tsgnav's address space is never
+//! copied), two forks of that small process ([`child`]) and a dozen mount calls; the
+//! listeners the jail opens on its own loopback come back over a socket pair and tsgnav
+//! serves them ([`bridge`]); the same code runs as root and as an unprivileged user (a user
+//! namespace maps the caller's own uid, as bubblewrap does without setuid). The layout
+//! follows what bubblewrap, nsjail, Firecracker's jailer and the Linux sandboxes of coding
+//! agents do: new namespaces, a tmpfs root for what must be hidden, read-only binds, a
+//! network namespace whose only way out is a proxy over a unix socket.
 //!
 //! Where it cannot be built (not Linux, no user namespaces, `[sandbox] jail = false`,
 //! `TSGNAV_JAIL=off`), [`isolation`] says why and the session is **not isolated**: the shell
@@ -25,17 +27,22 @@
 pub mod bridge;
 mod child;
 pub mod env;
+mod exchange;
+pub mod launcher;
 mod mounts;
 mod net;
 mod plan;
 pub mod probe;
 pub mod seccomp;
+pub mod spawn;
+pub mod wire;
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 pub use bridge::{Door, Outside, Serving};
 pub use plan::Spec;
+pub use spawn::Launcher;
 
 /// The loopback port inside every jail that leads to the egress proxy, when there is one.
 pub const EGRESS_PORT: u16 = 3128;
@@ -132,6 +139,25 @@ pub enum JailError {
         step: &'static str,
         source: std::io::Error,
     },
+    #[error(
+        "cannot start the jail's launcher {launcher} ({source}); the probe was not run. \
+         tsgnav starts its own binary to build each jail: check that it is still installed \
+         and that /proc is mounted"
+    )]
+    Launcher {
+        launcher: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "the jail's launcher {launcher} ended before the jail was built ({status}); the \
+         probe was not run"
+    )]
+    LauncherEnded { launcher: String, status: String },
+    #[error(
+        "the jail's launcher {launcher} did not build the jail within {secs} s; it was \
+         stopped and the probe was not run"
+    )]
+    LauncherSilent { launcher: String, secs: u64 },
     #[error("cannot serve the jail's doors: {0}")]
     Doors(std::io::Error),
 }
@@ -162,15 +188,9 @@ fn try_kernel() -> Isolation {
     let dir = std::env::temp_dir().join(format!("tsgnav-jail-check-{}", std::process::id()));
     let result = (|| {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let mut cmd = std::process::Command::new("true");
-        let spec = Spec::new(&dir);
-        let entered = enter(&mut cmd, spec).map_err(|e| e.to_string())?;
-        entered.seal(&mut cmd);
-        let spawned = cmd.spawn();
-        let status = entered
-            .check(spawned)
-            .map_err(|e| e.to_string())?
-            .wait()
+        let cmd = std::process::Command::new("true");
+        let status = enter(Spec::new(&dir))
+            .and_then(|e| e.run(&cmd))
             .map_err(|e| e.to_string())?;
         match status.success() {
             true => Ok(()),
@@ -184,86 +204,37 @@ fn try_kernel() -> Isolation {
     }
 }
 
-/// A jail set up on a command, before its spawn.
+/// A jail worked out for one probe, before its launcher starts.
 pub struct Entered {
+    plan: child::Plan,
     sock: OwnedFd,
-    /// The child's end, open until the spawn is over.
-    _theirs: OwnedFd,
+    /// The launcher's end of the socket pair, until it is handed over.
+    theirs: Option<OwnedFd>,
     doors: Vec<Door>,
+    landlock: Option<OwnedFd>,
+    launcher: Launcher,
 }
 
-/// Sets `cmd` up to start inside a jail built from `spec` (the first `pre_exec` hook; add
-/// Landlock after it, then [`Entered::seal`]).
-pub fn enter(cmd: &mut impl PreExec, spec: Spec) -> Result<Entered, JailError> {
-    let (mut plan, [sock, theirs], doors) = spec.build()?;
-    // SAFETY: the hook runs between fork and exec; it makes raw syscalls only, on buffers
-    // built before the fork (see `child`).
-    unsafe { cmd.hook(Box::new(move || child::enter(&mut plan))) };
+/// Works out the jail `spec` asks for (nothing starts yet: see [`Entered::spawn`]).
+pub fn enter(spec: Spec) -> Result<Entered, JailError> {
+    let (plan, [sock, theirs], doors) = spec.build()?;
     Ok(Entered {
+        plan,
         sock,
-        _theirs: theirs,
+        theirs: Some(theirs),
         doors,
+        landlock: None,
+        launcher: Launcher::default(),
     })
 }
 
-impl Entered {
-    /// Adds the seccomp filter as the last hook before `exec`.
-    pub fn seal(&self, cmd: &mut impl PreExec) {
-        let plan = plan::seal_plan(self._theirs.as_raw_fd());
-        // SAFETY: one prctl with a program built before the fork.
-        unsafe { cmd.hook(Box::new(move || child::seccomp(&plan))) };
-    }
-
-    /// What the child reported after the spawn: the child and the door listeners, or the
-    /// step the jail failed at.
-    fn outcome<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Vec<OwnedFd>), JailError> {
-        let got = bridge::receive(self.sock.as_raw_fd());
-        let step = |s: usize| child::STEPS.get(s).copied().unwrap_or("unknown");
-        match (spawned, got.failed) {
-            (Ok(c), None) => Ok((c, got.listeners)),
-            (_, Some((s, errno))) => Err(JailError::Step {
-                step: step(s),
-                source: std::io::Error::from_raw_os_error(errno),
-            }),
-            (Err(e), None) => Err(JailError::Step {
-                step: "start the probe's shell",
-                source: e,
-            }),
-        }
-    }
-
-    /// After the spawn, without doors: the child, or the step that failed.
-    pub fn check<T>(&self, spawned: std::io::Result<T>) -> Result<T, JailError> {
-        self.outcome(spawned).map(|(c, _)| c)
-    }
-
-    /// After the spawn (inside a tokio runtime): the child, with its doors served.
-    pub fn open_doors<T>(&self, spawned: std::io::Result<T>) -> Result<(T, Serving), JailError> {
-        let (child, listeners) = self.outcome(spawned)?;
-        let serving = bridge::serve(listeners, &self.doors).map_err(JailError::Doors)?;
-        Ok((child, serving))
-    }
-}
-
-/// A command a `pre_exec` hook can be added to (std's and tokio's).
-pub trait PreExec {
-    /// # Safety
-    /// As `CommandExt::pre_exec`.
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>);
-}
-
-impl PreExec for std::process::Command {
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: forwarded from the caller.
-        unsafe { self.pre_exec(f) };
-    }
-}
-
-impl PreExec for tokio::process::Command {
-    unsafe fn hook(&mut self, f: Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.pre_exec(f) };
+/// The name of step `s` of the child side, for messages.
+fn step_name(s: usize) -> &'static str {
+    match s {
+        launcher::STEP_PLAN => "read the jail's plan from tsgnav",
+        launcher::STEP_EXEC => "start the probe's shell",
+        launcher::STEP_LANDLOCK => "apply the Landlock rules",
+        s => child::STEPS.get(s).copied().unwrap_or("unknown"),
     }
 }
 

@@ -128,25 +128,6 @@ impl Spec {
     }
 }
 
-/// The plan of the last hook: only the filter and where to report.
-pub(super) fn seal_plan(sock: RawFd) -> Plan {
-    Plan {
-        uid_map: Vec::new(),
-        gid_map: Vec::new(),
-        binds: Vec::new(),
-        covers: Vec::new(),
-        mkdirs: Vec::new(),
-        links: Vec::new(),
-        secrets: Vec::new(),
-        cwd: CString::default(),
-        fallback_cwd: CString::default(),
-        ports: Vec::new(),
-        sock,
-        filter: super::seccomp::program(),
-        trees: Vec::new(),
-    }
-}
-
 /// The folders to cover: the fixed ones and the hidden folders, resolved, outermost only.
 fn covers(hide: &[PathBuf]) -> Vec<PathBuf> {
     let mut all: Vec<PathBuf> = COVERS

@@ -7,6 +7,7 @@
 //!
 //! IO edge. Must not import `cli`, `tui`, `nav` or `evidence`.
 
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use super::{Entered, JailDoors, JailError, Spec};
@@ -33,7 +34,8 @@ pub struct Jailed {
 
 /// Sets `cmd` up to run in a jail: `scratch` is its one writable folder, `hide` lists
 /// files and folders to make empty (the real kubeconfigs; the operator's home is always
-/// hidden).
+/// hidden). `cmd` then only describes the probe (program, arguments, environment):
+/// [`Entered::spawn`](super::Entered::spawn) starts it.
 pub fn jail_probe(
     cmd: &mut tokio::process::Command,
     policy: &SandboxPolicy,
@@ -68,11 +70,14 @@ pub fn jail_probe(
             )
             .read_only([k.cache]);
     }
-    let entered = super::enter(cmd, spec)?;
-    let landlock = sandbox::confine_to(cmd, policy, &[scratch.to_path_buf()], &ports, false)
+    let mut entered = super::enter(spec)?;
+    let prepared = sandbox::prepare(sandbox::detect(policy), &[scratch], &ports, false)
         .map_err(|e| JailError::Prepare(e.to_string()))?;
-    entered.seal(cmd);
-    Ok(Jailed { entered, landlock })
+    entered.landlock(prepared.ruleset.and_then(Option::<OwnedFd>::from));
+    Ok(Jailed {
+        entered,
+        landlock: prepared.sandbox,
+    })
 }
 
 /// The kubeconfig files a probe could name: `KUBECONFIG` of the probe and of tsgnav, the
