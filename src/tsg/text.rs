@@ -22,6 +22,17 @@ impl LineIndex {
         }
     }
 
+    /// [`LineIndex::line`] for offsets that mostly stay on or near the line of the one
+    /// before: `near` is that line's index, checked first (and updated).
+    pub fn line_near(&self, offset: usize, near: &mut usize) -> usize {
+        let starts_here = self.starts.get(*near).is_some_and(|s| *s <= offset);
+        let before_next = self.starts.get(*near + 1).is_none_or(|s| offset < *s);
+        if !(starts_here && before_next) {
+            *near = self.line(offset).saturating_sub(1);
+        }
+        *near + 1
+    }
+
     /// Byte offset where 1-based `line` starts (or the end for lines past the end).
     pub fn start(&self, line: usize) -> Option<usize> {
         self.starts.get(line.saturating_sub(1)).copied()
@@ -30,12 +41,40 @@ impl LineIndex {
 
 /// Collapses runs of whitespace into one space and trims.
 pub fn squash(s: &str) -> String {
+    if s.is_ascii() {
+        return squash_ascii(s);
+    }
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
         out.push_str(word);
+    }
+    out
+}
+
+/// `squash` for ASCII text: the same words and spaces, found byte by byte (ASCII whitespace
+/// as `char::is_whitespace` counts it: tab, line feed, vertical tab, form feed, return, space).
+fn squash_ascii(s: &str) -> String {
+    let b = s.as_bytes();
+    let ws = |c: u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && ws(b[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !ws(b[i]) {
+            i += 1;
+        }
+        if start < i {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&s[start..i]);
+        }
     }
     out
 }
@@ -75,6 +114,10 @@ mod tests {
         assert_eq!(idx.line(5), 3);
         assert_eq!(idx.line(6), 4);
         assert_eq!(idx.start(2), Some(2));
+        let mut near = 0;
+        for offset in [0, 1, 2, 6, 5, 0, 4, 100, 3, 7] {
+            assert_eq!(idx.line_near(offset, &mut near), idx.line(offset), "{offset}");
+        }
     }
 
     #[test]
@@ -84,5 +127,25 @@ mod tests {
         assert_eq!(field_key("Goal:"), "goal");
         assert_eq!(field_key("Systems involved:"), "systems-involved");
         assert_eq!(squash("  a \n b  "), "a b");
+    }
+
+    #[test]
+    fn squash_ascii_matches_the_unicode_reading() {
+        let slow = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        for s in [
+            "",
+            " ",
+            "one",
+            " lead",
+            "trail ",
+            "a  b\t\tc\r\nd",
+            "tab\x0bvertical\x0cform",
+            "\x1c not whitespace \x1f",
+            "`kubectl get pods` -n  x",
+            "caf\u{e9}  cr\u{e8}me",
+            "no\u{a0}break\u{2003}em\u{3000}ideographic",
+        ] {
+            assert_eq!(squash(s), slow(s), "{s:?}");
+        }
     }
 }
