@@ -39,42 +39,49 @@ impl LineIndex {
     }
 }
 
-/// Collapses runs of whitespace into one space and trims.
+/// Collapses runs of whitespace (as `char::is_whitespace` counts it) into one space and trims.
 pub fn squash(s: &str) -> String {
-    if s.is_ascii() {
-        return squash_ascii(s);
+    // Byte by byte: ASCII whitespace by its byte; the other whitespace characters all start
+    // with one of four lead bytes, and only there is a character decoded.
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(s.len());
+    let mut pending = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let ws = match c {
+            b'\t'..=b'\r' | b' ' => 1,
+            0xC2 | 0xE1 | 0xE2 | 0xE3 => s
+                .get(i..)
+                .and_then(|r| r.chars().next())
+                .filter(|ch| ch.is_whitespace())
+                .map_or(0, char::len_utf8),
+            _ => 0,
+        };
+        if ws > 0 {
+            pending = !out.is_empty();
+            i += ws;
+            continue;
+        }
+        if pending {
+            out.push(b' ');
+            pending = false;
+        }
+        out.push(c);
+        i += 1;
     }
+    // Whole characters were dropped and ASCII spaces added, so this is UTF-8 still.
+    String::from_utf8(out).unwrap_or_else(|_| squash_chars(s))
+}
+
+/// [`squash`] character by character (the reference reading).
+fn squash_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
         out.push_str(word);
-    }
-    out
-}
-
-/// `squash` for ASCII text: the same words and spaces, found byte by byte (ASCII whitespace
-/// as `char::is_whitespace` counts it: tab, line feed, vertical tab, form feed, return, space).
-fn squash_ascii(s: &str) -> String {
-    let b = s.as_bytes();
-    let ws = |c: u8| matches!(c, b'\t'..=b'\r' | b' ');
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while i < b.len() {
-        while i < b.len() && ws(b[i]) {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && !ws(b[i]) {
-            i += 1;
-        }
-        if start < i {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&s[start..i]);
-        }
     }
     out
 }
@@ -116,7 +123,11 @@ mod tests {
         assert_eq!(idx.start(2), Some(2));
         let mut near = 0;
         for offset in [0, 1, 2, 6, 5, 0, 4, 100, 3, 7] {
-            assert_eq!(idx.line_near(offset, &mut near), idx.line(offset), "{offset}");
+            assert_eq!(
+                idx.line_near(offset, &mut near),
+                idx.line(offset),
+                "{offset}"
+            );
         }
     }
 
@@ -130,8 +141,8 @@ mod tests {
     }
 
     #[test]
-    fn squash_ascii_matches_the_unicode_reading() {
-        let slow = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    fn squash_bytes_match_the_unicode_reading() {
+        let slow = squash_chars;
         for s in [
             "",
             " ",
@@ -144,8 +155,18 @@ mod tests {
             "`kubectl get pods` -n  x",
             "caf\u{e9}  cr\u{e8}me",
             "no\u{a0}break\u{2003}em\u{3000}ideographic",
+            "\u{85}next\u{1680}ogham\u{2028}line\u{2029}para\u{202f}\u{205f}end\u{200a}",
+            "\u{2013} dash \u{2192} arrow \u{e000}private \u{20ac}\u{a9}",
+            "\u{3000}\u{3000}lead and trail\u{a0}\u{a0}",
         ] {
             assert_eq!(squash(s), slow(s), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn squash_bytes_match_on_any_text(s in "(\\PC|\\s){0,40}") {
+            proptest::prop_assert_eq!(squash(&s), squash_chars(&s));
         }
     }
 }
