@@ -92,7 +92,9 @@ pub fn load_library_cached(
 /// The markdown files under `roots`, in order (each folder sorted), each file once even when
 /// two roots or links lead to it, and the problems met on the way.
 pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    // Each file with its canonical path (`None`: it could not be resolved), which says
+    // whether two roots or links lead to it.
+    let mut files: Vec<(PathBuf, String, Option<PathBuf>)> = Vec::new();
     let mut errors = Vec::new();
     for root in roots {
         let display = root.display().to_string();
@@ -113,18 +115,19 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                files.push((root.clone(), name));
+                let canonical = std::fs::canonicalize(root).ok();
+                files.push((root.clone(), name, canonical));
             }
         }
     }
     let mut read = HashSet::new();
     let files = files
         .into_iter()
-        .filter(|(file, _)| match std::fs::canonicalize(file) {
-            Ok(c) => read.insert(c),
-            Err(_) => true,
+        .filter(|(_, _, canonical)| match canonical {
+            Some(c) => read.insert(c.clone()),
+            None => true,
         })
-        .map(|(file, rel)| Source { file, rel })
+        .map(|(file, rel, _)| Source { file, rel })
         .collect();
     (files, errors)
 }
@@ -139,7 +142,7 @@ fn walk_dir(
     dir: &Path,
     depth: usize,
     seen: &mut HashSet<PathBuf>,
-    files: &mut Vec<(PathBuf, String)>,
+    files: &mut Vec<(PathBuf, String, Option<PathBuf>)>,
     errors: &mut Vec<LoadError>,
 ) {
     if depth > MAX_DEPTH {
@@ -148,7 +151,7 @@ fn walk_dir(
         });
         return;
     }
-    match std::fs::canonicalize(dir) {
+    let canonical_dir = match std::fs::canonicalize(dir) {
         Ok(c) if !seen.insert(c.clone()) => {
             let target = c.display().to_string();
             errors.push(LoadError::SymlinkLoop {
@@ -157,7 +160,7 @@ fn walk_dir(
             });
             return;
         }
-        Ok(_) => {}
+        Ok(c) => c,
         Err(e) => {
             errors.push(LoadError::Io {
                 path: dir.display().to_string(),
@@ -165,7 +168,7 @@ fn walk_dir(
             });
             return;
         }
-    }
+    };
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
@@ -176,9 +179,12 @@ fn walk_dir(
             return;
         }
     };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
+    // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
+    let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+        .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+        .collect();
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    for (p, kind) in paths {
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -186,18 +192,29 @@ fn walk_dir(
         if name.starts_with('.') || name == "target" || name == "node_modules" {
             continue;
         }
-        match std::fs::metadata(&p) {
-            Ok(m) if m.is_dir() => walk_dir(root, &p, depth + 1, seen, files, errors),
-            Ok(_) if is_markdown(&p) => {
+        let linked = kind.is_none_or(|k| k.is_symlink());
+        let is_dir = match kind.filter(|_| !linked) {
+            Some(k) => Ok(k.is_dir()),
+            None => std::fs::metadata(&p).map(|m| m.is_dir()),
+        };
+        match is_dir {
+            Ok(true) => walk_dir(root, &p, depth + 1, seen, files, errors),
+            Ok(false) if is_markdown(&p) => {
                 let rel = p.strip_prefix(root).unwrap_or(&p);
                 let rel = rel
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy())
                     .collect::<Vec<_>>()
                     .join("/");
-                files.push((p, rel));
+                // A file reached through no link is its folder's canonical path plus its name.
+                let canonical = if linked {
+                    std::fs::canonicalize(&p).ok()
+                } else {
+                    Some(canonical_dir.join(p.file_name().unwrap_or_default()))
+                };
+                files.push((p, rel, canonical));
             }
-            Ok(_) => {}
+            Ok(false) => {}
             Err(e) if is_markdown(&p) => errors.push(LoadError::Io {
                 path: p.display().to_string(),
                 source: e,
@@ -214,14 +231,17 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
         path: display.clone(),
         source,
     };
-    let len = std::fs::metadata(path).map_err(io)?.len();
+    // One open; the size is read from the open file, so the path is looked up once.
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
     if len > MAX_BYTES {
         return Err(LoadError::TooLarge {
             path: display,
             mib: len as f64 / (1024.0 * 1024.0),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
     if let Some(offset) = bytes.iter().take(8192).position(|b| *b == 0) {
         return Err(LoadError::Binary {
             path: display,

@@ -101,11 +101,32 @@ pub fn classify(p: &Probe) -> SafetyClass {
 /// Loads `paths` (or the bundled guides when empty) and prints load problems to stderr.
 /// Returns the library and whether any error (not a warning) occurred.
 pub fn load(paths: &[PathBuf]) -> (Library, bool) {
+    load_with(paths, false)
+}
+
+/// [`load`] that also fills in every probe's safety class (`Probe::safety`), on every core,
+/// with the role refinement that reads it, so no probe is classified twice.
+pub fn load_classified(paths: &[PathBuf]) -> (Library, bool) {
+    load_with(paths, true)
+}
+
+fn load_with(paths: &[PathBuf], classified: bool) -> (Library, bool) {
     if paths.is_empty() {
-        return (embedded::library(), false);
+        let mut lib = embedded::library();
+        if classified {
+            each_guide(&mut lib, &classify_guide);
+        }
+        return (lib, false);
     }
     let (mut lib, errors, _) = crate::load::load_library_cached(paths, guide_cache().as_ref());
-    refine_roles(&mut lib);
+    if classified {
+        each_guide(&mut lib, &|g| {
+            classify_guide(g);
+            crate::safety::refine_roles(g);
+        });
+    } else {
+        refine_roles(&mut lib);
+    }
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };
@@ -117,9 +138,29 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
 
 /// Steps under a neutral heading whose commands mutate become mitigation steps.
 pub fn refine_roles(lib: &mut Library) {
-    for g in &mut lib.guides {
-        crate::safety::refine_roles(g);
+    each_guide(lib, &crate::safety::refine_roles);
+}
+
+/// Fills in the safety class of each probe of `g`.
+fn classify_guide(g: &mut crate::tsg::Guide) {
+    for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
+        p.safety = Some(classify(p));
     }
+}
+
+/// Runs `work` on every guide, the guides shared out over the cores in contiguous runs.
+fn each_guide(lib: &mut Library, work: &(dyn Fn(&mut crate::tsg::Guide) + Sync)) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers == 1 || lib.guides.len() < 2 {
+        lib.guides.iter_mut().for_each(work);
+        return;
+    }
+    let per = lib.guides.len().div_ceil(workers);
+    std::thread::scope(|s| {
+        for run in lib.guides.chunks_mut(per) {
+            s.spawn(move || run.iter_mut().for_each(work));
+        }
+    });
 }
 
 /// The parse cache: `$TSGNAV_CACHE_DIR` when set, else the platform cache folder's

@@ -20,7 +20,11 @@ pub struct TreeArgs {
 
 impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        let (mut lib, failed) = super::load(&self.paths);
+        let (mut lib, failed) = if self.json {
+            super::load_classified(&self.paths)
+        } else {
+            super::load(&self.paths)
+        };
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         if self.json {
             write_json(&mut lib, &mut out)?;
@@ -28,6 +32,9 @@ impl TreeArgs {
             out.write_all(render(&lib).as_bytes())?;
         }
         out.flush()?;
+        // The process ends here: handing a large library back to the allocator piece by
+        // piece would cost more than the exit does.
+        std::mem::forget(lib);
         Ok(if failed {
             ExitCode::from(2)
         } else {
@@ -80,7 +87,9 @@ fn guides_json(guides: &mut [Guide]) -> serde_json::Result<Vec<u8>> {
             buf.push(b',');
         }
         for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
-            p.safety = Some(super::classify(p));
+            if p.safety.is_none() {
+                p.safety = Some(super::classify(p));
+            }
         }
         serde_json::to_writer(&mut buf, &*g)?;
     }

@@ -147,13 +147,14 @@ pub fn classify(script: &str) -> Verdict {
 
 /// Steps of `guide` under a neutral heading (Procedure, Steps …) whose shell probes mutate
 /// become mitigation steps: the model cannot classify commands itself, so the role is
-/// refined here, where commands are understood.
+/// refined here, where commands are understood. A probe whose class is filled in already is
+/// not classified again.
 pub fn refine_roles(guide: &mut crate::tsg::Guide) {
     let synonyms = crate::tsg::roles::Synonyms::default();
     // Scratch work (`mkdir -p /tmp/…`, `az account set`) does not make a step a mitigation.
     let mutates = |p: &Probe| {
         p.lang == crate::tsg::Lang::Shell
-            && classify_probe(p) == SafetyClass::Mutating
+            && p.safety.unwrap_or_else(|| classify_probe(p)) == SafetyClass::Mutating
             && crate::tsg::lint::scratch::first_change(p, &classify_probe).is_some()
     };
     crate::tsg::roles::refine(guide, &synonyms, &mutates);

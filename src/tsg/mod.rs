@@ -72,18 +72,17 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
     for s in &sections {
         guide.escalations.extend(tables::escalations(s));
     }
-    for (i, s) in sections.iter().enumerate() {
-        let from = guide
-            .nodes
-            .get(i)
-            .map(|n| n.slug.clone())
-            .unwrap_or_default();
-        for l in &s.links {
+    drop(sections);
+    // The raw links are not needed after this: they move into the guide.
+    let headed = doc.sections.into_iter().filter(|s| s.level > 0);
+    for (i, s) in headed.enumerate() {
+        let from = guide.nodes.get(i).map(|n| n.slug.as_str()).unwrap_or("");
+        for l in s.links {
             guide.links.push(Link {
-                dest: l.dest.clone(),
-                text: l.text.clone(),
+                dest: l.dest,
+                text: l.text,
                 line: l.line,
-                from_slug: from.clone(),
+                from_slug: from.to_string(),
             });
         }
     }

@@ -319,9 +319,10 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
 
 /// The context and namespace of kubectl/oc/helm commands (first seen wins), read through
 /// `tsg::invocation`.
-fn kube_hints(code: &str, hints: &mut BackendHints) {
-    let kube = super::invocation::of_script(code)
-        .into_iter()
+fn kube_hints(cmds: &[super::shell::SimpleCommand], hints: &mut BackendHints) {
+    let kube = cmds
+        .iter()
+        .filter_map(super::invocation::of_command)
         .filter(|i| i.tool.is_kube() || i.tool == super::invocation::Tool::Helm);
     for inv in kube {
         if hints.kube_context.is_none() {
@@ -447,8 +448,13 @@ fn analyse(p: &mut Probe, code: String) {
     let mut hints = BackendHints::default();
     let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
-            kube_hints(&code, &mut hints);
-            (vars::shell_uses(&code), vars::shell_assigns(&code))
+            // Lexed once for the hints and the assignments.
+            let cmds = super::shell::commands(&code);
+            kube_hints(&cmds, &mut hints);
+            (
+                vars::shell_uses(&code),
+                vars::shell_assigns_in(&code, &cmds),
+            )
         }
         Lang::Kql => {
             kusto_hints(&code, &mut hints);

@@ -19,7 +19,7 @@ pub struct RawLink {
 #[derive(Debug, Clone, Default)]
 pub struct RawPara {
     pub label: Option<Label>,
-    /// Text after the label (the whole text when there is no label).
+    /// Text after the label (empty when there is no label: then `text` is all there is).
     pub value: String,
     pub text: String,
     pub line: usize,

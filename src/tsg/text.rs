@@ -22,14 +22,60 @@ impl LineIndex {
         }
     }
 
+    /// [`LineIndex::line`] for offsets that mostly stay on or near the line of the one
+    /// before: `near` is that line's index, checked first (and updated).
+    pub fn line_near(&self, offset: usize, near: &mut usize) -> usize {
+        let starts_here = self.starts.get(*near).is_some_and(|s| *s <= offset);
+        let before_next = self.starts.get(*near + 1).is_none_or(|s| offset < *s);
+        if !(starts_here && before_next) {
+            *near = self.line(offset).saturating_sub(1);
+        }
+        *near + 1
+    }
+
     /// Byte offset where 1-based `line` starts (or the end for lines past the end).
     pub fn start(&self, line: usize) -> Option<usize> {
         self.starts.get(line.saturating_sub(1)).copied()
     }
 }
 
-/// Collapses runs of whitespace into one space and trims.
+/// Collapses runs of whitespace (as `char::is_whitespace` counts it) into one space and trims.
 pub fn squash(s: &str) -> String {
+    // Byte by byte: ASCII whitespace by its byte; the other whitespace characters all start
+    // with one of four lead bytes, and only there is a character decoded.
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(s.len());
+    let mut pending = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let ws = match c {
+            b'\t'..=b'\r' | b' ' => 1,
+            0xC2 | 0xE1 | 0xE2 | 0xE3 => s
+                .get(i..)
+                .and_then(|r| r.chars().next())
+                .filter(|ch| ch.is_whitespace())
+                .map_or(0, char::len_utf8),
+            _ => 0,
+        };
+        if ws > 0 {
+            pending = !out.is_empty();
+            i += ws;
+            continue;
+        }
+        if pending {
+            out.push(b' ');
+            pending = false;
+        }
+        out.push(c);
+        i += 1;
+    }
+    // Whole characters were dropped and ASCII spaces added, so this is UTF-8 still.
+    String::from_utf8(out).unwrap_or_else(|_| squash_chars(s))
+}
+
+/// [`squash`] character by character (the reference reading).
+fn squash_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {
@@ -75,6 +121,14 @@ mod tests {
         assert_eq!(idx.line(5), 3);
         assert_eq!(idx.line(6), 4);
         assert_eq!(idx.start(2), Some(2));
+        let mut near = 0;
+        for offset in [0, 1, 2, 6, 5, 0, 4, 100, 3, 7] {
+            assert_eq!(
+                idx.line_near(offset, &mut near),
+                idx.line(offset),
+                "{offset}"
+            );
+        }
     }
 
     #[test]
@@ -84,5 +138,35 @@ mod tests {
         assert_eq!(field_key("Goal:"), "goal");
         assert_eq!(field_key("Systems involved:"), "systems-involved");
         assert_eq!(squash("  a \n b  "), "a b");
+    }
+
+    #[test]
+    fn squash_bytes_match_the_unicode_reading() {
+        let slow = squash_chars;
+        for s in [
+            "",
+            " ",
+            "one",
+            " lead",
+            "trail ",
+            "a  b\t\tc\r\nd",
+            "tab\x0bvertical\x0cform",
+            "\x1c not whitespace \x1f",
+            "`kubectl get pods` -n  x",
+            "caf\u{e9}  cr\u{e8}me",
+            "no\u{a0}break\u{2003}em\u{3000}ideographic",
+            "\u{85}next\u{1680}ogham\u{2028}line\u{2029}para\u{202f}\u{205f}end\u{200a}",
+            "\u{2013} dash \u{2192} arrow \u{e000}private \u{20ac}\u{a9}",
+            "\u{3000}\u{3000}lead and trail\u{a0}\u{a0}",
+        ] {
+            assert_eq!(squash(s), slow(s), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn squash_bytes_match_on_any_text(s in "(\\PC|\\s){0,40}") {
+            proptest::prop_assert_eq!(squash(&s), squash_chars(&s));
+        }
     }
 }

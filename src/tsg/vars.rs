@@ -53,9 +53,15 @@ pub fn shell_uses(code: &str) -> Vec<String> {
 /// Names a shell probe assigns: `X=…` and `export|local|readonly|declare X=…` commands,
 /// `for X in`, and `read [-r] X`.
 pub fn shell_assigns(code: &str) -> Vec<String> {
+    shell_assigns_in(code, &super::shell::commands(code))
+}
+
+/// [`shell_assigns`] of `code` whose simple commands (`super::shell::commands`) are `cmds`,
+/// so a caller that has them does not lex the script again.
+pub fn shell_assigns_in(code: &str, cmds: &[super::shell::SimpleCommand]) -> Vec<String> {
     let valid = |n: &str| n.chars().next().is_some_and(is_name_start) && n.chars().all(is_name);
     let mut out = Vec::new();
-    for cmd in super::shell::commands(code) {
+    for cmd in cmds {
         for a in &cmd.assigns {
             let name = a.split('=').next().unwrap_or("");
             if valid(name) {

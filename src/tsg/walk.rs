@@ -35,6 +35,15 @@ impl Buf {
         }
     }
 
+    /// A buffer for a block whose markdown is `len` bytes: its text is at most that long.
+    fn sized(line: usize, len: usize) -> Self {
+        Buf {
+            text: String::with_capacity(len),
+            line,
+            ..Buf::default()
+        }
+    }
+
     fn push(&mut self, t: &str) {
         match &mut self.label {
             LabelState::Fresh if !t.trim().is_empty() => self.label = LabelState::Plain,
@@ -71,7 +80,7 @@ impl Buf {
                 let value = super::text::squash(rest.trim_start().trim_start_matches(':'));
                 (Some(l), value)
             }
-            _ => (None, text.clone()),
+            _ => (None, String::new()),
         };
         RawPara {
             label,
@@ -109,10 +118,11 @@ pub fn walk(src: &str) -> RawDoc {
         | Options::ENABLE_GFM;
     let mut w = Walker::default();
     w.doc.sections.push(RawSection::default());
+    let mut near = 0;
     for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
-        let line = lines.line(range.start);
+        let line = lines.line_near(range.start, &mut near);
         match ev {
-            Event::Start(tag) => w.start(tag, line, range.start),
+            Event::Start(tag) => w.start(tag, line, range),
             Event::End(tag) => w.end(tag, range.end),
             Event::Text(t) => w.text(&t, false),
             Event::Code(t) => w.text(&t, true),
@@ -181,13 +191,15 @@ impl Walker {
         }
     }
 
-    fn start(&mut self, tag: Tag, line: usize, offset: usize) {
+    /// A block starts; `range` is its markdown (so its text fits in that many bytes).
+    fn start(&mut self, tag: Tag, line: usize, range: std::ops::Range<usize>) {
+        let (offset, len) = (range.start, range.len());
         match tag {
             Tag::Heading { level, .. } => {
-                self.heading = Some((Buf::at(line), level as u8, offset, Vec::new()))
+                self.heading = Some((Buf::sized(line, len), level as u8, offset, Vec::new()))
             }
             Tag::Paragraph if self.quote_depth == 0 && self.items.is_empty() => {
-                self.para = Some(Buf::at(line))
+                self.para = Some(Buf::sized(line, len))
             }
             Tag::Item => {
                 let idx = self.section().items.len();
@@ -226,7 +238,7 @@ impl Walker {
                 let first = if fenced { line + 1 } else { line };
                 self.code = Some(RawCode {
                     info,
-                    code: String::new(),
+                    code: String::with_capacity(len),
                     line: first,
                     fenced,
                 });
