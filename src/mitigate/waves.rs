@@ -229,6 +229,19 @@ pub fn check_phrase(typed: &str, expected: &str) -> Result<(), WaveError> {
     }
 }
 
+/// What a wave run does once a failed validation (or a soak breach) stopped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Nothing more: the mitigations stay open.
+    Stop,
+    /// Restore the contexts of the failing wave that failed.
+    RestoreFailed,
+    /// Restore every context of the failing wave.
+    RestoreWave,
+    /// Restore every context the run changed, in every wave.
+    RestoreAll,
+}
+
 /// Where one context stands in a wave run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {

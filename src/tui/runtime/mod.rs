@@ -21,6 +21,10 @@ pub mod record;
 pub mod replay;
 pub mod store;
 pub mod stream;
+pub mod waves_engine;
+pub mod waves_plan;
+pub mod waves_probes;
+pub mod waves_soak;
 
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
