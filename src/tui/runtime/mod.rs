@@ -21,6 +21,7 @@ pub mod record;
 pub mod replay;
 pub mod store;
 pub mod stream;
+pub mod waves;
 pub mod waves_engine;
 pub mod waves_plan;
 pub mod waves_probes;
