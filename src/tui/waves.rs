@@ -228,3 +228,7 @@ pub fn open(app: &mut App, args: &str) -> Vec<Effect> {
 }
 
 pub use super::waves_keys::{event, key};
+
+#[cfg(test)]
+#[path = "waves_tests.rs"]
+mod tests;

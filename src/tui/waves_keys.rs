@@ -192,6 +192,10 @@ pub fn event(app: &mut App, e: WavesEvent) -> Vec<Effect> {
             w.scroll = None;
         }
         WavesEvent::Ended(how) => {
+            // What never started stays unchanged: a pause or a failure stopped the run.
+            for r in w.rows.iter_mut().filter(|r| r.state == State::Pending) {
+                r.state = State::Skipped;
+            }
             w.phase = Phase::Over;
             w.eta = None;
             w.line = Some(how);

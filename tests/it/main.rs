@@ -137,3 +137,4 @@ mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
 mod waves;
+mod waves_tmux;

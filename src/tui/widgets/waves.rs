@@ -33,17 +33,28 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let bottom = bottom_lines(w, app);
-    let h = u16::try_from(bottom.len()).unwrap_or(4);
+    // Rows the pinned lines take once wrapped, so the keys are never cut off.
+    let room = usize::from(inner.width).max(1);
+    let rows: usize = bottom.iter().map(|l| l.width().max(1).div_ceil(room)).sum();
+    let h = u16::try_from(rows).unwrap_or(4).min(inner.height / 2);
     let [top, pinned] = Layout::vertical([Constraint::Min(1), Constraint::Length(h)]).areas(inner);
     let body = match w.phase {
-        Phase::Loading => vec![Line::raw(format!(
+        Phase::Loading => Paragraph::new(format!(
             "Reading the kube contexts matching {} and the step's gates…",
             w.glob
-        ))],
-        Phase::Plan | Phase::Starting => plan_lines(w, app),
-        _ => table_lines(w, app, usize::from(top.height)),
+        )),
+        Phase::Plan | Phase::Starting => Paragraph::new(plan_lines(w, app)),
+        // One row per context, cut at the edge rather than wrapped.
+        _ => {
+            f.render_widget(
+                Paragraph::new(table_lines(w, app, usize::from(top.height))),
+                top,
+            );
+            f.render_widget(Paragraph::new(bottom).wrap(Wrap { trim: false }), pinned);
+            return;
+        }
     };
-    f.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), top);
+    f.render_widget(body.wrap(Wrap { trim: false }), top);
     f.render_widget(Paragraph::new(bottom).wrap(Wrap { trim: false }), pinned);
 }
 
@@ -157,8 +168,10 @@ fn table_lines(w: &Waves, app: &App, height: usize) -> Vec<Line<'static>> {
                 "pending",
                 "failed",
                 "restored",
+                "skipped",
             ]
             .iter()
+            .filter(|s| **s == "ok" || w.count(s) > 0)
             .map(|s| format!("{s} {}", w.count(s)))
             .collect::<Vec<_>>()
             .join(" · "),
