@@ -165,3 +165,124 @@ fn waves_plan_run_stop_at_the_failing_wave_and_restore_it_at_80x24() {
         "nothing past wave 2 is journaled as run: {notes:?}"
     );
 }
+
+/// How many Tabs from the step's landing selection to its change (probe 1).
+fn tabs_to_the_change() -> usize {
+    use tsgnav::tui::app::Item;
+    let (mut lib, _) = tsgnav::load::load_library(&[crate::common::root().join(GUIDE)]);
+    tsgnav::cli::refine_roles(&mut lib);
+    let id = lib.guides[0]
+        .nodes
+        .iter()
+        .find(|n| n.slug == STEP)
+        .expect("the step")
+        .id
+        .clone();
+    let km = tsgnav::tui::keymap::Keymap::bundled();
+    let mut a = tsgnav::tui::App::new(lib, km, tsgnav::tui::theme::Theme::bundled(true));
+    tsgnav::tui::navigate::nav_cmd(&mut a, tsgnav::nav::Cmd::Goto(id));
+    crate::tui_common::item_index(&a, |i| matches!(i, Item::Probe(0)))
+}
+
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn the_single_confirmation_and_the_wave_plan_read_policy_where_the_run_is_built() {
+    let test = "the_single_confirmation_and_the_wave_plan_read_policy_where_the_run_is_built";
+    if crate::sim_support::kubectl(test).is_none() {
+        return;
+    }
+    let Some(t) = Tmux::start_sized("wavepolicy", 80, 24) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let s = crate::sim_support::scenario("maestro", Some(3));
+    let names = s.clusters.clone();
+    let sim = rt.block_on(crate::sim_support::start_scenario(s));
+    let kc = t.dir.join("fleet.yaml");
+    std::fs::copy(&sim.kubeconfig, &kc).expect("kubeconfig");
+    let (ro, phrased) = (&names[0], &names[1]);
+    std::fs::write(
+        t.dir.join("config.toml"),
+        format!(
+            "[[policy]]\nmatch = \"{ro}\"\nread_only = true\n\n[[policy]]\nmatch = \"{phrased}\"\nphrase = \"window open\"\n"
+        ),
+    )
+    .expect("config");
+    let guide = crate::common::root().join(GUIDE);
+    let launch = |ctx: &str| {
+        t.send_line(&format!(
+            "clear; {} --kubeconfig '{}' --context {ctx} --write '{}' --node {STEP}",
+            env!("CARGO_BIN_EXE_tsgnav"),
+            kc.display(),
+            guide.display()
+        ));
+        t.wait_for("the step", |s| s.contains("Strategy: scale the agent down"));
+    };
+    let tabs = tabs_to_the_change();
+
+    // A read-only context: the change is refused before its confirmation screen, and a
+    // wave plan that holds that context is refused too.
+    launch(ro);
+    for _ in 0..tabs {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&["r"]);
+    let refusal = format!("{ro} is read-only by the policy `{ro}`");
+    t.wait_for("the read-only refusal", |s| flat(s).contains(&refusal));
+    t.keys(&["Escape"]);
+    // Typed right after Esc, `:` would read as Alt-: (one escape sequence): wait for the
+    // message to close first.
+    t.wait_for("the refusal closed", |s| !flat(s).contains(&refusal));
+    t.send_line(":waves mc-* 1,rest 2");
+    t.wait_for("the plan refused", |s| {
+        flat(s).contains(&refusal) && !s.contains("Wave plan")
+    });
+    assert_eq!(
+        sim.handle.writes(),
+        0,
+        "a read-only policy let a write through"
+    );
+    t.keys(&["C-c"]);
+    t.wait_for("the shell", |s| s.contains("READY$"));
+
+    // A phrase policy: the context's name alone is refused where the confirmation is issued;
+    // the name and the phrase run it.
+    launch(phrased);
+    for _ in 0..tabs {
+        t.keys(&["Tab"]);
+    }
+    t.keys(&["r"]);
+    let s = t.wait_for("the confirmation screen", |s| {
+        s.contains("Mitigation: confirm before it runs")
+    });
+    assert!(
+        flat(&s).contains(&format!("{phrased} · window open")),
+        "the phrase is asked for:\n{s}"
+    );
+    t.confirm(1, phrased);
+    let s = t.wait_for("the refusal", |s| flat(s).contains("is not `"));
+    assert!(
+        flat(&s).contains(&format!("`{phrased}` is not `{phrased} · window")),
+        "{s}"
+    );
+    assert_eq!(sim.handle.writes_to(phrased), 0, "refused, yet written");
+    t.keys(&["C-u"]);
+    t.keys(&["-l", &format!("{phrased} . window open")]);
+    t.keys(&["Enter"]);
+    t.wait_for("the change made", |s| s.contains("OPEN 1"));
+    assert_eq!(
+        sim.handle.writes_to(phrased),
+        1,
+        "the phrase typed: one write"
+    );
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+    t.wait_for("the shell", |s| s.contains("READY$"));
+}

@@ -236,14 +236,17 @@ impl Probes {
             Err(why) => return Action::MitigationRefused(why),
         };
         let real = target_name(&p.req.target).unwrap_or_default().to_string();
+        let expected = mitigate::waves::single_phrase(&real, &phrases);
         let typed = match phrases.is_empty() {
             true => typed,
-            false => match mitigate::waves::check_phrase(
-                typed,
-                &mitigate::waves::single_phrase(&real, &phrases),
-            ) {
+            false => match mitigate::waves::check_phrase(typed, &expected) {
                 Ok(()) => real.as_str(),
-                Err(e) => return Action::MitigationRefused(format!("Not run: {e}")),
+                Err(_) => {
+                    return Action::MitigationRefused(format!(
+                        "Not run: `{typed}` is not `{expected}`: type the context's name, then \
+                         the phrase its [[policy]] in the config file asks for"
+                    ))
+                }
             },
         };
         let confirmation =
