@@ -103,6 +103,50 @@ impl WriteMode {
     }
 }
 
+/// The values probe `p` needs, from `vars` and then the environment.
+fn resolve(
+    p: &crate::tsg::Probe,
+    vars: &mut Vars,
+) -> Result<std::collections::BTreeMap<String, String>, ProbeError> {
+    // A value the operator exported in their shell counts, below every other source.
+    // A command typed inside a shell also needs the values of the way in (`$POD`).
+    let text = match &p.runs_in {
+        Some(r) => format!("{}\n{}", p.code, r.via),
+        None => p.code.clone(),
+    };
+    for name in crate::query::vars::needed(p.lang, &text) {
+        if vars.get(&name).is_none() {
+            let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
+            if let Ok(v) = env {
+                vars.set(&name, &v, Source::Environment);
+            }
+        }
+    }
+    vars.resolve(p.lang, &text)
+}
+
+impl Aim {
+    /// Aims `req` (of probe `p`) at this kubeconfig, namespace and context, unless the probe
+    /// names its own.
+    fn apply(&self, p: &crate::tsg::Probe, req: &mut ProbeRequest) {
+        req.target.kubeconfig = self.kubeconfig.clone();
+        if p.lang == Lang::Shell {
+            req.target.default_namespace = self.namespace.clone();
+            if req.target.namespace.is_none() {
+                req.target.namespace = self.namespace.clone();
+            }
+        }
+        if req.target.kube_context.is_none() {
+            // As kubectl: no --context means the kubeconfig's current context.
+            req.target.kube_context = self.context.clone().or_else(|| {
+                (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
+                    .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
+                    .flatten()
+            });
+        }
+    }
+}
+
 /// Each runnable probe in order; the bool says "not run on purpose" (refused,
 /// long-running); the records go into the journal before the run (prior state,
 /// confirmation). Prior-state reads are steps of their own.
@@ -135,21 +179,7 @@ pub async fn run_probes(
             out.push((failed(node_id, p, e), false, Vec::new()));
             continue;
         }
-        // A value the operator exported in their shell counts, below every other source.
-        // A command typed inside a shell also needs the values of the way in (`$POD`).
-        let text = match &p.runs_in {
-            Some(r) => format!("{}\n{}", p.code, r.via),
-            None => p.code.clone(),
-        };
-        for name in crate::query::vars::needed(p.lang, &text) {
-            if vars.get(&name).is_none() {
-                let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
-                if let Ok(v) = env {
-                    vars.set(&name, &v, Source::Environment);
-                }
-            }
-        }
-        let bindings = vars.resolve(p.lang, &text);
+        let bindings = resolve(p, &mut vars);
         let values = bindings.clone().unwrap_or_default();
         let mut req = match ProbeRequest::from_probe_with(node_id, p, values, node_shell) {
             Ok(r) => r,
@@ -160,21 +190,7 @@ pub async fn run_probes(
                 continue;
             }
         };
-        req.target.kubeconfig = aim.kubeconfig.clone();
-        if p.lang == Lang::Shell {
-            req.target.default_namespace = aim.namespace.clone();
-            if req.target.namespace.is_none() {
-                req.target.namespace = aim.namespace.clone();
-            }
-        }
-        if req.target.kube_context.is_none() {
-            // As kubectl: no --context means the kubeconfig's current context.
-            req.target.kube_context = aim.context.clone().or_else(|| {
-                (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
-                    .then(|| crate::query::kube::current_context(aim.kubeconfig.clone()))
-                    .flatten()
-            });
-        }
+        aim.apply(p, &mut req);
         if req.class == SafetyClass::LongRunning {
             let e = crate::query::ProbeError::Refused {
                 class: req.class,
