@@ -134,6 +134,7 @@ pub fn in_the_demo(
         kubeconfig: Some(kubeconfig),
         namespace: None,
         kubeconfig_named: false,
+        policies: Vec::new(),
     });
     // The simulation's own kubeconfig, not the config file's, and its default namespaces.
     built.app.session.kubeconfig = None;

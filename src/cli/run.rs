@@ -15,7 +15,6 @@ use clap::Args;
 use serde_json::{json, Value};
 
 mod config;
-use crate::query::fanout;
 mod record;
 mod show;
 mod waves;
@@ -24,13 +23,12 @@ mod write;
 
 use config::config_vars;
 
-use show::{failed, render, to_json};
+use show::{render, to_json};
 
 use crate::evidence::Record;
-use crate::query::runner::{Runner, RunnerConfig};
-use crate::query::vars::{canonical, parse_assignment, Source, Vars};
-use crate::query::{setup, Cancel, Executor, ProbeRequest, ProbeResult};
-use crate::tsg::{Lang, SafetyClass};
+use crate::query::vars::{parse_assignment, Source, Vars};
+use crate::query::{setup, Executor, ProbeResult};
+use crate::tsg::SafetyClass;
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -220,7 +218,8 @@ impl RunArgs {
             };
             return rt.block_on(waves::run(&self, input));
         }
-        let steps = rt.block_on(self.run_probes(
+        let steps = rt.block_on(crate::tui::runtime::waves_probes::run_probes(
+            &self.aim(),
             &format!("{file}#{slug}"),
             &node.probes,
             vars,
@@ -318,140 +317,14 @@ impl RunArgs {
         Ok(setup::executors(&settings))
     }
 
-    /// Each runnable probe in order; the bool says "not run on purpose" (refused,
-    /// long-running); the records go into the journal before the run (prior state,
-    /// confirmation). Prior-state reads are steps of their own.
-    async fn run_probes(
-        &self,
-        node_id: &str,
-        probes: &[crate::tsg::Probe],
-        mut vars: Vars,
-        executors: Vec<Arc<dyn Executor>>,
-        (mode, pre, node_shell): (
-            &write::WriteMode,
-            &[String],
-            Option<&crate::query::entry::NodeShell>,
-        ),
-    ) -> Vec<(ProbeResult, bool, Vec<Record>)> {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let config = RunnerConfig {
-            concurrency: if self.contexts.is_some() {
-                crate::query::kube::fanout::DEFAULT_CONCURRENCY
-            } else {
-                RunnerConfig::default().concurrency
-            },
-            ..RunnerConfig::default()
-        };
-        let runner = Runner::new(config, executors, tx);
-        let mut out = Vec::new();
-        for p in probes.iter().filter(|p| p.lang != Lang::Text) {
-            // A mitigation stops at its first failed or refused step: the rest do not run.
-            if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
-                out.push((failed(node_id, p, e), false, Vec::new()));
-                continue;
-            }
-            // A value the operator exported in their shell counts, below every other source.
-            // A command typed inside a shell also needs the values of the way in (`$POD`).
-            let text = match &p.runs_in {
-                Some(r) => format!("{}\n{}", p.code, r.via),
-                None => p.code.clone(),
-            };
-            for name in crate::query::vars::needed(p.lang, &text) {
-                if vars.get(&name).is_none() {
-                    let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
-                    if let Ok(v) = env {
-                        vars.set(&name, &v, Source::Environment);
-                    }
-                }
-            }
-            let bindings = vars.resolve(p.lang, &text);
-            let values = bindings.clone().unwrap_or_default();
-            let mut req = match ProbeRequest::from_probe_with(node_id, p, values, node_shell) {
-                Ok(r) => r,
-                Err(e) => {
-                    // A node-shell command is refused on purpose, not failed.
-                    let refused = matches!(e, crate::query::ProbeError::Refused { .. });
-                    out.push((failed(node_id, p, e), refused, Vec::new()));
-                    continue;
-                }
-            };
-            req.target.kubeconfig = self.kubeconfig.clone();
-            if p.lang == Lang::Shell {
-                req.target.default_namespace = self.namespace.clone();
-                if req.target.namespace.is_none() {
-                    req.target.namespace = self.namespace.clone();
-                }
-            }
-            if req.target.kube_context.is_none() {
-                // As kubectl: no --context means the kubeconfig's current context.
-                req.target.kube_context = self.context.clone().or_else(|| {
-                    (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
-                        .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
-                        .flatten()
-                });
-            }
-            if req.class == SafetyClass::LongRunning {
-                let e = crate::query::ProbeError::Refused {
-                    class: req.class,
-                    reason: "it runs until stopped".into(),
-                    what: "the TUI runs it as a background task; tsgnav run does not".into(),
-                };
-                out.push((failed(node_id, p, e), true, Vec::new()));
-                continue;
-            }
-            let confirmation = match mode.confirm(&mut req, node_id, pre) {
-                Ok(c) => c,
-                Err(e) => {
-                    out.push((failed(node_id, p, e), true, Vec::new()));
-                    continue;
-                }
-            };
-            if let Err(e) = bindings {
-                out.push((failed(node_id, p, e), false, Vec::new()));
-                continue;
-            }
-            // A probe that escapes the chosen target is refused before anything of it runs,
-            // the prior-state capture included.
-            if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
-                out.push((failed(node_id, p, e), true, Vec::new()));
-                continue;
-            }
-            let mut before = Vec::new();
-            if let Some(c) = confirmation {
-                before.push(Record::Confirmation(c));
-                match crate::query::capture::capture(&runner, &req).await {
-                    Ok(caps) => {
-                        for (r, prior) in caps {
-                            out.push((r, false, std::mem::take(&mut before)));
-                            before.extend(prior.map(|c| {
-                                Record::PriorState(crate::tui::runtime::convert::prior_state(c))
-                            }));
-                        }
-                    }
-                    Err(e) => {
-                        out.push((failed(node_id, p, e), false, before));
-                        continue;
-                    }
-                }
-            }
-            let refused = crate::query::runner::gate(&req).is_some();
-            let fan = self.contexts.as_deref().filter(|_| {
-                p.lang == Lang::Shell
-                    && runner
-                        .route(&req)
-                        .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
-            });
-            let r = match fan {
-                Some(pattern) => {
-                    let kubeconfig = self.kubeconfig.clone();
-                    fanout::run(&runner, req, kubeconfig, pattern, Cancel::new()).await
-                }
-                None => runner.run(req, Cancel::new()).await,
-            };
-            vars.absorb(&r.captured);
-            out.push((r, refused, before));
+    /// Where this run aims its probes.
+    fn aim(&self) -> crate::tui::runtime::waves_probes::Aim {
+        crate::tui::runtime::waves_probes::Aim {
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+            kubeconfig: self.kubeconfig.clone(),
+            contexts: self.contexts.clone(),
         }
-        out
     }
 }
 
@@ -471,25 +344,4 @@ pub fn exit_code(results: &[(ProbeResult, bool)]) -> u8 {
     } else {
         0
     }
-}
-
-/// In a write run, why the next step does not run: an earlier one failed or was refused.
-fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
-    use crate::query::{ProbeError, Status};
-    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
-        Status::Ok { .. } => false,
-        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
-        Status::Failed(_) => true,
-    })?;
-    Some(ProbeError::Refused {
-        class: SafetyClass::Mutating,
-        reason: format!(
-            "not run: the earlier step {} did not succeed ({})",
-            first.id,
-            first.status.describe()
-        ),
-        what: "a mitigation stops at its first failed or refused step; fix that step and run \
-               the node again"
-            .into(),
-    })
 }

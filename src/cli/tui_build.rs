@@ -303,6 +303,7 @@ impl TuiArgs {
             kubeconfig_named: kubeconfig.is_some(),
             kubeconfig,
             namespace: self.namespace.clone().or_else(|| q.namespace.clone()),
+            policies: config.policy.clone(),
         })
     }
 }

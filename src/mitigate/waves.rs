@@ -210,6 +210,17 @@ pub fn phrase(glob: &str, count: usize, phrases: &[String]) -> String {
     s
 }
 
+/// The text typed back to confirm one change on `context`: the context's name, then each
+/// phrase its policies ask for (`mc-prod-1 · window open`).
+pub fn single_phrase(context: &str, phrases: &[String]) -> String {
+    let mut s = context.to_string();
+    for p in phrases {
+        s.push_str(" · ");
+        s.push_str(p);
+    }
+    s
+}
+
 /// Checks the typed confirmation against [`phrase`]; runs of spaces count as one, and `.`
 /// may stand for the middle dot (it is hard to type).
 pub fn check_phrase(typed: &str, expected: &str) -> Result<(), WaveError> {
@@ -227,6 +238,19 @@ pub fn check_phrase(typed: &str, expected: &str) -> Result<(), WaveError> {
             expected: expected.to_string(),
         })
     }
+}
+
+/// What a wave run does once a failed validation (or a soak breach) stopped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Nothing more: the mitigations stay open.
+    Stop,
+    /// Restore the contexts of the failing wave that failed.
+    RestoreFailed,
+    /// Restore every context of the failing wave.
+    RestoreWave,
+    /// Restore every context the run changed, in every wave.
+    RestoreAll,
 }
 
 /// Where one context stands in a wave run.

@@ -245,4 +245,34 @@ pub enum Effect {
         bindings: BTreeMap<String, String>,
         pattern: String,
     },
+    /// The wave run of a mitigation step (`:waves GLOB`), carried out by the runtime.
+    Waves(WavesOp),
+}
+
+/// What the navigator asks of a wave run (`:waves`); the runtime checks each step again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WavesOp {
+    /// Build the plan of step `node` over the contexts matching `glob`.
+    Plan {
+        node: String,
+        glob: String,
+        sizes: String,
+        parallel: usize,
+        bindings: BTreeMap<String, String>,
+    },
+    /// Run the plan: the preconditions acknowledged and the phrase typed back.
+    Start {
+        acknowledged: Vec<bool>,
+        typed: String,
+    },
+    /// No wave starts after the one under way.
+    Pause,
+    /// After a failure: restore the contexts that failed.
+    RestoreFailed,
+    /// After a failure: restore every context of the failing wave.
+    RestoreWave,
+    /// After a failure: restore nothing.
+    Stop,
+    /// The screen was closed (before the run, or after it ended).
+    Close,
 }

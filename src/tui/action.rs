@@ -73,4 +73,6 @@ pub enum Action {
     SilenceExpired(String),
     /// A background refresh of the firing alerts.
     Firing(Box<crate::tui::firing::FiringUpdate>),
+    /// The wave plan of `:waves`, or its run's progress.
+    Waves(crate::tui::waves::WavesEvent),
 }

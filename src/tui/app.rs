@@ -64,6 +64,8 @@ pub struct App {
     pub reading: super::pager::Reading,
     /// The palette's history and Tab cycling.
     pub palette: super::complete::PaletteState,
+    /// The wave screen of `:waves`, while it is open.
+    pub waves: Option<super::waves::Waves>,
 }
 
 impl App {
@@ -90,6 +92,7 @@ impl App {
             guard: Default::default(),
             reading: Default::default(),
             palette: Default::default(),
+            waves: None,
         }
     }
 

@@ -65,6 +65,8 @@ pub enum Command {
     /// Runs the selected probe once per kube context matching this glob.
     #[serde(alias = "ctx")]
     Contexts(String),
+    /// Plans the open mitigation step in waves over the kube contexts matching a glob.
+    Waves(String),
 }
 
 /// One line of the palette's list: the command names it covers, usage, description.
@@ -88,6 +90,11 @@ pub const PALETTE: &[PaletteEntry] = &[
         &["contexts", "ctx"],
         ":contexts GLOB / :ctx GLOB",
         "Run the selected probe once per kube context matching GLOB",
+    ),
+    (
+        &["waves"],
+        ":waves GLOB [SIZES [N]]",
+        "Run this mitigation step in waves over the contexts matching GLOB (write mode)",
     ),
     (
         &["ns"],
@@ -287,7 +294,11 @@ impl fmt::Display for Command {
         match self {
             Command::Follow(n) => write!(f, "{snake} {n}"),
             Command::Stop(n) => write!(f, "{snake} {n}"),
-            Command::Alert(a) | Command::Goto(a) | Command::Set(a) | Command::Contexts(a) => {
+            Command::Alert(a)
+            | Command::Goto(a)
+            | Command::Set(a)
+            | Command::Contexts(a)
+            | Command::Waves(a) => {
                 write!(f, "{snake} {a}")
             }
             Command::Export(Some(t)) => write!(f, "{snake} {t}"),

@@ -29,7 +29,7 @@ fn every_palette_usage_is_a_command_and_round_trips() {
     for (names, usage, _) in PALETTE {
         for name in *names {
             let arg = match *name {
-                "alert" | "goto" | "set" | "stop" | "contexts" | "ctx" | "ns" => " 1",
+                "alert" | "goto" | "set" | "stop" | "contexts" | "ctx" | "ns" | "waves" => " 1",
                 _ => "",
             };
             let cmd = expand(&format!("{name}{arg}")).parse::<Command>();

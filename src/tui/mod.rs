@@ -6,7 +6,7 @@
 //!
 //! Everything but `runtime` (`app`, `action`, `update`, `input`, `mouse`, `navigate`, `view`,
 //! `widgets`, `flow`, `firing`, `firing_keys`, `silence`, `guard`, `mitigation`, `pager`, `worker`, `loading`,
-//! `keymap`, `theme`, `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`) must
+//! `keymap`, `theme`, `search`, `config`, `state`, `frame`, `command`, `palette`, `scroll`, `waves`, `waves_keys`) must
 //! not import IO (std::fs, std::process, std::env, std::thread, tokio) nor `crate::query` /
 //! `crate::evidence`.
 
@@ -44,6 +44,8 @@ pub mod target;
 pub mod theme;
 pub mod update;
 pub mod view;
+pub mod waves;
+pub mod waves_keys;
 pub mod widgets;
 pub mod worker;
 

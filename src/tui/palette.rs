@@ -77,6 +77,7 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
         }
         Command::Set(kv) => set(app, &kv),
         Command::Contexts(pattern) => super::contexts::fan_out(app, &pattern),
+        Command::Waves(args) => super::waves::open(app, &args),
         Command::Export(_) if !app.session.open.is_empty() && !app.session.export_armed => {
             app.session.export_armed = true;
             let warning = super::flow::open_warning(app);

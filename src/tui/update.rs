@@ -34,6 +34,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
+            if app.waves.is_some() {
+                return super::waves::key(app, ev);
+            }
             // Esc closes the error popup (and does nothing else).
             if ev.code == crossterm::event::KeyCode::Esc && super::popup::close(app) {
                 return Vec::new();
@@ -89,6 +92,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             super::firing::apply(&app.lib, &mut app.firing, *u);
             Vec::new()
         }
+        Action::Waves(e) => super::waves::event(app, e),
         a => super::worker::worker(app, a),
     }
 }
@@ -116,7 +120,8 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
         | Command::Export(_)
         | Command::Tasks
         | Command::Stop(_)
-        | Command::Contexts(_)) => super::palette::run(app, c),
+        | Command::Contexts(_)
+        | Command::Waves(_)) => super::palette::run(app, c),
         c if app.screen.help => help(app, c),
         c if app.screen.current == Screen::Library => library(app, c),
         c => guide(app, c),

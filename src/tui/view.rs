@@ -25,6 +25,9 @@ pub fn draw(f: &mut Frame, app: &App, fs: &mut FrameState) {
     if app.reading.pager.is_some() {
         widgets::pager::draw(f, body, app, fs);
     }
+    if app.waves.is_some() {
+        widgets::waves::draw(f, body, app);
+    }
     if app.mitigation.is_some() {
         widgets::confirm::draw(f, body, app, fs);
     }

@@ -138,3 +138,4 @@ mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
 mod waves;
+mod waves_tmux;

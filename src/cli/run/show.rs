@@ -1,10 +1,8 @@
-//! How `tsgnav run` shows a result: JSON (one object per probe) or text, and the result of a
-//! probe that never reached the runner. Part of the CLI edge.
+//! How `tsgnav run` shows a result: JSON (one object per probe) or text. Part of the CLI edge.
 
 use serde_json::{json, Value};
 
 use crate::query::{Backend, ProbeResult, Status};
-use crate::tsg::Lang;
 
 pub fn to_json(r: &ProbeResult) -> Value {
     let (status, error, exit) = match &r.status {
@@ -66,21 +64,4 @@ pub fn render(r: &ProbeResult) -> String {
         r.duration().as_millis()
     ));
     s
-}
-
-/// A result for a probe that did not reach the runner (bad attributes, refused, missing value).
-pub fn failed(node_id: &str, p: &crate::tsg::Probe, e: crate::query::ProbeError) -> ProbeResult {
-    let backend = match p.lang {
-        Lang::Promql => crate::query::Backend::Prometheus,
-        Lang::Kql => crate::query::Backend::Kusto,
-        Lang::Http => crate::query::Backend::Http,
-        _ => crate::query::Backend::Shell,
-    };
-    ProbeResult::failed(
-        crate::query::ProbeId::new(node_id, p.line),
-        backend,
-        String::new(),
-        p.code.trim().to_string(),
-        e,
-    )
 }

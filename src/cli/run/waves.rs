@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
-use crate::mitigate::waves::{self as plan, Policy, WaveSpec};
+use crate::mitigate::waves::{self as plan, WaveSpec};
 use crate::query::vars::Vars;
 use crate::query::Executor;
-use crate::tsg::{Library, Node, Probe, Role};
+use crate::tsg::{Library, Node};
 
 use super::RunArgs;
 
@@ -44,61 +44,7 @@ pub struct Input<'a> {
     pub executors: Vec<Arc<dyn Executor>>,
 }
 
-/// A wave plan ready to show or run.
-pub struct Plan {
-    pub glob: String,
-    pub waves: Vec<Vec<String>>,
-    pub parallel: usize,
-    /// The probes of the step that change something (every probe but the gates).
-    pub change: Vec<Probe>,
-    /// The validation probes run on each context after its change.
-    pub gates: Vec<Probe>,
-    /// Where the gates come from, for the plan screen.
-    pub gates_from: String,
-    pub policies: Vec<Policy>,
-    pub phrase: String,
-}
-
-impl Plan {
-    pub fn count(&self) -> usize {
-        self.waves.iter().map(Vec::len).sum()
-    }
-}
-
-/// The gates of `node`: its fences marked `{gate}`, else the probes of its validation
-/// sub-steps; with the probes that remain to make the change.
-fn gates(lib: &Library, node: &Node) -> (Vec<Probe>, Vec<Probe>, String) {
-    let runnable = |p: &&Probe| p.lang != crate::tsg::Lang::Text;
-    let (marked, change): (Vec<Probe>, Vec<Probe>) = node
-        .probes
-        .iter()
-        .filter(runnable)
-        .cloned()
-        .partition(|p| p.attrs.contains_key("gate"));
-    if !marked.is_empty() {
-        return (
-            change,
-            marked,
-            format!("the {{gate}} fences of {}", node.id),
-        );
-    }
-    let subs: Vec<&Node> = lib
-        .guides
-        .iter()
-        .flat_map(|g| &g.nodes)
-        .filter(|n| n.parent.as_deref() == Some(node.id.as_str()) && n.role == Role::Validation)
-        .collect();
-    let from = subs
-        .iter()
-        .map(|n| n.title.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let gates = subs
-        .iter()
-        .flat_map(|n| n.probes.iter().filter(runnable).cloned())
-        .collect();
-    (change, gates, format!("its validation step {from}"))
-}
+pub use crate::tui::runtime::waves_plan::Plan;
 
 /// The contexts an earlier wave run of this same step left validated, from its journal.
 fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
@@ -125,17 +71,10 @@ fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
 
 /// Builds the plan, or says what is missing.
 pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
+    use crate::tui::runtime::waves_plan;
     let glob = args.contexts.clone().unwrap_or_default();
     let spec = WaveSpec::parse(args.waves.as_deref().unwrap_or_default())?;
-    let kubeconfig =
-        crate::query::kube::default_kubeconfig(args.kubeconfig.clone()).ok_or_else(|| {
-            anyhow!("no kubeconfig to list contexts from: pass --kubeconfig or set KUBECONFIG")
-        })?;
-    let contexts = crate::query::kube::fanout::matching_contexts(&kubeconfig, &glob)
-        .map_err(|e| anyhow!("{}: {e}", kubeconfig.display()))?;
-    if contexts.is_empty() {
-        return Err(plan::WaveError::NoContexts(glob).into());
-    }
+    let contexts = waves_plan::contexts(args.kubeconfig.clone(), &glob).map_err(|e| anyhow!(e))?;
     let done = match &args.resume {
         Some(q) => done_earlier(q, input)?,
         None => Vec::new(),
@@ -154,34 +93,18 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
         ));
     }
     let policies = super::config::config()?.policy;
-    let applied = plan::apply(&policies, &contexts, true)?;
-    let (change, gates, gates_from) = gates(input.lib, input.node);
-    if gates.is_empty() {
-        return Err(anyhow!(
-            "{}#{} has nothing to gate its waves on: add a `### Validation` sub-step with a \
-             read-only probe, or mark a fence of the step `{{gate}}` (see README: Waves)",
-            input.file,
-            input.slug
-        ));
-    }
-    if change.is_empty() {
-        return Err(anyhow!(
-            "{}#{} has no probe to run in waves besides its gates",
-            input.file,
-            input.slug
-        ));
-    }
-    let phrase = plan::phrase(&glob, contexts.len(), &applied.phrases);
-    Ok(Plan {
-        waves: plan::plan(&contexts, &spec, applied.max_wave),
-        glob,
-        parallel: args.parallel.max(1),
-        change,
-        gates,
-        gates_from,
-        policies: applied.policies.into_iter().cloned().collect(),
-        phrase,
+    let name = format!("{}#{}", input.file, input.slug);
+    waves_plan::build(waves_plan::Ask {
+        lib: input.lib,
+        node: input.node,
+        name: &name,
+        glob: &glob,
+        spec: &spec,
+        parallel: args.parallel,
+        contexts,
+        policies: &policies,
     })
+    .map_err(|e| anyhow!(e))
 }
 
 /// The plan screen, as text.
@@ -207,21 +130,7 @@ pub fn show(p: &Plan, node: &str) -> String {
     }
     let _ = writeln!(s, "  gates ({}):", p.gates_from);
     for g in &p.gates {
-        let name = g
-            .attrs
-            .get("name")
-            .cloned()
-            .unwrap_or_else(|| format!("line {}", g.line));
-        let soak = match (g.attrs.get("soak"), g.attrs.get("abort_if")) {
-            (Some(d), Some(q)) => format!(" · soak {d}, abort if {q}"),
-            (Some(d), None) => format!(" · soak {d}"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            s,
-            "    {name}: {}{soak}",
-            g.code.lines().next().unwrap_or("")
-        );
+        let _ = writeln!(s, "    {}", crate::tui::runtime::waves_plan::gate_line(g));
     }
     for pol in &p.policies {
         let _ = writeln!(s, "  policy {pol}");

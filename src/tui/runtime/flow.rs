@@ -113,6 +113,10 @@ impl Probes {
                 "This session is read-only: press W and type the kube context first. Nothing was run.".into(),
             )];
         }
+        let phrases = match self.policy(&req) {
+            Ok(p) => p,
+            Err(why) => return vec![Action::MitigationRefused(why)],
+        };
         let index = crate::nav::Index::new(&app.lib);
         let Some(n) = index.node(&app.lib, node) else {
             return vec![Action::MitigationRefused(format!("No step {node}."))];
@@ -158,7 +162,8 @@ impl Probes {
                 }
                 _ => req.target.describe(),
             },
-            confirm_name: target_name(&req.target).map(str::to_string),
+            confirm_name: target_name(&req.target)
+                .map(|t| mitigate::waves::single_phrase(t, &phrases)),
             place: Some(req.target.place.to_string()),
             dry_run: match &dry {
                 DryRun::Script(s) => DryRunView::Runnable(s.clone()),
@@ -224,6 +229,26 @@ impl Probes {
         let Some(p) = self.prepared.get(key) else {
             return Action::MitigationRefused("Open the probe again: nothing was run.".into());
         };
+        // `[[policy]]` again where the confirmation is issued: a read-only context refuses,
+        // a phrase must follow the context's name.
+        let phrases = match self.policy(&p.req) {
+            Ok(ph) => ph,
+            Err(why) => return Action::MitigationRefused(why),
+        };
+        let real = target_name(&p.req.target).unwrap_or_default().to_string();
+        let expected = mitigate::waves::single_phrase(&real, &phrases);
+        let typed = match phrases.is_empty() {
+            true => typed,
+            false => match mitigate::waves::check_phrase(typed, &expected) {
+                Ok(()) => real.as_str(),
+                Err(_) => {
+                    return Action::MitigationRefused(format!(
+                        "Not run: `{typed}` is not `{expected}`: type the context's name, then \
+                         the phrase its [[policy]] in the config file asks for"
+                    ))
+                }
+            },
+        };
         let confirmation =
             match crate::query::issue(&p.req, &p.preconditions, acks, typed, &self.session) {
                 Ok(c) => c,
@@ -275,6 +300,23 @@ impl Probes {
             "Confirmed: probe {} runs on {target}; its prior state is recorded first.",
             key.index + 1
         ))
+    }
+}
+
+impl Probes {
+    /// The `[[policy]]` entries for `req`'s context: refused (read-only, or waves required),
+    /// else the phrases to type after the context's name.
+    fn policy(&self, req: &ProbeRequest) -> Result<Vec<String>, String> {
+        let Some(ctx) = target_name(&req.target) else {
+            return Ok(Vec::new());
+        };
+        match mitigate::waves::apply(&self.settings.policies, &[ctx.to_string()], false) {
+            Ok(a) => Ok(a.phrases),
+            Err(e @ mitigate::waves::WaveError::WavesRequired { .. }) => Err(format!(
+                "{e}; in the navigator, :waves GLOB plans it. Nothing was run."
+            )),
+            Err(e) => Err(format!("{e}. Nothing was run.")),
+        }
     }
 }
 

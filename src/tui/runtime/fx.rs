@@ -199,6 +199,12 @@ impl Fx {
                     "No Alertmanager is configured; nothing was silenced.".into(),
                 )],
             },
+            Effect::Waves(op) => match self.live.as_mut() {
+                Some(p) => p.waves(app, op),
+                None => vec![Action::Waves(crate::tui::waves::WavesEvent::Refused(
+                    "Live queries are unavailable: nothing was run".into(),
+                ))],
+            },
             Effect::ExpireSilence { source, id } => match self.firing.as_ref() {
                 Some(f) => f.expire(source, id),
                 None => Vec::new(),

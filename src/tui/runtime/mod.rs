@@ -3,7 +3,9 @@
 //! and carries out effects. The terminal is restored on quit, on error and on panic.
 //!
 //! The only part of `tui` allowed to import IO (std::io, std::thread, crossterm's terminal
-//! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]).
+//! functions, `crate::query` in [`probes`], `crate::evidence` in [`record`]). The wave
+//! engine ([`waves_engine`], with [`waves_plan`], [`waves_probes`] and [`waves_soak`]) lives
+//! here so that `:waves` ([`waves`]) and `tsgnav run --waves` run the same one.
 
 mod clip;
 pub mod convert;
@@ -21,6 +23,11 @@ pub mod record;
 pub mod replay;
 pub mod store;
 pub mod stream;
+pub mod waves;
+pub mod waves_engine;
+pub mod waves_plan;
+pub mod waves_probes;
+pub mod waves_soak;
 
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -34,6 +34,8 @@ pub struct LiveSettings {
     /// The operator named the kubeconfig (`--kubeconfig`, the config file), so the
     /// confirmation screen names it too (the demo's own is not named).
     pub kubeconfig_named: bool,
+    /// `[[policy]]` of the config file, checked where a confirmation is issued.
+    pub policies: Vec<crate::mitigate::waves::Policy>,
 }
 
 /// Submitted request id → the probe it answers.
@@ -58,6 +60,10 @@ pub struct Probes {
     pub(super) fans: Arc<Mutex<Vec<(ProbeRef, Cancel)>>>,
     /// Mitigations on their confirmation screen: probe → request and preconditions.
     pub(super) prepared: HashMap<ProbeRef, super::flow::Prepared>,
+    /// The backends, for runs that build their own runner (the wave engine).
+    pub(super) executors: Vec<Arc<dyn crate::query::Executor>>,
+    /// The `:waves` plan on screen or the run under way.
+    pub(super) waves: super::waves::WaveRuns,
 }
 
 impl Probes {
@@ -68,13 +74,13 @@ impl Probes {
             .enable_all()
             .build()?;
         let (etx, erx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let executors = {
+            let _enter = rt.enter();
+            setup::executors(&settings.backends)
+        };
         let runner = {
             let _enter = rt.enter();
-            Runner::new(
-                RunnerConfig::default(),
-                setup::executors(&settings.backends),
-                etx.clone(),
-            )
+            Runner::new(RunnerConfig::default(), executors.clone(), etx.clone())
         };
         let pending: Pending = Arc::default();
         let map = pending.clone();
@@ -105,6 +111,8 @@ impl Probes {
             diagnostic: Arc::default(),
             switched,
             fans: Arc::default(),
+            executors,
+            waves: Default::default(),
         })
     }
 

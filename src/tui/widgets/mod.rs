@@ -16,4 +16,5 @@ pub mod panel;
 pub mod popup;
 pub mod scope;
 pub mod table;
+pub mod waves;
 pub mod wrap;

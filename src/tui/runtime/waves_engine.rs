@@ -1,0 +1,316 @@
+//! The wave engine, one for `tsgnav run --waves` and the navigator's `:waves`: per context,
+//! the prior state is captured, the change runs with that context's own confirmation (the
+//! same path as a single confirmed run, [`super::waves_probes`]: the jail, the API proxy's
+//! grant), then the gates run on that context. A wave starts only when every context of the
+//! one before it validated; the first failure stops the run, and nothing past that wave is
+//! changed. After a wave, gates with `{soak=5m abort_if="<PromQL>"}` are evaluated every
+//! `every=` (30 s by default) until the soak ends; a breach stops the run the same way. The
+//! caller's [`Observer`] then chooses: restore the failed contexts, the whole wave, every
+//! change, or stop. A pause asked for takes effect after the wave under way. Every context's
+//! runs and a `wave` note per context and wave go to the observer's journal. Part of the
+//! runtime, the IO edge; must not import `cli`.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt};
+
+use super::waves_plan::Plan;
+use super::waves_probes::{run_probes, Aim, Step, WriteMode};
+use crate::evidence::{Note, Record};
+use crate::mitigate::waves::{eta, Choice, State};
+use crate::query::vars::Vars;
+use crate::query::{Executor, ProbeError, Status};
+use crate::tsg::{Lang, Probe, SafetyClass};
+
+/// Every context's state change as it happens: (wave index from 0, context, state).
+pub type Progress = Arc<dyn Fn(usize, &str, &State) + Send + Sync>;
+
+/// What the caller does with the run's events, and how it decides after a failure.
+pub trait Observer {
+    /// A context's runs (with the records before each) and its wave note, in order.
+    fn journal(&mut self, steps: &[Step], note: Record) -> Result<(), String>;
+    /// A line of progress for the operator (`wave 2/4 · mc-westus3-1 · ok`).
+    fn line(&mut self, text: &str);
+    /// Wave `wave` (from 0) validated in `secs`; the time left, once known.
+    fn wave_done(&mut self, wave: usize, secs: f64, eta: Option<f64>);
+    /// Whether the operator asked to pause (checked before each wave starts).
+    fn pause_asked(&self) -> bool;
+    /// After wave `wave` (from 0) failed: what to do.
+    fn decide(&mut self, wave: usize) -> impl Future<Output = Choice> + Send;
+}
+
+/// Everything a wave run needs besides the plan.
+pub struct Engine<'a> {
+    /// Namespace and kubeconfig; each context is aimed at on its own.
+    pub aim: Aim,
+    pub node: &'a str,
+    pub vars: Vars,
+    /// The step's preconditions (acknowledged before the run started).
+    pub pre: &'a [String],
+    pub node_shell: Option<&'a crate::query::entry::NodeShell>,
+    pub executors: Vec<Arc<dyn Executor>>,
+    /// Confirmations are bound to `SESSION-CONTEXT`.
+    pub session: String,
+    pub progress: Progress,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Every context validated.
+    Validated,
+    /// Paused before wave `0` (from 0); that many contexts were not changed.
+    Paused(usize, usize),
+    /// Wave `0` failed; that many contexts in later waves were not changed.
+    Stopped(usize, usize),
+}
+
+/// One context's pass through its wave.
+pub struct Outcome {
+    pub context: String,
+    pub state: State,
+    pub steps: Vec<Step>,
+}
+
+fn failure(steps: &[Step]) -> Option<String> {
+    steps.iter().find_map(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => None,
+        Status::Failed(ProbeError::Refused { class, .. }) if *class == SafetyClass::LongRunning => {
+            None
+        }
+        s => Some(format!("{}: {}", r.id, s.describe())),
+    })
+}
+
+impl Engine<'_> {
+    fn for_context(&self, ctx: &str, plan: &Plan) -> (Aim, WriteMode) {
+        let aim = Aim {
+            context: Some(ctx.to_string()),
+            contexts: None,
+            ..self.aim.clone()
+        };
+        let mode = WriteMode {
+            enabled: true,
+            confirm_target: Some(ctx.to_string()),
+            session: format!("{}-{ctx}", self.session),
+            policies: plan.policies.clone(),
+            in_waves: true,
+        };
+        (aim, mode)
+    }
+
+    /// The change, then the gates, on one context.
+    async fn one(&self, plan: &Plan, wave: usize, ctx: String) -> Outcome {
+        let (aim, mode) = self.for_context(&ctx, plan);
+        (self.progress)(wave, &ctx, &State::Mutating);
+        let ex = self.executors.clone();
+        let modes = (&mode, self.pre, self.node_shell);
+        let mut steps =
+            run_probes(&aim, self.node, &plan.change, self.vars.clone(), ex, modes).await;
+        if let Some(why) = failure(&steps) {
+            let state = State::Failed(format!("change failed: {why}"));
+            (self.progress)(wave, &ctx, &state);
+            return Outcome {
+                context: ctx,
+                state,
+                steps,
+            };
+        }
+        (self.progress)(wave, &ctx, &State::Validating);
+        let read_only = WriteMode {
+            enabled: false,
+            confirm_target: None,
+            session: mode.session.clone(),
+            policies: Vec::new(),
+            in_waves: true,
+        };
+        let ex = self.executors.clone();
+        let modes = (&read_only, &[][..], self.node_shell);
+        let gates = run_probes(&aim, self.node, &plan.gates, self.vars.clone(), ex, modes).await;
+        let state = match failure(&gates) {
+            Some(why) => State::Failed(format!("validation failed: {why}")),
+            None => State::Ok,
+        };
+        (self.progress)(wave, &ctx, &state);
+        steps.extend(gates);
+        Outcome {
+            context: ctx,
+            state,
+            steps,
+        }
+    }
+
+    /// The restore of one context: a `kubectl scale` back to each replica count captured
+    /// before the change (other captured state is named, not restored: there is no safe
+    /// generic undo).
+    async fn restore(&self, plan: &Plan, wave: usize, o: &Outcome) -> (State, Vec<Step>) {
+        let mut code = String::new();
+        for (_, _, recs) in &o.steps {
+            for r in recs {
+                if let Record::PriorState(p) = r {
+                    if p.field == "spec.replicas"
+                        && p.value.chars().all(|c| c.is_ascii_digit())
+                        && !p.value.is_empty()
+                    {
+                        code.push_str(&format!(
+                            "kubectl scale {} --replicas={}\n",
+                            p.resource, p.value
+                        ));
+                    }
+                }
+            }
+        }
+        if code.is_empty() {
+            let why = "no replica count was captured before the change: restore it by hand";
+            return (State::Failed(why.into()), Vec::new());
+        }
+        let (aim, mode) = self.for_context(&o.context, plan);
+        (self.progress)(wave, &o.context, &State::Mutating);
+        let probe = Probe::from_code(Lang::Shell, &code);
+        let ex = self.executors.clone();
+        let modes = (&mode, &[][..], self.node_shell);
+        let steps = run_probes(&aim, self.node, &[probe], self.vars.clone(), ex, modes).await;
+        let state = match failure(&steps) {
+            None => State::Restored(code.trim_end().replace('\n', "; ")),
+            Some(why) => State::Failed(format!("restore failed: {why}")),
+        };
+        (self.progress)(wave, &o.context, &state);
+        (state, steps)
+    }
+}
+
+use super::waves_soak as soak;
+
+fn note(wave: usize, of: usize, o: &Outcome) -> Record {
+    Record::Note(Note {
+        text: crate::mitigate::waves::note_text(wave, of, &o.context, &o.state),
+        topic: Some("wave".into()),
+        ..Default::default()
+    })
+}
+
+/// `failed: why`, `restored (what)`, or the state's word.
+pub fn describe(s: &State) -> String {
+    match s {
+        State::Failed(d) => format!("failed: {d}"),
+        State::Restored(d) => format!("restored ({d})"),
+        s => s.word().to_string(),
+    }
+}
+
+/// Runs every wave of `plan`, then what the observer chooses after a failure.
+pub async fn execute<O: Observer>(
+    engine: &Engine<'_>,
+    plan: &Plan,
+    obs: &mut O,
+) -> Result<Ended, String> {
+    let of = plan.waves.len();
+    let mut times = Vec::new();
+    let mut history: Vec<(usize, Outcome)> = Vec::new();
+    let mut stopped = None;
+    for (i, wave) in plan.waves.iter().enumerate() {
+        if obs.pause_asked() {
+            let left = plan.waves[i..].iter().map(Vec::len).sum();
+            return Ok(Ended::Paused(i, left));
+        }
+        let started = Instant::now();
+        let mut done = Vec::new();
+        let mut results = stream::iter(wave.iter().cloned())
+            .map(|ctx| engine.one(plan, i, ctx))
+            .buffer_unordered(plan.parallel);
+        while let Some(o) = results.next().await {
+            obs.line(&format!(
+                "wave {}/{of} · {} · {}",
+                i + 1,
+                o.context,
+                describe(&o.state)
+            ));
+            obs.journal(&o.steps, note(i + 1, of, &o))?;
+            done.push(o);
+        }
+        drop(results);
+        let breach = match done.iter().any(|o| matches!(o.state, State::Failed(_))) {
+            true => None,
+            false => {
+                let names: Vec<&str> = done.iter().map(|o| o.context.as_str()).collect();
+                soak::soak(engine, plan, i, &names, obs).await
+            }
+        };
+        if let Some(b) = &breach {
+            obs.line(&format!("wave {}/{of} · {b}", i + 1));
+            for o in done.iter_mut() {
+                o.state = State::Failed(b.clone());
+                (engine.progress)(i, &o.context, &o.state);
+            }
+        }
+        let failed = done.iter().any(|o| matches!(o.state, State::Failed(_)));
+        history.extend(done.into_iter().map(|o| (i, o)));
+        if failed {
+            stopped = Some(i);
+            break;
+        }
+        times.push(started.elapsed().as_secs_f64());
+        obs.wave_done(i, times[i], eta(&times, of - i - 1));
+    }
+    let Some(i) = stopped else {
+        return Ok(Ended::Validated);
+    };
+    let skipped: usize = plan.waves[i + 1..].iter().map(Vec::len).sum();
+    obs.line(&format!(
+        "stopped at wave {}/{of}: {skipped} contexts in later waves were not changed",
+        i + 1
+    ));
+    let choice = obs.decide(i).await;
+    restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
+    Ok(Ended::Stopped(i, skipped))
+}
+
+/// Restores what `choice` names of the run's `history`, journaling each restore.
+async fn restore_chosen<O: Observer>(
+    engine: &Engine<'_>,
+    plan: &Plan,
+    obs: &mut O,
+    history: &mut [(usize, Outcome)],
+    (i, choice): (usize, Choice),
+) -> Result<(), String> {
+    let of = plan.waves.len();
+    let wanted: Vec<usize> = (0..history.len())
+        .filter(|k| {
+            let (w, o) = &history[*k];
+            match choice {
+                Choice::Stop => false,
+                Choice::RestoreFailed => *w == i && matches!(o.state, State::Failed(_)),
+                Choice::RestoreWave => *w == i,
+                Choice::RestoreAll => true,
+            }
+        })
+        .collect();
+    let restored: Vec<(usize, (State, Vec<Step>))> = stream::iter(wanted)
+        .map(|k| {
+            let history = &*history;
+            async move {
+                let (w, o) = &history[k];
+                (k, engine.restore(plan, *w, o).await)
+            }
+        })
+        .buffer_unordered(plan.parallel)
+        .collect()
+        .await;
+    for (k, (state, steps)) in restored {
+        let (w, o) = &mut history[k];
+        o.state = state;
+        obs.line(&format!(
+            "wave {}/{of} · {} · {}",
+            *w + 1,
+            o.context,
+            describe(&o.state)
+        ));
+        obs.journal(&steps, note(*w + 1, of, o))?;
+    }
+    Ok(())
+}
+
+/// The default time between two evaluations of a soak's `abort_if`.
+pub const SOAK_EVERY: Duration = Duration::from_secs(30);

@@ -1,0 +1,294 @@
+//! One mitigation step's probes on one target, the path every confirmed change takes
+//! outside the confirmation screen: `tsgnav run FILE#step --write`, each context of a wave
+//! plan (`tsgnav run --waves` and the navigator's `:waves`). Per probe: the values it needs,
+//! its request aimed at the chosen context, namespace and kubeconfig, the confirmation bound
+//! to its exact inputs ([`WriteMode`], with `[[policy]]` by context name), the prior-state
+//! capture, the gate, then the run (in the jail, through the API proxy with that context's
+//! own grant). Part of the runtime, the IO edge; must not import `cli`.
+
+use std::sync::Arc;
+
+use crate::evidence::{self, Record};
+use crate::mitigate;
+use crate::query::runner::{effective_class, Runner, RunnerConfig};
+use crate::query::vars::{canonical, Source, Vars};
+use crate::query::{fanout, target_name, Cancel, Executor, ProbeError, ProbeRequest, ProbeResult};
+use crate::tsg::{Lang, SafetyClass};
+
+/// One probe's run: the result, whether it was not run on purpose (refused, long-running),
+/// and the records that go into the journal before it (confirmation, prior state).
+pub type Step = (ProbeResult, bool, Vec<Record>);
+
+/// Where the probes go: kube context, namespace and kubeconfig (as kubectl's flags), and the
+/// glob a read-only shell probe fans out over (`--contexts`), if any.
+#[derive(Debug, Clone, Default)]
+pub struct Aim {
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub contexts: Option<String>,
+}
+
+/// What the operator allowed on the command line.
+pub struct WriteMode {
+    pub enabled: bool,
+    pub confirm_target: Option<String>,
+    /// Confirmations are bound to this run.
+    pub session: String,
+    /// `[[policy]]` of the config file: checked for each probe's target before a
+    /// confirmation is issued.
+    pub policies: Vec<mitigate::waves::Policy>,
+    /// This run is one context of a wave plan (policies that require waves allow it).
+    pub in_waves: bool,
+}
+
+impl WriteMode {
+    /// For a probe that needs confirmation: sets `req.confirmation` and returns the evidence
+    /// record, or says exactly which flags to add. `Ok(None)` when no confirmation is needed.
+    pub fn confirm(
+        &self,
+        req: &mut ProbeRequest,
+        node: &str,
+        preconditions: &[String],
+    ) -> Result<Option<evidence::Confirmation>, ProbeError> {
+        let (class, why) = effective_class(req);
+        if !class.needs_confirmation() {
+            return Ok(None);
+        }
+        let reason = if why.is_empty() {
+            "it changes the system".to_string()
+        } else {
+            why
+        };
+        let refuse = |what: String| ProbeError::Refused {
+            class,
+            reason: reason.clone(),
+            what,
+        };
+        let Some(real) = target_name(&req.target).map(str::to_string) else {
+            return Err(refuse(format!(
+                "it names no kube context to confirm against: add `--context NAME --write \
+                 --confirm-target NAME` to `tsgnav run {node}` (the mitigation flow)"
+            )));
+        };
+        if let Err(e) =
+            mitigate::waves::apply(&self.policies, std::slice::from_ref(&real), self.in_waves)
+        {
+            return Err(refuse(e.to_string()));
+        }
+        let add = match (self.enabled, &self.confirm_target) {
+            (true, Some(_)) => None,
+            (false, None) => Some(format!("--write --confirm-target {real}")),
+            (true, None) => Some(format!("--confirm-target {real}")),
+            (false, Some(_)) => Some("--write".to_string()),
+        };
+        if let Some(add) = add {
+            return Err(refuse(format!(
+                "to run it, add `{add}` to `tsgnav run {node}` ({real} is its target; the \
+                 mitigation flow)"
+            )));
+        }
+        let typed = self.confirm_target.as_deref().unwrap_or_default();
+        let acks = vec![true; preconditions.len()];
+        match crate::query::issue(req, preconditions, &acks, typed, &self.session) {
+            Ok(c) => {
+                req.confirmation = Some(c);
+                Ok(Some(crate::tui::runtime::convert::confirmation(
+                    req,
+                    preconditions,
+                )))
+            }
+            Err(e) => Err(refuse(format!("{e} (--confirm-target)"))),
+        }
+    }
+}
+
+/// The values probe `p` needs, from `vars` and then the environment.
+fn resolve(
+    p: &crate::tsg::Probe,
+    vars: &mut Vars,
+) -> Result<std::collections::BTreeMap<String, String>, ProbeError> {
+    // A value the operator exported in their shell counts, below every other source.
+    // A command typed inside a shell also needs the values of the way in (`$POD`).
+    let text = match &p.runs_in {
+        Some(r) => format!("{}\n{}", p.code, r.via),
+        None => p.code.clone(),
+    };
+    for name in crate::query::vars::needed(p.lang, &text) {
+        if vars.get(&name).is_none() {
+            let env = std::env::var(canonical(&name)).or_else(|_| std::env::var(&name));
+            if let Ok(v) = env {
+                vars.set(&name, &v, Source::Environment);
+            }
+        }
+    }
+    vars.resolve(p.lang, &text)
+}
+
+impl Aim {
+    /// Aims `req` (of probe `p`) at this kubeconfig, namespace and context, unless the probe
+    /// names its own.
+    fn apply(&self, p: &crate::tsg::Probe, req: &mut ProbeRequest) {
+        req.target.kubeconfig = self.kubeconfig.clone();
+        if p.lang == Lang::Shell {
+            req.target.default_namespace = self.namespace.clone();
+            if req.target.namespace.is_none() {
+                req.target.namespace = self.namespace.clone();
+            }
+        }
+        if req.target.kube_context.is_none() {
+            // As kubectl: no --context means the kubeconfig's current context.
+            req.target.kube_context = self.context.clone().or_else(|| {
+                (p.lang == Lang::Shell && fanout::refusal(&p.code).is_none())
+                    .then(|| crate::query::kube::current_context(self.kubeconfig.clone()))
+                    .flatten()
+            });
+        }
+    }
+}
+
+/// Each runnable probe in order; the bool says "not run on purpose" (refused,
+/// long-running); the records go into the journal before the run (prior state,
+/// confirmation). Prior-state reads are steps of their own.
+pub async fn run_probes(
+    aim: &Aim,
+    node_id: &str,
+    probes: &[crate::tsg::Probe],
+    mut vars: Vars,
+    executors: Vec<Arc<dyn Executor>>,
+    (mode, pre, node_shell): (
+        &WriteMode,
+        &[String],
+        Option<&crate::query::entry::NodeShell>,
+    ),
+) -> Vec<(ProbeResult, bool, Vec<Record>)> {
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let config = RunnerConfig {
+        concurrency: if aim.contexts.is_some() {
+            crate::query::kube::fanout::DEFAULT_CONCURRENCY
+        } else {
+            RunnerConfig::default().concurrency
+        },
+        ..RunnerConfig::default()
+    };
+    let runner = Runner::new(config, executors, tx);
+    let mut out = Vec::new();
+    for p in probes.iter().filter(|p| p.lang != Lang::Text) {
+        // A mitigation stops at its first failed or refused step: the rest do not run.
+        if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
+            out.push((failed(node_id, p, e), false, Vec::new()));
+            continue;
+        }
+        let bindings = resolve(p, &mut vars);
+        let values = bindings.clone().unwrap_or_default();
+        let mut req = match ProbeRequest::from_probe_with(node_id, p, values, node_shell) {
+            Ok(r) => r,
+            Err(e) => {
+                // A node-shell command is refused on purpose, not failed.
+                let refused = matches!(e, crate::query::ProbeError::Refused { .. });
+                out.push((failed(node_id, p, e), refused, Vec::new()));
+                continue;
+            }
+        };
+        aim.apply(p, &mut req);
+        if req.class == SafetyClass::LongRunning {
+            let e = crate::query::ProbeError::Refused {
+                class: req.class,
+                reason: "it runs until stopped".into(),
+                what: "the TUI runs it as a background task; tsgnav run does not".into(),
+            };
+            out.push((failed(node_id, p, e), true, Vec::new()));
+            continue;
+        }
+        let confirmation = match mode.confirm(&mut req, node_id, pre) {
+            Ok(c) => c,
+            Err(e) => {
+                out.push((failed(node_id, p, e), true, Vec::new()));
+                continue;
+            }
+        };
+        if let Err(e) = bindings {
+            out.push((failed(node_id, p, e), false, Vec::new()));
+            continue;
+        }
+        // A probe that escapes the chosen target is refused before anything of it runs,
+        // the prior-state capture included.
+        if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
+            out.push((failed(node_id, p, e), true, Vec::new()));
+            continue;
+        }
+        let mut before = Vec::new();
+        if let Some(c) = confirmation {
+            before.push(Record::Confirmation(c));
+            match crate::query::capture::capture(&runner, &req).await {
+                Ok(caps) => {
+                    for (r, prior) in caps {
+                        out.push((r, false, std::mem::take(&mut before)));
+                        before.extend(prior.map(|c| {
+                            Record::PriorState(crate::tui::runtime::convert::prior_state(c))
+                        }));
+                    }
+                }
+                Err(e) => {
+                    out.push((failed(node_id, p, e), false, before));
+                    continue;
+                }
+            }
+        }
+        let refused = crate::query::runner::gate(&req).is_some();
+        let fan = aim.contexts.as_deref().filter(|_| {
+            p.lang == Lang::Shell
+                && runner
+                    .route(&req)
+                    .is_ok_and(|e| e.backend() != crate::query::Backend::Kube)
+        });
+        let r = match fan {
+            Some(pattern) => {
+                let kubeconfig = aim.kubeconfig.clone();
+                fanout::run(&runner, req, kubeconfig, pattern, Cancel::new()).await
+            }
+            None => runner.run(req, Cancel::new()).await,
+        };
+        vars.absorb(&r.captured);
+        out.push((r, refused, before));
+    }
+    out
+}
+
+/// In a write run, why the next step does not run: an earlier one failed or was refused.
+fn not_run(out: &[(ProbeResult, bool, Vec<Record>)]) -> Option<crate::query::ProbeError> {
+    use crate::query::{ProbeError, Status};
+    let (first, _, _) = out.iter().find(|(r, _, _)| match &r.status {
+        Status::Ok { .. } => false,
+        Status::Failed(ProbeError::Refused { class, .. }) => *class != SafetyClass::LongRunning,
+        Status::Failed(_) => true,
+    })?;
+    Some(ProbeError::Refused {
+        class: SafetyClass::Mutating,
+        reason: format!(
+            "not run: the earlier step {} did not succeed ({})",
+            first.id,
+            first.status.describe()
+        ),
+        what: "a mitigation stops at its first failed or refused step; fix that step and run \
+               the node again"
+            .into(),
+    })
+}
+
+/// A result for a probe that did not reach the runner (bad attributes, refused, missing value).
+pub fn failed(node_id: &str, p: &crate::tsg::Probe, e: crate::query::ProbeError) -> ProbeResult {
+    let backend = match p.lang {
+        Lang::Promql => crate::query::Backend::Prometheus,
+        Lang::Kql => crate::query::Backend::Kusto,
+        Lang::Http => crate::query::Backend::Http,
+        _ => crate::query::Backend::Shell,
+    };
+    ProbeResult::failed(
+        crate::query::ProbeId::new(node_id, p.line),
+        backend,
+        String::new(),
+        p.code.trim().to_string(),
+        e,
+    )
+}
