@@ -18,6 +18,34 @@ pub struct RouteHit {
     pub by: &'static str,
 }
 
+/// An alert's state as Alertmanager (API v2) names it. `unprocessed` (received, not yet
+/// routed by Alertmanager) is firing, so it reads as `active`, as the JSON output says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertState {
+    #[default]
+    #[serde(alias = "unprocessed")]
+    Active,
+    /// Silenced or inhibited.
+    Suppressed,
+}
+
+impl AlertState {
+    /// From the state string of the wire format; anything but `suppressed` is firing.
+    pub fn from_wire(s: &str) -> AlertState {
+        match s {
+            "suppressed" => AlertState::Suppressed,
+            _ => AlertState::Active,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertState::Active => "active",
+            AlertState::Suppressed => "suppressed",
+        }
+    }
+}
+
 /// One firing (or silenced) alert.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Alert {
@@ -29,8 +57,7 @@ pub struct Alert {
     pub starts_at: String,
     /// Unix seconds of `starts_at`, 0 when unknown.
     pub since: i64,
-    /// `active` or `suppressed`.
-    pub state: String,
+    pub state: AlertState,
     pub silenced_by: Vec<String>,
     pub inhibited_by: Vec<String>,
     /// The `runbook_url` annotation (routes the alert when no guide names it).
@@ -58,12 +85,60 @@ impl Alert {
     }
 }
 
+/// What kind of fault keeps a source from being read. Decided where the error is made (the
+/// runtime, from the client's typed error), never from the text shown to the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// No answer in time.
+    Slow,
+    /// HTTP 401 or 403.
+    Unauthorized,
+    /// Cannot connect (refused, DNS, dropped connection).
+    Down,
+    /// It answered, but not as an Alertmanager (API v2) answers.
+    Malformed,
+    /// Anything else.
+    Failing,
+}
+
+impl FaultKind {
+    /// How the evidence and the screen name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Slow => "slow (no answer in time)",
+            FaultKind::Unauthorized => "unauthorized (401/403)",
+            FaultKind::Down => "down (cannot connect)",
+            FaultKind::Malformed => "malformed answer",
+            FaultKind::Failing => "failing",
+        }
+    }
+}
+
+/// A source that could not be read: its name, the kind of fault and what went wrong (with
+/// the fix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFault {
+    pub source: String,
+    pub kind: FaultKind,
+    pub message: String,
+}
+
+impl SourceFault {
+    pub fn new(source: impl Into<String>, kind: FaultKind, message: impl Into<String>) -> Self {
+        SourceFault {
+            source: source.into(),
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
 /// What one background refresh produced (built by the runtime).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FiringUpdate {
     pub alerts: Vec<Alert>,
-    /// Sources that could not be read: (name, what went wrong, with the fix).
-    pub errors: Vec<(String, String)>,
+    /// Sources that could not be read.
+    pub errors: Vec<SourceFault>,
     /// Unix seconds when the refresh finished.
     pub at: i64,
 }
@@ -85,7 +160,7 @@ pub struct Firing {
     /// Sorted: grouped by alert name, groups by severity then age.
     pub alerts: Vec<Alert>,
     pub rows: Vec<Row>,
-    pub errors: Vec<(String, String)>,
+    pub errors: Vec<SourceFault>,
     /// The selected alert, when the selection is in this section (else in the guides list).
     pub sel: Option<usize>,
     /// Unix seconds of the last refresh.
@@ -115,7 +190,10 @@ impl Firing {
         }
     }
     pub fn active(&self) -> usize {
-        self.alerts.iter().filter(|a| a.state == "active").count()
+        self.alerts
+            .iter()
+            .filter(|a| a.state == AlertState::Active)
+            .count()
     }
 }
 
@@ -219,4 +297,22 @@ pub fn apply(lib: &Library, f: &mut Firing, u: FiringUpdate) {
 /// The age of an alert that started at `since`, as kubectl prints ages (`12m`, `3h20m`).
 pub fn age(since: i64, now: i64) -> String {
     crate::human::age_since(since, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AlertState;
+
+    #[test]
+    fn alert_states_read_as_alertmanager_writes_them() {
+        let read = |s: &str| serde_json::from_str::<AlertState>(s).ok();
+        assert_eq!(read(r#""active""#), Some(AlertState::Active));
+        assert_eq!(read(r#""unprocessed""#), Some(AlertState::Active));
+        assert_eq!(read(r#""suppressed""#), Some(AlertState::Suppressed));
+        assert_eq!(read(r#""Active""#), None);
+        let out = serde_json::to_string(&[AlertState::Active, AlertState::Suppressed]).ok();
+        assert_eq!(out.as_deref(), Some(r#"["active","suppressed"]"#));
+        assert_eq!(AlertState::from_wire("unprocessed"), AlertState::Active);
+        assert_eq!(AlertState::from_wire("suppressed"), AlertState::Suppressed);
+    }
 }

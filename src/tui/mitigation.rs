@@ -31,6 +31,9 @@ pub struct MitigationView {
     pub command: String,
     /// Context, namespace, cluster or URL, in words.
     pub target: String,
+    /// The target's namespace (as in `target`), so the screen names the command's own
+    /// namespace when it is another one.
+    pub namespace: Option<String>,
     /// The name to type back; `None` when the probe names no target (it cannot be confirmed).
     pub confirm_name: Option<String>,
     /// Where the command runs (`local`, `jail`, `pod router-7`), after the target.

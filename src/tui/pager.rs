@@ -11,7 +11,7 @@ use super::app::App;
 use crate::nav::Effect;
 use crate::tsg::ProbeRef;
 
-pub use super::stamp::{stale, stamp, started, Ran};
+pub use super::stamp::{stale, stamp, started, Ran, Stamp};
 
 /// Reading state kept apart from the rest of the app: the clock the runtime sets, when each
 /// output ran, and the open pager.
@@ -28,7 +28,7 @@ pub struct Reading {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pager {
     pub title: String,
-    pub stamp: String,
+    pub stamp: super::stamp::Stamp,
     pub command: String,
     pub lines: Vec<String>,
     pub top: usize,
@@ -80,7 +80,7 @@ fn tabular(lines: &[String]) -> bool {
 }
 
 impl Pager {
-    pub fn new(title: String, stamp: String, command: String, text: &str) -> Pager {
+    pub fn new(title: String, stamp: super::stamp::Stamp, command: String, text: &str) -> Pager {
         let lines: Vec<String> = text.lines().map(|l| l.replace('\t', "    ")).collect();
         Pager {
             // Tables keep their columns: no wrapping unless asked.

@@ -78,6 +78,7 @@ pub fn view(d: &SilenceDraft) -> MitigationView {
         vars: Vec::new(),
         command,
         target: format!("Alertmanager `{}`", d.source),
+        namespace: None,
         confirm_name: Some(d.source.clone()),
         place: None,
         dry_run: DryRunView::None("Alertmanager has no dry run for silences".into()),

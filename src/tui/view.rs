@@ -59,10 +59,7 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     }];
     // Where answers come from stays in sight whatever message is shown.
     if let Some(label) = &app.session.data_label {
-        let label = match label.split_once(" (") {
-            Some((short, _)) if compact => short,
-            _ => label,
-        };
+        let label = if compact { label.short() } else { label.text() };
         out.push(Span::styled(format!(" {label} "), t.get("ui.error")));
     }
     if !app.session.open.is_empty() {
@@ -203,7 +200,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
                     Live::Available if app.session.data_label.is_some() => Span::raw(""),
                     Live::Available => match &app.session.sandbox {
                         Some(sb) => Span::styled(
-                            format!("live queries on · sandbox: {sb}"),
+                            format!("live queries on · sandbox: {}", sb.text),
                             t.get("status.done"),
                         ),
                         None => Span::styled("live queries on", t.get("status.done")),

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tsgnav::query::alertmanager::{fetch_all, Alertmanager, Endpoint};
 use tsgnav::query::{Cancel, ProbeError};
+use tsgnav::tui::firing::FaultKind;
 use tsgnav::tui::runtime::firing::convert;
 
 use super::servers::{self, Fault};
@@ -77,8 +78,19 @@ async fn down_slow_401_and_malformed_are_each_a_clear_line() {
     let lines: Vec<String> = update
         .errors
         .iter()
-        .map(|(s, m)| format!("{s}: {m}"))
+        .map(|f| format!("{}: {}", f.source, f.message))
         .collect();
+    // The kind of each fault comes from the error's type, in the same order.
+    let kinds: Vec<FaultKind> = update.errors.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            FaultKind::Down,
+            FaultKind::Slow,
+            FaultKind::Unauthorized,
+            FaultKind::Malformed
+        ]
+    );
     assert!(
         lines[0].starts_with("down: cannot read http://127.0.0.1:")
             && lines[0].contains("connection refused")

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use tsgnav::nav::{Effect, Event, VarSource};
 use tsgnav::tui::app::{Live, Screen};
-use tsgnav::tui::firing::{Alert, Firing, FiringUpdate};
+use tsgnav::tui::firing::{Alert, AlertState, FaultKind, Firing, FiringUpdate, SourceFault};
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::{update, Action, App};
@@ -40,12 +40,12 @@ pub fn alert(name: &str, labels: &[(&str, &str)], minutes_ago: i64) -> Alert {
         labels: l,
         since: NOW - minutes_ago * 60,
         starts_at: "2026-09-21T10:00:00Z".into(),
-        state: "active".into(),
+        state: AlertState::Active,
         ..Alert::default()
     }
 }
 
-fn refresh(app: &mut App, alerts: Vec<Alert>, errors: Vec<(String, String)>) {
+fn refresh(app: &mut App, alerts: Vec<Alert>, errors: Vec<SourceFault>) {
     update(
         app,
         Action::Firing(Box::new(FiringUpdate {
@@ -222,10 +222,10 @@ fn an_unreachable_alertmanager_is_a_line_and_the_rest_works() {
     refresh(
         &mut app,
         vec![],
-        vec![(
-            "westus".into(),
-            "cannot read http://127.0.0.1:1: connection refused to 127.0.0.1:1; is it running?"
-                .into(),
+        vec![SourceFault::new(
+            "westus",
+            FaultKind::Down,
+            "cannot read http://127.0.0.1:1: connection refused to 127.0.0.1:1; is it running?",
         )],
     );
     let s = screen(&render(&mut app, 100, 24));

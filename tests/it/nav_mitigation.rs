@@ -68,6 +68,7 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
         vars: Vec::new(),
         command: "kubectl scale deployment maestro-agent -n maestro --replicas=0".into(),
         target: format!("context {CTX}"),
+        namespace: None,
         confirm_name: Some(CTX.into()),
         place: None,
         dry_run: DryRunView::Runnable("kubectl scale … --dry-run=server".into()),

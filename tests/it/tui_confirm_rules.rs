@@ -53,6 +53,7 @@ fn view(a: &App) -> MitigationView {
         ],
         command: "kubectl delete pod \"${ROUTER_POD}\" -n \"${OCM_NAMESPACE}\" --force".into(),
         target: format!("context {CTX}, namespace ${{OCM_NAMESPACE}}"),
+        namespace: Some("${OCM_NAMESPACE}".into()),
         confirm_name: Some(CTX.into()),
         place: None,
         dry_run: DryRunView::Runnable("kubectl delete … --dry-run=server".into()),

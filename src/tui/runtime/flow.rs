@@ -158,6 +158,7 @@ impl Probes {
                 }
                 _ => req.target.describe(),
             },
+            namespace: req.target.namespace.clone(),
             confirm_name: target_name(&req.target).map(str::to_string),
             place: Some(req.target.place.to_string()),
             dry_run: match &dry {

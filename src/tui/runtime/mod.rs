@@ -160,9 +160,11 @@ fn start_fx(
     if let (Some(r), Some(l)) = (recorder.as_mut(), live.as_ref()) {
         r.set_tracker(l.backends.tracker.clone());
     }
-    let sandbox = live
-        .as_ref()
-        .map(|l| crate::query::sandbox::describe_session(&l.backends.sandbox));
+    let sandbox = live.as_ref().map(|l| super::app::Sandbox {
+        text: crate::query::sandbox::describe_session(&l.backends.sandbox),
+        isolated: crate::query::jail::isolation(l.backends.sandbox.jail)
+            == crate::query::jail::Isolation::Jailed,
+    });
     let live = match live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
             app.session.live = super::app::Live::Available;
@@ -198,8 +200,11 @@ fn start_fx(
             Ok(h) => fx.firing = Some(h),
             Err(e) => {
                 app.firing.loading = false;
-                app.firing.errors =
-                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+                app.firing.errors = vec![crate::tui::firing::SourceFault::new(
+                    "alerts",
+                    crate::tui::firing::FaultKind::Failing,
+                    format!("cannot start the refresher: {e}"),
+                )];
             }
         }
     }

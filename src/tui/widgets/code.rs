@@ -48,11 +48,11 @@ pub fn render(
     let lang = info.split_whitespace().next().unwrap_or("");
     let mut head = vec![Span::styled("┌─ ", frame)];
     let mut result = None;
-    let mut stamp = "";
+    let mut stamp = None;
     let mut streaming = None;
     if let Some((i, p)) = probe {
         streaming = p.streaming;
-        stamp = &p.stamp;
+        stamp = Some(&p.stamp);
         let name = p
             .probe
             .attrs
@@ -106,15 +106,15 @@ pub fn render(
         } else {
             t.get("ui.error")
         };
-        if !stamp.is_empty() {
-            let st = if stamp.contains("STALE") {
+        if let Some(stamp) = stamp.filter(|st| !st.is_empty()) {
+            let st = if stamp.stale {
                 t.get("ui.error")
             } else {
                 t.get("ui.dim")
             };
             out.push(Line::from(vec![
                 Span::styled("  ⎿ ", s),
-                Span::styled(truncate(stamp, width.saturating_sub(4)), st),
+                Span::styled(truncate(&stamp.text, width.saturating_sub(4)), st),
             ]));
         }
         if r.text.lines().count() > 200 || r.text.lines().any(|l| super::wrap::width(l) > width) {

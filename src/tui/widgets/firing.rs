@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use super::wrap::truncate;
 use crate::tui::app::App;
-use crate::tui::firing::{age, Row};
+use crate::tui::firing::{age, AlertState, Row};
 
 /// How many lines the section takes out of `avail` (at most half, at least its title).
 pub fn height(app: &App, avail: u16) -> u16 {
@@ -39,9 +39,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
         )
     };
     lines.push(Line::styled(truncate(&title, w), t.get("ui.alert")));
-    for (src, msg) in &fr.errors {
+    for e in &fr.errors {
         lines.push(Line::styled(
-            truncate(&format!("✗ {src}: {msg}"), w),
+            truncate(&format!("✗ {}: {}", e.source, e.message), w),
             t.get("ui.error"),
         ));
     }
@@ -85,12 +85,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
                     continue;
                 };
                 let place = a.place();
-                let state = if a.state == "active" {
+                let active = a.state == AlertState::Active;
+                let state = if active {
                     String::new()
                 } else if !a.silenced_by.is_empty() {
                     " · silenced".into()
                 } else {
-                    format!(" · {}", a.state)
+                    format!(" · {}", a.state.as_str())
                 };
                 let text = format!(
                     "    {} · {} · {} · {}{state}",
@@ -103,7 +104,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
                     age(a.since, fr.at),
                     a.source
                 );
-                let style = if a.state == "active" {
+                let style = if active {
                     t.get("md.strong")
                 } else {
                     t.get("ui.dim")

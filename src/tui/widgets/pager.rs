@@ -44,7 +44,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let stamp_rows: Vec<String> = if p.stamp.is_empty() {
         Vec::new()
     } else {
-        rows(&p.stamp, w.saturating_sub(2).max(1))
+        rows(&p.stamp.text, w.saturating_sub(2).max(1))
             .into_iter()
             .take(3)
             .collect()
@@ -66,7 +66,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let (first, skip) = p.locate(top, text_w);
     let last = p.locate(top + body_h.max(1) - 1, text_w).0;
     let mut out: Vec<Line> = Vec::new();
-    let stale = p.stamp.contains("STALE");
+    let stale = p.stamp.stale;
     out.push(Line::styled(
         format!(" Output · {} ", p.title),
         t.get("ui.title"),

@@ -1,0 +1,139 @@
+//! Decisions the navigator makes from typed values, never from words of text it formatted
+//! itself: an output is painted stale from its stamp's flag (a value named `STALE-x` is not
+//! stale), and an evidence session is recorded as simulated from the data label's kind (a
+//! replayed session whose id says DEMO is not simulated). Pure TestBackend and a journal in
+//! a temporary folder: fast, no servers.
+
+use ratatui::style::Style;
+use tsgnav::evidence::{Note, Record, SessionLog};
+use tsgnav::nav::{Cmd, Var, VarSource};
+use tsgnav::tsg::{Outcome, ProbeRef};
+use tsgnav::tui::app::{DataLabel, ProbeResult};
+use tsgnav::tui::keymap::Keymap;
+use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::pager::Ran;
+use tsgnav::tui::runtime::record::Recorder;
+use tsgnav::tui::theme::Theme;
+use tsgnav::tui::{Action, App};
+
+use crate::tui_common::{id, keys, render};
+
+/// An app in colour on Step 2d, whose first probe ran with `NODE_NAME=ran_with` and whose
+/// value is now `now`.
+fn ran_on_step(ran_with: &str, now: &str) -> App {
+    let (lib, errors) = tsgnav::load::load_library(&[crate::common::root().join("tsg")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut app = App::new(lib, Keymap::bundled(), Theme::bundled(false));
+    let step = id("Step 2d:");
+    nav_cmd(&mut app, Cmd::Goto(step.clone()));
+    let key = ProbeRef::new(step.as_str(), 0);
+    app.probes.results.insert(
+        key.clone(),
+        ProbeResult {
+            outcome: Outcome::Exited(0),
+            ok: true,
+            text: "NAME   STATUS\nnode-1 Ready\n".into(),
+            series: Vec::new(),
+        },
+    );
+    app.probes.generation += 1;
+    app.reading.ran.insert(
+        key,
+        Ran {
+            at: "03:12:09".into(),
+            vars: vec![("NODE_NAME".into(), ran_with.into())],
+        },
+    );
+    app.nav.vars.insert(
+        "NODE_NAME".into(),
+        Var {
+            value: now.into(),
+            source: VarSource::Typed,
+        },
+    );
+    app
+}
+
+/// The style of the first cell of the first row that contains `needle`.
+fn style_of(app: &mut App, needle: &str) -> Style {
+    let term = render(app, 140, 45);
+    let buf = term.backend().buffer();
+    let width = usize::from(buf.area.width);
+    for y in 0..buf.area.height {
+        let row: String = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        if let Some(at) = row.find(needle) {
+            let col = row[..at].chars().count().min(width - 1);
+            let x = u16::try_from(col).expect("a column");
+            return buf[(x, y)].style();
+        }
+    }
+    panic!("`{needle}` is not on screen");
+}
+
+#[test]
+fn a_value_named_stale_does_not_paint_the_output_red() {
+    let error = Theme::bundled(false).get("ui.error").fg;
+    assert!(error.is_some(), "the bundled theme colours errors");
+    // In the step's probe frame.
+    let mut app = ran_on_step("STALE-x", "STALE-x");
+    let fresh = style_of(&mut app, "ran 03:12:09 with NODE_NAME=STALE-x");
+    assert_ne!(
+        fresh.fg, error,
+        "an output that is not stale is not painted as an error"
+    );
+    // In the pager.
+    keys(&mut app, "o");
+    let fresh = style_of(&mut app, "ran 03:12:09 with NODE_NAME=STALE-x");
+    assert_ne!(fresh.fg, error, "the pager's stamp either");
+}
+
+#[test]
+fn a_changed_value_paints_the_output_stale() {
+    let error = Theme::bundled(false).get("ui.error").fg;
+    let mut app = ran_on_step("node-1", "node-2");
+    let stale = style_of(&mut app, "STALE: NODE_NAME is now node-2");
+    assert_eq!(stale.fg, error, "the step's stamp is painted as an error");
+    keys(&mut app, "o");
+    let stale = style_of(&mut app, "STALE: NODE_NAME is now node-2");
+    assert_eq!(stale.fg, error, "the pager's stamp too");
+}
+
+/// Whether the evidence session a recorder opens for `app` is marked simulated.
+fn recorded_simulated(label: Option<DataLabel>) -> bool {
+    let state = tempfile::tempdir().expect("a temporary folder");
+    let (lib, _) = tsgnav::load::load_library(&[crate::common::root().join("tsg")]);
+    let mut app = App::new(lib, Keymap::bundled(), Theme::bundled(true));
+    nav_cmd(&mut app, Cmd::Goto(id("Step 2d:")));
+    app.session.data_label = label;
+    let mut rec = Recorder::new(state.path().to_path_buf(), &[]);
+    let said = rec.record(
+        &app,
+        Record::Note(Note {
+            text: "a note".into(),
+            ..Note::default()
+        }),
+    );
+    let dir = said
+        .iter()
+        .find_map(|a| match a {
+            Action::EvidenceStarted(d) => Some(d.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("a session opened: {said:?}"));
+    let log = SessionLog::read(std::path::Path::new(&dir)).expect("the journal reads");
+    log.start().expect("a session start").simulated
+}
+
+#[test]
+fn only_the_demo_is_recorded_simulated_whatever_a_label_says() {
+    assert!(recorded_simulated(Some(DataLabel::Demo)));
+    assert!(!recorded_simulated(None));
+    // A replayed session whose id has DEMO in it shows "REPLAY of DEMO DATA …": not simulated.
+    let replay = DataLabel::Replay {
+        id: "DEMO DATA".into(),
+    };
+    assert!(replay.text().contains("DEMO"));
+    assert!(!recorded_simulated(Some(replay)));
+}
