@@ -10,6 +10,40 @@ use super::scroll::help_scroll_to;
 use super::search;
 use crate::nav::{Cmd, Effect};
 
+/// What a handler hands back to `update`: the effects it made, or a command to run as if its
+/// key was pressed (the mouse wheel on the library, a `:` line). Handlers never call
+/// `update` themselves.
+#[derive(Debug)]
+pub enum Then {
+    Done(Vec<Effect>),
+    Run(Command),
+}
+
+impl From<Vec<Effect>> for Then {
+    fn from(effects: Vec<Effect>) -> Then {
+        Then::Done(effects)
+    }
+}
+
+/// The effects of a handler's answer, running the command it asked for.
+fn then(app: &mut App, t: Then) -> Vec<Effect> {
+    match t {
+        Then::Done(effects) => effects,
+        Then::Run(c) => run_command(app, c),
+    }
+}
+
+/// Runs a command as `update(app, Action::Command(c))` does: it redraws, and any command
+/// but quitting disarms the quit questions.
+fn run_command(app: &mut App, c: Command) -> Vec<Effect> {
+    app.dirty = true;
+    if !matches!(c, Command::Quit | Command::ForceQuit) {
+        app.session.quit_armed = false;
+        app.guard.ctrl_c_armed = false;
+    }
+    command(app, c)
+}
+
 /// Applies one action. Sets `app.dirty` when the screen must be redrawn.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     app.dirty = true;
@@ -39,7 +73,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 return Vec::new();
             }
             if app.input.is_some() {
-                return super::input::key(app, ev);
+                let t = super::input::key(app, ev);
+                return then(app, t);
             }
             if app.reading.pager.is_some() {
                 return super::pager::key(app, ev);
@@ -70,14 +105,17 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 "guide"
             };
             match app.keymap.lookup(ctx, &ev) {
-                Some(c) => update(app, Action::Command(c)),
+                Some(c) => run_command(app, c),
                 None => {
                     app.dirty = false;
                     Vec::new()
                 }
             }
         }
-        Action::Mouse(m) => super::mouse::mouse(app, m),
+        Action::Mouse(m) => {
+            let t = super::mouse::mouse(app, m);
+            then(app, t)
+        }
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {
             super::scroll::drawn(app, v);

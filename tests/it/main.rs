@@ -136,5 +136,5 @@ mod tui_resume;
 mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
-mod tui_typed_decisions;
+mod tui_interior;
 mod waves;

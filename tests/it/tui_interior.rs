@@ -1,9 +1,11 @@
-//! Decisions the navigator makes from typed values, never from words of text it formatted
-//! itself: an output is painted stale from its stamp's flag (a value named `STALE-x` is not
-//! stale), and an evidence session is recorded as simulated from the data label's kind (a
-//! replayed session whose id says DEMO is not simulated). Pure TestBackend and a journal in
-//! a temporary folder: fast, no servers.
+//! The navigator's interior. Decisions come from typed values, never from words of text it
+//! formatted itself: an output is painted stale from its stamp's flag (a value named
+//! `STALE-x` is not stale), and an evidence session is recorded as simulated from the data
+//! label's kind (a replayed session whose id says DEMO is not simulated). The mouse and the
+//! `:` palette hand commands back to `update` instead of calling it. Pure TestBackend and a
+//! journal in a temporary folder: fast, no servers.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::style::Style;
 use tsgnav::evidence::{Note, Record, SessionLog};
 use tsgnav::nav::{Cmd, Var, VarSource};
@@ -13,10 +15,14 @@ use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::pager::Ran;
 use tsgnav::tui::runtime::record::Recorder;
+use tsgnav::tui::command::Command;
+use tsgnav::tui::mouse::mouse;
+use tsgnav::tui::palette::palette;
 use tsgnav::tui::theme::Theme;
-use tsgnav::tui::{Action, App};
+use tsgnav::tui::update::Then;
+use tsgnav::tui::{update, Action, App};
 
-use crate::tui_common::{id, keys, render};
+use crate::tui_common::{app, id, keys, render};
 
 /// An app in colour on Step 2d, whose first probe ran with `NODE_NAME=ran_with` and whose
 /// value is now `now`.
@@ -136,4 +142,44 @@ fn only_the_demo_is_recorded_simulated_whatever_a_label_says() {
     };
     assert!(replay.text().contains("DEMO"));
     assert!(!recorded_simulated(Some(replay)));
+}
+
+#[test]
+fn the_palette_hands_a_command_back_and_update_runs_it() {
+    let mut a = app();
+    // A line naming a key's command comes back as that command; nothing ran yet.
+    let t = palette(&mut a, "q");
+    assert!(matches!(t, Then::Run(Command::Quit)), "{t:?}");
+    assert!(!a.session.quit && !a.session.quit_armed);
+    // Commands with an argument and `:help` are carried out by the palette itself.
+    assert!(matches!(palette(&mut a, "help"), Then::Done(_)));
+    assert!(a.screen.help);
+    let t = palette(&mut a, "nope-at-all");
+    assert!(matches!(t, Then::Done(ref e) if e.is_empty()), "{t:?}");
+    assert!(a.notice.as_ref().is_some_and(|n| n.is_error()));
+    // Through `update`, `:q` is the quit key: nothing ran, so it quits at once.
+    let mut b = app();
+    keys(&mut b, ":");
+    update(&mut b, Action::Key(KeyEvent::from(KeyCode::Char('q'))));
+    update(&mut b, Action::Key(KeyEvent::from(KeyCode::Enter)));
+    assert!(b.session.quit, "`:q` quit");
+}
+
+#[test]
+fn the_wheel_on_the_library_is_the_next_item_command() {
+    let mut a = app();
+    let wheel = |kind| MouseEvent {
+        kind,
+        column: 1,
+        row: 3,
+        modifiers: KeyModifiers::NONE,
+    };
+    let t = mouse(&mut a, wheel(MouseEventKind::ScrollDown));
+    assert!(matches!(t, Then::Run(Command::NextItem)), "{t:?}");
+    assert_eq!(a.search.sel, 0, "the handler moved nothing itself");
+    update(&mut a, Action::Mouse(wheel(MouseEventKind::ScrollDown)));
+    update(&mut a, Action::Mouse(wheel(MouseEventKind::ScrollDown)));
+    assert_eq!(a.search.sel, 2);
+    update(&mut a, Action::Mouse(wheel(MouseEventKind::ScrollUp)));
+    assert_eq!(a.search.sel, 1);
 }
