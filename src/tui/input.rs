@@ -4,10 +4,11 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::{App, Input, Screen};
+use super::effect::Effect;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::search;
 use super::update::Then;
-use crate::nav::{Cmd, Effect, VarSource};
+use crate::nav::{Cmd, VarSource};
 
 /// A key while an input is open (Enter on a `:` line may hand a command back to `update`).
 pub fn key(app: &mut App, ev: KeyEvent) -> Then {

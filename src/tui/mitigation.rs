@@ -9,7 +9,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 use crate::tsg::{ProbeRef, SafetyClass};
 
 /// What the runtime prepared for the screen (plain text, after substitution).

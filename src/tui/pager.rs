@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 use crate::tsg::ProbeRef;
 
 pub use super::stamp::{stale, stamp, started, Ran, Stamp};

@@ -4,9 +4,10 @@
 
 use super::app::App;
 use super::command::Command;
+use super::effect::Effect;
 use super::navigate::nav_cmd;
 use super::update::Then;
-use crate::nav::{AlertContext, Cmd, Effect, VarSource};
+use crate::nav::{AlertContext, Cmd, VarSource};
 
 /// Runs one palette line: what it did, or the command `update` runs as if its key was
 /// pressed.

@@ -9,10 +9,10 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::app::App;
+use super::effect::Effect;
 use super::firing::SilenceDraft;
 use super::mitigation::{DryRunView, Mitigation, MitigationView};
 use crate::mitigate::OpenMitigation;
-use crate::nav::Effect;
 use crate::tsg::SafetyClass;
 
 /// A silence this session created and has not expired.

@@ -5,10 +5,11 @@
 use super::action::Action;
 use super::app::{App, Input, Item, Panel, Screen};
 use super::command::Command;
+use super::effect::Effect;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::scroll::help_scroll_to;
 use super::search;
-use crate::nav::{Cmd, Effect};
+use crate::nav::Cmd;
 
 /// What a handler hands back to `update`: the effects it made, or a command to run as if its
 /// key was pressed (the mouse wheel on the library, a `:` line). Handlers never call

@@ -5,9 +5,10 @@
 
 use super::action::Action;
 use super::app::{App, Evidence, ProbeResult};
+use super::effect::Effect;
 use super::mitigation::Mitigation;
 use super::state::Streaming;
-use crate::nav::{self, Cmd, Effect};
+use crate::nav::{self, Cmd};
 
 /// Folds a worker's result into the state, whatever the screen.
 pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {

@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use tsgnav::nav::{Effect, Event, VarSource};
+use tsgnav::nav::{Effect as NavEffect, Event, VarSource};
 use tsgnav::tui::app::{Live, Screen};
 use tsgnav::tui::firing::{Alert, AlertState, FaultKind, Firing, FiringUpdate, SourceFault};
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::theme::Theme;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use super::tui_common::{keys, render, screen};
@@ -122,10 +123,12 @@ fn enter_lands_on_the_routed_step_with_the_labels_as_variables() {
     assert_eq!(app.nav.vars["CLUSTER"].value, "mc-eastus-1");
     // The alert goes into the evidence with its labels.
     assert!(fx.iter().any(|e| matches!(e,
-        Effect::Record(Event::AlertReceived { name, labels })
+        Effect::Nav(NavEffect::Record(Event::AlertReceived { name, labels }))
             if name == "IngressGatewayLatencyHigh" && labels["cluster"] == "mc-eastus-1")));
     // Without auto_run nothing started.
-    assert!(!fx.iter().any(|e| matches!(e, Effect::RunProbe { .. })));
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, Effect::Nav(NavEffect::RunProbe { .. }))));
     // The variables panel names the label each value came from.
     keys(&mut app, "v");
     let s = screen(&render(&mut app, 120, 40));
@@ -198,7 +201,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     let started: Vec<(usize, &BTreeMap<String, String>)> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::RunProbe { probe, bindings } => Some((probe.index, bindings)),
+            Effect::Nav(NavEffect::RunProbe { probe, bindings }) => Some((probe.index, bindings)),
             _ => None,
         })
         .collect();
@@ -211,7 +214,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     assert_eq!(started[0].1["NAMESPACE"], "gw-east");
     assert!(!fx
         .iter()
-        .any(|e| matches!(e, Effect::NeedsMitigationFlow { .. })));
+        .any(|e| matches!(e, Effect::Nav(NavEffect::NeedsMitigationFlow { .. }))));
     let msg = app.notice.clone().expect("a message").text;
     assert!(msg.contains("started its 2 read-only probes"), "{msg}");
 }

@@ -5,11 +5,12 @@
 //! restore's value prompt is filled with the count captured before the scale-down.
 
 use tsgnav::mitigate::OpenMitigation;
-use tsgnav::nav::{Cmd, Effect};
+use tsgnav::nav::{Cmd, Effect as NavEffect};
 use tsgnav::tsg::SafetyClass;
 use tsgnav::tui::app::{Input, Item, Live};
 use tsgnav::tui::mitigation::{DryRunView, Focus, MitigationView};
 use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use crate::tui_common::{app, item_index, keys, type_text};
@@ -110,7 +111,7 @@ fn in_write_mode_a_mutating_probe_asks_the_runtime_for_its_screen_with_its_value
     select_probe(&mut a, 1);
     let fx = keys(&mut a, "r");
     match fx.as_slice() {
-        [Effect::NeedsMitigationFlow { probe, class, .. }] if probe.index == 1 => {
+        [Effect::Nav(NavEffect::NeedsMitigationFlow { probe, class, .. })] if probe.index == 1 => {
             assert_eq!(*class, SafetyClass::Mutating)
         }
         other => panic!("expected the mitigation flow, got {other:?}"),
@@ -245,7 +246,10 @@ fn open_mitigations_show_and_are_raised_before_quit_and_export() {
     assert!(message(&a).contains("Run :export again"));
     keys(&mut a, ":");
     type_text(&mut a, "export");
-    assert_eq!(keys(&mut a, "<Enter>"), vec![Effect::Export]);
+    assert_eq!(
+        keys(&mut a, "<Enter>"),
+        vec![Effect::Nav(NavEffect::Export)]
+    );
     keys(&mut a, "q");
     keys(&mut a, "q");
     assert!(a.session.quit);
@@ -269,7 +273,7 @@ fn a_restore_prompt_is_filled_with_the_count_captured_before_the_scale_down() {
     assert!(message(&a).contains("the count captured before deployment/maestro-agent"));
     let fx = keys(&mut a, "<Enter>");
     match fx.as_slice() {
-        [Effect::NeedsMitigationFlow { bindings, .. }] => {
+        [Effect::Nav(NavEffect::NeedsMitigationFlow { bindings, .. })] => {
             assert_eq!(bindings.get("ORIG_REPLICAS").map(String::as_str), Some("3"));
         }
         other => panic!("expected the mitigation flow, got {other:?}"),

@@ -5,11 +5,12 @@
 //! something would be lost.
 
 use tsgnav::mitigate::OpenMitigation;
-use tsgnav::nav::{Cmd, Effect};
+use tsgnav::nav::Cmd;
 use tsgnav::tsg::{ProbeRef, SafetyClass};
 use tsgnav::tui::app::Live;
 use tsgnav::tui::mitigation::{show_values, DryRunView, Focus, MitigationView};
 use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use crate::tui_common::{app, keys, render, screen, type_text};

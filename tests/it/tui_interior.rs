@@ -11,13 +11,13 @@ use tsgnav::evidence::{Note, Record, SessionLog};
 use tsgnav::nav::{Cmd, Var, VarSource};
 use tsgnav::tsg::{Outcome, ProbeRef};
 use tsgnav::tui::app::{DataLabel, ProbeResult};
+use tsgnav::tui::command::Command;
 use tsgnav::tui::keymap::Keymap;
+use tsgnav::tui::mouse::mouse;
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::pager::Ran;
-use tsgnav::tui::runtime::record::Recorder;
-use tsgnav::tui::command::Command;
-use tsgnav::tui::mouse::mouse;
 use tsgnav::tui::palette::palette;
+use tsgnav::tui::runtime::record::Recorder;
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::update::Then;
 use tsgnav::tui::{update, Action, App};
@@ -182,4 +182,43 @@ fn the_wheel_on_the_library_is_the_next_item_command() {
     assert_eq!(a.search.sel, 2);
     update(&mut a, Action::Mouse(wheel(MouseEventKind::ScrollUp)));
     assert_eq!(a.search.sel, 1);
+}
+
+/// The variants of `nav::Effect`, read from its definition.
+fn nav_effect_variants(src: &str) -> Vec<String> {
+    let start = src.find("pub enum Effect {").expect("nav::Effect is defined");
+    let body = &src[start..];
+    let end = body.find("\n}").expect("its end");
+    body[..end]
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.strip_prefix("    "))
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|l| {
+            l.chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect::<String>()
+        })
+        .collect()
+}
+
+#[test]
+fn nav_effects_are_only_those_nav_makes() {
+    let dir = crate::common::root().join("src/nav");
+    let defs = std::fs::read_to_string(dir.join("mod.rs")).unwrap();
+    let variants = nav_effect_variants(&defs);
+    assert!(variants.len() >= 5, "{variants:?}");
+    let mut made = String::new();
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("mod.rs") {
+            made.push_str(&std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    for v in &variants {
+        assert!(
+            made.contains(&format!("Effect::{v}")),
+            "nav::Effect::{v} is never made by nav: it belongs to tui::Effect"
+        );
+    }
 }

@@ -2,13 +2,16 @@
 //! probe's header says NOT ISOLATED, and its key runs it only on the second press, after the
 //! status line named the risk; with the jail, one press runs it.
 
-use tsgnav::nav::Effect;
+use tsgnav::nav::Effect as NavEffect;
 use tsgnav::tui::app::{Live, Sandbox};
+use tsgnav::tui::Effect;
 
 use super::tui_common::{at_alert, keys, node_lines};
 
 fn runs(effects: &[Effect]) -> bool {
-    effects.iter().any(|e| matches!(e, Effect::RunProbe { .. }))
+    effects
+        .iter()
+        .any(|e| matches!(e, Effect::Nav(NavEffect::RunProbe { .. })))
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! cycles, `G` stops at the last page, `y`/`Y` ask the runtime to copy, `q` closes, and `o`
 //! on a step without output says what to do.
 
-use tsgnav::nav::Effect;
 use tsgnav::tui::app::{Item, ProbeResult};
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action};
 
 use crate::tui_common::{at_alert, item_index, keys, render, screen, type_text};

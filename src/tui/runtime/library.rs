@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use super::Msg;
 use crate::load::{self, Cache};
-use crate::nav::{Cmd, Effect, VarSource};
+use crate::nav::{Cmd, VarSource};
 use crate::tsg::Guide;
 use crate::tui::app::App;
+use crate::tui::effect::Effect;
 
 /// How soon the first batch of parsed guides is handed to the screen. Each later batch waits
 /// twice as long as the one before, up to [`BATCH_MAX`]: every batch re-links and re-indexes

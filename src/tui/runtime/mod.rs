@@ -37,7 +37,7 @@ use super::action::Action;
 use super::app::App;
 use super::frame::FrameState;
 use super::view;
-use crate::nav::Effect;
+use crate::tui::effect::Effect;
 use fx::Fx;
 
 /// Leaves the alternate screen and raw mode; safe to call more than once.
