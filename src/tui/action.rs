@@ -73,4 +73,10 @@ pub enum Action {
     SilenceExpired(String),
     /// A background refresh of the firing alerts.
     Firing(Box<crate::tui::firing::FiringUpdate>),
+    /// The wall clock (local HH:MM:SS), sent by the runtime when it changed: outputs are
+    /// stamped with it ("ran 03:12:09 with …"). Changes nothing on screen.
+    Tick(String),
+    /// Guides read in the background joined the library (the last batch carries the
+    /// start-up commands that waited for them).
+    Guides(Box<crate::tui::loading::GuideBatch>),
 }

@@ -47,6 +47,10 @@ fn run_command(app: &mut App, c: Command) -> Vec<Effect> {
 
 /// Applies one action. Sets `app.dirty` when the screen must be redrawn.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    if let Action::Tick(now) = action {
+        app.reading.now = now;
+        return Vec::new();
+    }
     app.dirty = true;
     if !matches!(
         action,
@@ -56,6 +60,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             | Action::Mouse(_)
             | Action::Resize(..)
             | Action::Drawn(_)
+            | Action::Guides(_)
     ) {
         app.session.quit_armed = false;
         app.guard.ctrl_c_armed = false;
@@ -128,6 +133,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             super::firing::apply(&app.lib, &mut app.firing, *u);
             Vec::new()
         }
+        Action::Guides(b) => super::loading::arrive(app, *b),
         a => super::worker::worker(app, a),
     }
 }

@@ -2,7 +2,8 @@
 //! formatted itself: an output is painted stale from its stamp's flag (a value named
 //! `STALE-x` is not stale), and an evidence session is recorded as simulated from the data
 //! label's kind (a replayed session whose id says DEMO is not simulated). The mouse and the
-//! `:` palette hand commands back to `update` instead of calling it. Pure TestBackend and a
+//! `:` palette hand commands back to `update` instead of calling it; the clock and guide
+//! batches arrive as actions. `nav::Effect` has only what `nav` makes. Pure TestBackend and a
 //! journal in a temporary folder: fast, no servers.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
@@ -13,6 +14,7 @@ use tsgnav::tsg::{Outcome, ProbeRef};
 use tsgnav::tui::app::{DataLabel, ProbeResult};
 use tsgnav::tui::command::Command;
 use tsgnav::tui::keymap::Keymap;
+use tsgnav::tui::loading::GuideBatch;
 use tsgnav::tui::mouse::mouse;
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::pager::Ran;
@@ -186,7 +188,9 @@ fn the_wheel_on_the_library_is_the_next_item_command() {
 
 /// The variants of `nav::Effect`, read from its definition.
 fn nav_effect_variants(src: &str) -> Vec<String> {
-    let start = src.find("pub enum Effect {").expect("nav::Effect is defined");
+    let start = src
+        .find("pub enum Effect {")
+        .expect("nav::Effect is defined");
     let body = &src[start..];
     let end = body.find("\n}").expect("its end");
     body[..end]
@@ -221,4 +225,49 @@ fn nav_effects_are_only_those_nav_makes() {
             "nav::Effect::{v} is never made by nav: it belongs to tui::Effect"
         );
     }
+}
+
+#[test]
+fn guide_batches_arrive_as_actions_and_the_last_applies_what_waited() {
+    let (lib, _) = tsgnav::load::load_library(&[crate::common::root().join("tsg")]);
+    let mut app = App::new(Default::default(), Keymap::bundled(), Theme::bundled(true));
+    let (first, rest) = lib.guides.split_at(1);
+    let batch = |guides: &[tsgnav::tsg::Guide], loaded, done, pending| {
+        Action::Guides(Box::new(GuideBatch {
+            guides: guides.to_vec(),
+            loaded,
+            total: lib.guides.len(),
+            done,
+            pending,
+        }))
+    };
+    let fx = update(&mut app, batch(first, 1, None, Vec::new()));
+    assert!(fx.is_empty());
+    assert_eq!(app.lib.guides.len(), 1);
+    assert_eq!(app.session.loading, Some((1, lib.guides.len())));
+    // The alert waits for the last batch, then lands where the whole library routes it.
+    let land = Cmd::Alert(tsgnav::nav::AlertContext {
+        name: crate::tui_common::ALERT.into(),
+        ..Default::default()
+    });
+    update(
+        &mut app,
+        batch(rest, lib.guides.len(), Some(false), vec![land]),
+    );
+    assert_eq!(app.lib.guides.len(), lib.guides.len());
+    assert_eq!(app.session.loading, None);
+    let at = app.current_id().expect("landed on the alert's step");
+    assert!(at.starts_with(crate::tui_common::SWIFT), "{at}");
+}
+
+#[test]
+fn the_clock_is_an_action_that_draws_nothing_and_stamps_the_next_run() {
+    let mut a = app();
+    a.dirty = false;
+    let fx = update(&mut a, Action::Tick("03:12:09".into()));
+    assert!(fx.is_empty() && !a.dirty, "a tick redraws nothing");
+    assert_eq!(a.reading.now, "03:12:09");
+    let key = ProbeRef::new("x.md#y", 0);
+    tsgnav::tui::stamp::started(&mut a, key.clone(), Vec::new());
+    assert_eq!(a.reading.ran[&key].at, "03:12:09");
 }

@@ -101,7 +101,7 @@ pub enum Msg {
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
     /// Guides read in the background.
-    Guides(Box<library::Batch>),
+    Guides(Box<crate::tui::loading::GuideBatch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
         probe: crate::tsg::ProbeRef,
