@@ -154,21 +154,21 @@ pub enum Row {
 #[derive(Debug, Clone, Default)]
 pub struct Firing {
     /// An Alertmanager is configured or `--alertmanager-url` was given.
-    pub enabled: bool,
+    pub(in crate::tui) enabled: bool,
     /// No answer yet.
-    pub loading: bool,
+    pub(in crate::tui) loading: bool,
     /// Sorted: grouped by alert name, groups by severity then age.
-    pub alerts: Vec<Alert>,
-    pub rows: Vec<Row>,
-    pub errors: Vec<SourceFault>,
+    pub(in crate::tui) alerts: Vec<Alert>,
+    pub(in crate::tui) rows: Vec<Row>,
+    pub(in crate::tui) errors: Vec<SourceFault>,
     /// The selected alert, when the selection is in this section (else in the guides list).
-    pub sel: Option<usize>,
+    pub(in crate::tui) sel: Option<usize>,
     /// Unix seconds of the last refresh.
-    pub at: i64,
+    pub(in crate::tui) at: i64,
     /// Silences this session created and has not expired.
-    pub created: Vec<super::silence::Created>,
+    pub(in crate::tui) created: Vec<super::silence::Created>,
     /// Silences whose expiry was just offered: the next `x` expires them.
-    pub expire_offer: Vec<super::silence::Created>,
+    pub(in crate::tui) expire_offer: Vec<super::silence::Created>,
 }
 
 /// A proposed silence: what the confirmation screen shows and the runtime sends.
@@ -189,6 +189,69 @@ impl Firing {
             ..Firing::default()
         }
     }
+    /// Whether an Alertmanager (or `--alertmanager-url`) feeds the section.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+    /// Sorted: grouped by alert name, groups by severity then age.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+    /// The sources that could not be read at the last refresh.
+    pub fn errors(&self) -> &[SourceFault] {
+        &self.errors
+    }
+    /// The selected alert, when the selection is in this section.
+    pub fn selected(&self) -> Option<usize> {
+        self.sel
+    }
+    /// Silences this session created and has not expired.
+    pub fn created(&self) -> &[super::silence::Created] {
+        &self.created
+    }
+    /// Silences whose expiry was just offered.
+    pub fn expire_offer(&self) -> &[super::silence::Created] {
+        &self.expire_offer
+    }
+    /// The source of firing alerts could not be started: the section says why.
+    pub fn failed_to_start(&mut self, why: String) {
+        self.loading = false;
+        self.errors = vec![SourceFault::new("alerts", FaultKind::Failing, why)];
+    }
+
+    /// Routes the alerts again after guides joined the library: an alert that arrived before
+    /// the guide naming it was loaded routes now. Keeps the order and the selection.
+    pub fn reroute(&mut self, lib: &Library) {
+        route_all(lib, &mut self.alerts);
+    }
+
+    /// Folds a refresh into the section, keeping the selected alert selected.
+    pub fn apply(&mut self, lib: &Library, u: FiringUpdate) {
+        let first = self.loading;
+        let selected = self.sel.and_then(|i| self.alerts.get(i)).map(|a| {
+            let (s, l) = key(a);
+            (s.to_string(), l.clone())
+        });
+        self.alerts = arrange(lib, u.alerts);
+        self.rows = rows(&self.alerts);
+        self.errors = u.errors;
+        self.at = u.at;
+        self.loading = false;
+        self.sel = match selected {
+            Some((s, l)) => self
+                .alerts
+                .iter()
+                .position(|a| key(a) == (s.as_str(), &l))
+                .or(Some(0)),
+            None if first => Some(0),
+            None => None,
+        }
+        .filter(|_| !self.alerts.is_empty());
+    }
+
     pub fn active(&self) -> usize {
         self.alerts
             .iter()
@@ -235,12 +298,6 @@ pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
     alerts
 }
 
-/// Routes the alerts again after guides joined the library: an alert that arrived before the
-/// guide naming it was loaded routes now. Keeps the order and the selection.
-pub fn reroute(lib: &Library, f: &mut Firing) {
-    route_all(lib, &mut f.alerts);
-}
-
 fn route_all(lib: &Library, alerts: &mut [Alert]) {
     let mut routes: HashMap<(String, Option<String>), Option<RouteHit>> = HashMap::new();
     for a in alerts {
@@ -268,30 +325,6 @@ pub fn rows(alerts: &[Alert]) -> Vec<Row> {
 
 fn key(a: &Alert) -> (&str, &BTreeMap<String, String>) {
     (&a.source, &a.labels)
-}
-
-/// Folds a refresh into the section, keeping the selected alert selected.
-pub fn apply(lib: &Library, f: &mut Firing, u: FiringUpdate) {
-    let first = f.loading;
-    let selected = f.sel.and_then(|i| f.alerts.get(i)).map(|a| {
-        let (s, l) = key(a);
-        (s.to_string(), l.clone())
-    });
-    f.alerts = arrange(lib, u.alerts);
-    f.rows = rows(&f.alerts);
-    f.errors = u.errors;
-    f.at = u.at;
-    f.loading = false;
-    f.sel = match selected {
-        Some((s, l)) => f
-            .alerts
-            .iter()
-            .position(|a| key(a) == (s.as_str(), &l))
-            .or(Some(0)),
-        None if first => Some(0),
-        None => None,
-    }
-    .filter(|_| !f.alerts.is_empty());
 }
 
 /// The age of an alert that started at `since`, as kubectl prints ages (`12m`, `3h20m`).

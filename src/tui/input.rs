@@ -42,7 +42,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Then {
         }
         // ↑/↓ in the palette recall the lines run this session.
         KeyCode::Up | KeyCode::Down if palette => {
-            app.dirty = super::complete::recall(app, buf, ev.code == KeyCode::Up)
+            app.dirty = app.palette.recall(buf, ev.code == KeyCode::Up)
         }
         KeyCode::Down | KeyCode::Tab => {
             app.search.sel = (app.search.sel + 1).min(app.search.hits.len().saturating_sub(1))
@@ -78,7 +78,7 @@ fn refresh_hits(app: &mut App, query: &str) {
 
 fn submit(app: &mut App, input: Input) -> Then {
     if let Input::Palette { buf } = input {
-        super::complete::remember(app, buf.trim());
+        app.palette.remember(buf.trim());
         return super::palette::palette(app, buf.trim());
     }
     submit_line(app, input).into()

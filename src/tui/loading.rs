@@ -80,7 +80,7 @@ pub fn absorb(app: &mut App, guides: Vec<Guide>, loaded: usize, total: usize) {
     tsg::link_library(&mut app.lib);
     app.nav.index = crate::nav::Index::new(&app.lib);
     // An alert that arrived before the guide that routes it routes now.
-    super::firing::reroute(&app.lib, &mut app.firing);
+    app.firing.reroute(&app.lib);
     if app.screen.current == Screen::Library {
         app.search.hits = super::search::library_hits(&app.lib, &app.search.query, usize::MAX);
         app.search.sel = app.search.sel.min(app.search.hits.len().saturating_sub(1));

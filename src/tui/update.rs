@@ -130,7 +130,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Command(c) => command(app, c),
         Action::Firing(u) => {
-            super::firing::apply(&app.lib, &mut app.firing, *u);
+            app.firing.apply(&app.lib, *u);
             Vec::new()
         }
         Action::Guides(b) => super::loading::arrive(app, *b),
@@ -149,8 +149,7 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
             Vec::new()
         }
         Command::Palette => {
-            app.palette.recall = None;
-            app.palette.cycle = None;
+            app.palette.open();
             app.input = Some(Input::Palette { buf: String::new() });
             Vec::new()
         }

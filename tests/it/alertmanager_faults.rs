@@ -167,13 +167,13 @@ async fn five_thousand_alerts_from_a_real_alertmanager_and_the_cost_of_a_refresh
     let asked = start.elapsed();
     let update = convert(fetched, &BTreeSet::new());
     let mut firing = tsgnav::tui::firing::Firing::enabled();
-    tsgnav::tui::firing::apply(&lib, &mut firing, update);
+    firing.apply(&lib, update);
     eprintln!(
         "MEASURED: one background refresh of 5,000 alerts: {asked:?} asking Alertmanager, {:?} with conversion and sorting",
         start.elapsed()
     );
-    assert_eq!(firing.alerts.len(), 5000);
-    assert!(firing.errors.is_empty());
-    assert_eq!(firing.alerts[0].severity(), "critical");
-    assert_eq!(firing.rows.len(), 5050);
+    assert_eq!(firing.alerts().len(), 5000);
+    assert!(firing.errors().is_empty());
+    assert_eq!(firing.alerts()[0].severity(), "critical");
+    assert_eq!(firing.rows().len(), 5050);
 }

@@ -247,17 +247,21 @@ fn a_refresh_keeps_the_selected_alert_selected() {
     let mut app = fixture_app();
     refresh(&mut app, three(), vec![]);
     keys(&mut app, "j j");
-    let chosen = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    let chosen = app.firing.alerts()[app.firing.selected().unwrap()]
+        .labels
+        .clone();
     let mut more = three();
     more.push(alert("AnotherCriticalOne", &[("severity", "critical")], 1));
     refresh(&mut app, more, vec![]);
-    let now = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    let now = app.firing.alerts()[app.firing.selected().unwrap()]
+        .labels
+        .clone();
     assert_eq!(now, chosen);
     // Moving down past the last alert lands in the guides list, and up comes back.
     keys(&mut app, "j");
-    assert_eq!(app.firing.sel, None);
+    assert_eq!(app.firing.selected(), None);
     keys(&mut app, "k");
-    assert_eq!(app.firing.sel, Some(3));
+    assert_eq!(app.firing.selected(), Some(3));
 }
 
 #[test]
@@ -288,7 +292,7 @@ fn five_thousand_alerts_fold_in_and_draw() {
     // The last alert can be reached.
     keys(&mut app, "G");
     keys(&mut app, "g");
-    assert_eq!(app.firing.sel, Some(0));
+    assert_eq!(app.firing.selected(), Some(0));
 }
 
 #[test]
@@ -311,10 +315,10 @@ fn a_silence_needs_write_mode_and_the_alertmanager_name_typed_back_on_the_confir
         .mitigation
         .clone()
         .expect("the confirmation screen opens");
-    let draft = m.view.silence.clone().expect("a silence");
+    let draft = m.view().silence.clone().expect("a silence");
     assert_eq!(draft.alert, "IngressGatewayLatencyHigh");
     assert_eq!(draft.labels["namespace"], "gw-east");
-    assert_eq!(m.view.confirm_name.as_deref(), Some("eastus"));
+    assert_eq!(m.view().confirm_name.as_deref(), Some("eastus"));
     // `+` before typing doubles the duration, shown on the screen.
     keys(&mut app, "+");
     let s = screen(&render(&mut app, 100, 30));
@@ -329,7 +333,9 @@ fn a_silence_needs_write_mode_and_the_alertmanager_name_typed_back_on_the_confir
     assert!(fx.is_empty(), "{fx:?}");
     let m = app.mitigation.clone().expect("still open");
     assert!(
-        m.error.unwrap_or_default().contains("nothing was silenced"),
+        m.error()
+            .unwrap_or_default()
+            .contains("nothing was silenced"),
         "the refusal is shown"
     );
     // The right name: one silence effect with the alert's labels; the screen closes.
@@ -399,7 +405,7 @@ fn quitting_and_closing_the_mitigation_offer_to_expire_the_silences_made() {
     );
     // Until the runtime says it expired, it is still offered; then q goes on as before.
     update(&mut app, Action::SilenceExpired("sil-1".into()));
-    assert!(app.firing.created.is_empty());
+    assert!(app.firing.created().is_empty());
     // The mitigation it was made during closes: expiring is offered again for a new one.
     update(
         &mut app,
@@ -419,8 +425,8 @@ fn quitting_and_closing_the_mitigation_offer_to_expire_the_silences_made() {
     assert!(!keys(&mut app, "j")
         .iter()
         .any(|e| matches!(e, Effect::ExpireSilence { .. })));
-    assert!(app.firing.expire_offer.is_empty());
-    assert_eq!(app.firing.created.len(), 1, "kept");
+    assert!(app.firing.expire_offer().is_empty());
+    assert_eq!(app.firing.created().len(), 1, "kept");
     // q q leaves it active and quits.
     keys(&mut app, "q");
     keys(&mut app, "q");

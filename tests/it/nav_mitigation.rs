@@ -126,7 +126,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     update(&mut a, Action::MitigationReady(Box::new(v.clone())));
     let m = a.mitigation.as_ref().expect("screen open");
     assert_eq!(
-        (m.focus, m.acks.clone()),
+        (m.focus(), m.acks().to_vec()),
         (Focus::Preconditions, vec![false; 3])
     );
     let screen = crate::tui_common::screen(&crate::tui_common::render(&mut a, 120, 40));
@@ -146,26 +146,22 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     type_text(&mut a, CTX);
     assert!(keys(&mut a, "<Enter>").is_empty());
     let m = a.mitigation.as_ref().expect("still open");
-    assert!(m
-        .error
-        .as_deref()
-        .unwrap_or("")
-        .contains("Precondition 1 of 3"));
-    assert_eq!(m.focus, Focus::Preconditions);
+    assert!(m.error().unwrap_or("").contains("Precondition 1 of 3"));
+    assert_eq!(m.focus(), Focus::Preconditions);
     // Space ticks one at a time; the focus stays until Tab (or Enter) moves it to the field.
     keys(&mut a, "<Space>");
     assert_eq!(
-        a.mitigation.as_ref().expect("open").acks,
+        a.mitigation.as_ref().expect("open").acks(),
         vec![true, false, false]
     );
     keys(&mut a, "<Space> <Space>");
     let m = a.mitigation.as_ref().expect("open");
     assert_eq!(
-        (m.focus, m.acks.clone()),
+        (m.focus(), m.acks().to_vec()),
         (Focus::Preconditions, vec![true; 3])
     );
     keys(&mut a, "<Enter>");
-    assert_eq!(a.mitigation.as_ref().expect("open").focus, Focus::Target);
+    assert_eq!(a.mitigation.as_ref().expect("open").focus(), Focus::Target);
     let fx = keys(&mut a, "<Enter>");
     assert_eq!(
         fx,
@@ -181,7 +177,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
         Action::MitigationRefused("Not run: the target typed back".into()),
     );
     let m = a.mitigation.as_ref().expect("still open");
-    assert!(!m.busy && m.error.as_deref() == Some("Not run: the target typed back"));
+    assert!(!m.busy() && m.error() == Some("Not run: the target typed back"));
     update(&mut a, Action::MitigationStarted("Confirmed".into()));
     assert!(a.mitigation.is_none());
 }

@@ -183,7 +183,7 @@ fn up_and_down_recall_the_lines_run_this_session() {
     keys(&mut a, ":");
     type_text(&mut a, "set RESOLVER_NS=dns2");
     keys(&mut a, "<Enter>");
-    assert_eq!(a.palette.history.len(), 3, "{:?}", a.palette.history);
+    assert_eq!(a.palette.history().len(), 3, "{:?}", a.palette.history());
     keys(&mut a, ":");
     type_text(&mut a, "exp");
     keys(&mut a, "<Up>");

@@ -199,12 +199,8 @@ fn start_fx(
         match firing::start(settings, tx.clone()) {
             Ok(h) => fx.firing = Some(h),
             Err(e) => {
-                app.firing.loading = false;
-                app.firing.errors = vec![crate::tui::firing::SourceFault::new(
-                    "alerts",
-                    crate::tui::firing::FaultKind::Failing,
-                    format!("cannot start the refresher: {e}"),
-                )];
+                app.firing
+                    .failed_to_start(format!("cannot start the refresher: {e}"));
             }
         }
     }

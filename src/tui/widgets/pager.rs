@@ -117,7 +117,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     while out.len() < head_h + body_h {
         out.push(Line::default());
     }
-    let keys = match &p.typing {
+    out.push(key_line(p, t, first, last));
+    f.render_widget(Paragraph::new(out), area);
+}
+
+/// The bottom line: the search being typed, or where the view is and the keys.
+fn key_line(
+    p: &crate::tui::pager::Pager,
+    t: &crate::tui::theme::Theme,
+    first: usize,
+    last: usize,
+) -> Line<'static> {
+    match &p.typing {
         Some(buf) => Line::from(vec![
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -146,7 +157,5 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
                 ),
             ])
         }
-    };
-    out.push(keys);
-    f.render_widget(Paragraph::new(out), area);
+    }
 }
