@@ -165,7 +165,7 @@ impl Probes {
         MitigationView {
             silence: None,
             probe: key.clone(),
-            class: effective_class(&req).0.max(class),
+            class: effective_class(req).0.max(class),
             title: format!("{} · probe {}", n.title, key.index + 1),
             goal: n.fields.get("goal").cloned(),
             risk: n
