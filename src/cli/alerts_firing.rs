@@ -253,9 +253,13 @@ impl FiringArgs {
                     None => "→ no route: add a row for it to a guide's Alert Triage table".into(),
                 };
                 let state = if a.silenced_by.is_empty() {
-                    a.state.clone()
+                    a.state.as_str().to_string()
                 } else {
-                    format!("{} by silence {}", a.state, a.silenced_by.join(","))
+                    format!(
+                        "{} by silence {}",
+                        a.state.as_str(),
+                        a.silenced_by.join(",")
+                    )
                 };
                 let place = a.place();
                 writeln!(
@@ -271,8 +275,8 @@ impl FiringArgs {
                 writeln!(out, "nothing is firing")?;
             }
         }
-        for (src, msg) in &update.errors {
-            eprintln!("error: alert source `{src}`: {msg}");
+        for e in &update.errors {
+            eprintln!("error: alert source `{}`: {}", e.source, e.message);
         }
         Ok(if failed || !update.errors.is_empty() {
             ExitCode::from(2)

@@ -145,7 +145,7 @@ pub fn in_the_demo(
         ..Default::default()
     };
     built.app.session.live = Live::Available;
-    built.app.session.data_label = Some("DEMO DATA (simulated)".into());
+    built.app.session.data_label = Some(crate::tui::app::DataLabel::Demo);
     let code = recorder(&built).and_then(|r| super::tui::launch_with(built, r));
     rt.block_on(sim.shutdown());
     let _ = std::fs::remove_dir_all(&dir);

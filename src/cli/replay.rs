@@ -48,6 +48,6 @@ pub fn run(session: &str) -> anyhow::Result<ExitCode> {
         ..LiveSettings::default()
     });
     built.app.session.live = Live::Available;
-    built.app.session.data_label = Some(format!("REPLAY of {} (recorded)", log.id));
+    built.app.session.data_label = Some(crate::tui::app::DataLabel::Replay { id: log.id });
     super::tui::launch_with(built, None)
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use crate::nav::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::runtime::library::Loader;
 use crate::tui::runtime::probes::LiveSettings;
 use crate::tui::runtime::record::Recorder;

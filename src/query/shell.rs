@@ -153,6 +153,42 @@ async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSen
     }
 }
 
+/// The probe's private scratch folder (its capture file, kubeconfig and cache).
+fn scratch_dir(n: u64) -> Result<std::path::PathBuf, ProbeError> {
+    let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
+    private_dir(&scratch).map_err(|e| ProbeError::Io {
+        detail: format!(
+            "cannot create the probe's scratch folder {}: {e}",
+            scratch.display()
+        ),
+    })?;
+    Ok(scratch)
+}
+
+/// Starts the probe's shell (through the jail's doors when it is jailed), its output piped
+/// and its process group its own.
+async fn spawn(
+    cmd: &mut Command,
+    jail: Option<super::jail::probe::Jailed>,
+) -> Result<(tokio::process::Child, Option<super::jail::Serving>), super::jail::JailError> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    match jail {
+        // The jail's launcher starts it (tsgnav's address space is not copied per probe).
+        Some(j) => j.entered.spawn(cmd).await.map(|(c, d)| (c, Some(d))),
+        None => cmd
+            .spawn()
+            .map(|c| (c, None))
+            .map_err(|e| super::jail::JailError::Step {
+                step: "start the probe's shell",
+                source: e,
+            }),
+    }
+}
+
 impl ShellExecutor {
     async fn run_shell(
         &self,
@@ -179,16 +215,13 @@ impl ShellExecutor {
             started,
         );
         let n = CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
-        if let Err(e) = private_dir(&scratch) {
-            result.status = Status::Failed(ProbeError::Io {
-                detail: format!(
-                    "cannot create the probe's scratch folder {}: {e}",
-                    scratch.display()
-                ),
-            });
-            return result;
-        }
+        let scratch = match scratch_dir(n) {
+            Ok(dir) => dir,
+            Err(e) => {
+                result.status = Status::Failed(e);
+                return result;
+            }
+        };
         let _cleanup = RemoveOnDrop(scratch.clone());
         let capture_file = scratch.join("tsgnav-capture");
         let mut cmd = self.command(&req, &sub, &capture_file);
@@ -220,23 +253,7 @@ impl ShellExecutor {
             result.ended = Utc::now();
             return result;
         }
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let started = match jail {
-            // The jail's launcher starts it (tsgnav's address space is not copied per probe).
-            Some(j) => j.entered.spawn(&cmd).await.map(|(c, d)| (c, Some(d))),
-            None => cmd
-                .spawn()
-                .map(|c| (c, None))
-                .map_err(|e| super::jail::JailError::Step {
-                    step: "start the probe's shell",
-                    source: e,
-                }),
-        };
-        let (mut child, _doors) = match started {
+        let (mut child, _doors) = match spawn(&mut cmd, jail).await {
             Ok(c) => c,
             Err(e) => {
                 result.status = Status::Failed(ProbeError::Spawn {

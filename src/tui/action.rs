@@ -75,4 +75,10 @@ pub enum Action {
     Firing(Box<crate::tui::firing::FiringUpdate>),
     /// The wave plan of `:waves`, or its run's progress.
     Waves(crate::tui::waves::WavesEvent),
+    /// The wall clock (local HH:MM:SS), sent by the runtime when it changed: outputs are
+    /// stamped with it ("ran 03:12:09 with …"). Changes nothing on screen.
+    Tick(String),
+    /// Guides read in the background joined the library (the last batch carries the
+    /// start-up commands that waited for them).
+    Guides(Box<crate::tui::loading::GuideBatch>),
 }

@@ -10,8 +10,8 @@ use crate::nav::{self, NavState};
 use crate::tsg::{Guide, Library, Node, SafetyClass};
 
 pub use super::state::{
-    Areas, ChartSeries, Evidence, Level, Live, Notice, Panel, ProbeResult, ProbeState, Screen,
-    ScreenState, SearchState, Session, Viewport,
+    Areas, ChartSeries, DataLabel, Evidence, Level, Live, Notice, Panel, ProbeResult, ProbeState,
+    Sandbox, Screen, ScreenState, SearchState, Session, Viewport,
 };
 
 /// A one-line input at the bottom of the screen.

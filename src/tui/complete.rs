@@ -14,11 +14,58 @@ const HISTORY: usize = 200;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PaletteState {
     /// Lines run, oldest first.
-    pub history: Vec<String>,
+    pub(in crate::tui) history: Vec<String>,
     /// While ↑/↓ recall: the history line shown, and the line typed before the first ↑.
-    pub recall: Option<(usize, String)>,
+    pub(in crate::tui) recall: Option<(usize, String)>,
     /// While Tab cycles: the line as typed before the first Tab, and the offer shown.
-    pub cycle: Option<(String, usize)>,
+    pub(in crate::tui) cycle: Option<(String, usize)>,
+}
+
+impl PaletteState {
+    /// Lines run this session, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// A new `:` line: no recall or cycling from the last one.
+    pub fn open(&mut self) {
+        self.recall = None;
+        self.cycle = None;
+    }
+
+    /// ↑ (`older`) or ↓ through the lines run this session; `false` when nothing changed.
+    pub fn recall(&mut self, buf: &mut String, older: bool) -> bool {
+        let n = self.history.len();
+        let next = match (self.recall.take(), older) {
+            (None, true) if n > 0 => Some((n - 1, buf.clone())),
+            (None, _) => None,
+            (Some((i, draft)), true) => Some((i.saturating_sub(1), draft)),
+            (Some((i, draft)), false) if i + 1 < n => Some((i + 1, draft)),
+            (Some((_, draft)), false) => {
+                *buf = draft;
+                return true;
+            }
+        };
+        let Some((i, draft)) = next else {
+            return false;
+        };
+        buf.clone_from(&self.history[i]);
+        self.recall = Some((i, draft));
+        self.cycle = None;
+        true
+    }
+
+    /// A line was run: remembered (once, newest last).
+    pub fn remember(&mut self, line: &str) {
+        self.open();
+        if line.is_empty() || self.history.last().map(String::as_str) == Some(line) {
+            return;
+        }
+        self.history.push(line.to_string());
+        if self.history.len() > HISTORY {
+            self.history.remove(0);
+        }
+    }
 }
 
 /// One offer: the whole palette line it makes, and the word the hint shows.
@@ -106,42 +153,6 @@ pub fn tab(app: &mut App, buf: &mut String, back: bool) -> bool {
         app.palette.cycle = Some((typed, at));
     }
     true
-}
-
-/// ↑ (`older`) or ↓ through the lines run this session.
-pub fn recall(app: &mut App, buf: &mut String, older: bool) -> bool {
-    let n = app.palette.history.len();
-    let next = match (app.palette.recall.take(), older) {
-        (None, true) if n > 0 => Some((n - 1, buf.clone())),
-        (None, _) => None,
-        (Some((i, draft)), true) => Some((i.saturating_sub(1), draft)),
-        (Some((i, draft)), false) if i + 1 < n => Some((i + 1, draft)),
-        (Some((_, draft)), false) => {
-            *buf = draft;
-            return true;
-        }
-    };
-    let Some((i, draft)) = next else {
-        return false;
-    };
-    buf.clone_from(&app.palette.history[i]);
-    app.palette.recall = Some((i, draft));
-    app.palette.cycle = None;
-    true
-}
-
-/// A line was run: remembered (once, newest last).
-pub fn remember(app: &mut App, line: &str) {
-    let p = &mut app.palette;
-    p.recall = None;
-    p.cycle = None;
-    if line.is_empty() || p.history.last().map(String::as_str) == Some(line) {
-        return;
-    }
-    p.history.push(line.to_string());
-    if p.history.len() > HISTORY {
-        p.history.remove(0);
-    }
 }
 
 fn starts(word: &str, typed: &str) -> bool {

@@ -4,7 +4,8 @@
 //! that reason. Pure: part of `update()`; must not import IO.
 
 use super::app::{App, Item, Live};
-use crate::nav::{self, Cmd, Effect};
+use super::effect::Effect;
+use crate::nav::{self, Cmd, Effect as NavEffect};
 
 /// Asks the runtime to fan the selected probe out over the contexts matching `pattern`.
 pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
@@ -28,7 +29,7 @@ pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     for e in nav::apply(&mut app.nav, &app.lib, Cmd::RunProbe { probe: p, class }) {
         match e {
-            Effect::RunProbe {
+            NavEffect::RunProbe {
                 probe: key,
                 bindings,
             } => {
@@ -40,14 +41,14 @@ pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
                     pattern: pattern.to_string(),
                 });
             }
-            Effect::NeedVar { var, .. } => app.set_message(
+            NavEffect::NeedVar { var, .. } => app.set_message(
                 format!(
                     "Probe {} needs {var}: :set {var}=value, then :contexts {pattern} again. Nothing was run.",
                     p + 1
                 ),
                 true,
             ),
-            Effect::NeedsMitigationFlow { class, .. } => app.set_message(
+            NavEffect::NeedsMitigationFlow { class, .. } => app.set_message(
                 format!(
                     "Probe {} is {}: :contexts runs read-only probes only. Nothing was run.",
                     p + 1,
@@ -55,8 +56,8 @@ pub fn fan_out(app: &mut App, pattern: &str) -> Vec<Effect> {
                 ),
                 true,
             ),
-            Effect::Notice(s) => app.set_message(s, true),
-            other => out.push(other),
+            NavEffect::Notice(s) => app.set_message(s, true),
+            other => out.push(Effect::Nav(other)),
         }
     }
     out

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 
 /// What an export wrote, as the runtime read it back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -18,6 +18,34 @@ pub struct RouteHit {
     pub by: &'static str,
 }
 
+/// An alert's state as Alertmanager (API v2) names it. `unprocessed` (received, not yet
+/// routed by Alertmanager) is firing, so it reads as `active`, as the JSON output says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertState {
+    #[default]
+    #[serde(alias = "unprocessed")]
+    Active,
+    /// Silenced or inhibited.
+    Suppressed,
+}
+
+impl AlertState {
+    /// From the state string of the wire format; anything but `suppressed` is firing.
+    pub fn from_wire(s: &str) -> AlertState {
+        match s {
+            "suppressed" => AlertState::Suppressed,
+            _ => AlertState::Active,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertState::Active => "active",
+            AlertState::Suppressed => "suppressed",
+        }
+    }
+}
+
 /// One firing (or silenced) alert.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Alert {
@@ -29,8 +57,7 @@ pub struct Alert {
     pub starts_at: String,
     /// Unix seconds of `starts_at`, 0 when unknown.
     pub since: i64,
-    /// `active` or `suppressed`.
-    pub state: String,
+    pub state: AlertState,
     pub silenced_by: Vec<String>,
     pub inhibited_by: Vec<String>,
     /// The `runbook_url` annotation (routes the alert when no guide names it).
@@ -58,12 +85,60 @@ impl Alert {
     }
 }
 
+/// What kind of fault keeps a source from being read. Decided where the error is made (the
+/// runtime, from the client's typed error), never from the text shown to the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// No answer in time.
+    Slow,
+    /// HTTP 401 or 403.
+    Unauthorized,
+    /// Cannot connect (refused, DNS, dropped connection).
+    Down,
+    /// It answered, but not as an Alertmanager (API v2) answers.
+    Malformed,
+    /// Anything else.
+    Failing,
+}
+
+impl FaultKind {
+    /// How the evidence and the screen name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Slow => "slow (no answer in time)",
+            FaultKind::Unauthorized => "unauthorized (401/403)",
+            FaultKind::Down => "down (cannot connect)",
+            FaultKind::Malformed => "malformed answer",
+            FaultKind::Failing => "failing",
+        }
+    }
+}
+
+/// A source that could not be read: its name, the kind of fault and what went wrong (with
+/// the fix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFault {
+    pub source: String,
+    pub kind: FaultKind,
+    pub message: String,
+}
+
+impl SourceFault {
+    pub fn new(source: impl Into<String>, kind: FaultKind, message: impl Into<String>) -> Self {
+        SourceFault {
+            source: source.into(),
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
 /// What one background refresh produced (built by the runtime).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FiringUpdate {
     pub alerts: Vec<Alert>,
-    /// Sources that could not be read: (name, what went wrong, with the fix).
-    pub errors: Vec<(String, String)>,
+    /// Sources that could not be read.
+    pub errors: Vec<SourceFault>,
     /// Unix seconds when the refresh finished.
     pub at: i64,
 }
@@ -79,21 +154,21 @@ pub enum Row {
 #[derive(Debug, Clone, Default)]
 pub struct Firing {
     /// An Alertmanager is configured or `--alertmanager-url` was given.
-    pub enabled: bool,
+    pub(in crate::tui) enabled: bool,
     /// No answer yet.
-    pub loading: bool,
+    pub(in crate::tui) loading: bool,
     /// Sorted: grouped by alert name, groups by severity then age.
-    pub alerts: Vec<Alert>,
-    pub rows: Vec<Row>,
-    pub errors: Vec<(String, String)>,
+    pub(in crate::tui) alerts: Vec<Alert>,
+    pub(in crate::tui) rows: Vec<Row>,
+    pub(in crate::tui) errors: Vec<SourceFault>,
     /// The selected alert, when the selection is in this section (else in the guides list).
-    pub sel: Option<usize>,
+    pub(in crate::tui) sel: Option<usize>,
     /// Unix seconds of the last refresh.
-    pub at: i64,
+    pub(in crate::tui) at: i64,
     /// Silences this session created and has not expired.
-    pub created: Vec<super::silence::Created>,
+    pub(in crate::tui) created: Vec<super::silence::Created>,
     /// Silences whose expiry was just offered: the next `x` expires them.
-    pub expire_offer: Vec<super::silence::Created>,
+    pub(in crate::tui) expire_offer: Vec<super::silence::Created>,
 }
 
 /// A proposed silence: what the confirmation screen shows and the runtime sends.
@@ -114,8 +189,74 @@ impl Firing {
             ..Firing::default()
         }
     }
+    /// Whether an Alertmanager (or `--alertmanager-url`) feeds the section.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+    /// Sorted: grouped by alert name, groups by severity then age.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+    /// The sources that could not be read at the last refresh.
+    pub fn errors(&self) -> &[SourceFault] {
+        &self.errors
+    }
+    /// The selected alert, when the selection is in this section.
+    pub fn selected(&self) -> Option<usize> {
+        self.sel
+    }
+    /// Silences this session created and has not expired.
+    pub fn created(&self) -> &[super::silence::Created] {
+        &self.created
+    }
+    /// Silences whose expiry was just offered.
+    pub fn expire_offer(&self) -> &[super::silence::Created] {
+        &self.expire_offer
+    }
+    /// The source of firing alerts could not be started: the section says why.
+    pub fn failed_to_start(&mut self, why: String) {
+        self.loading = false;
+        self.errors = vec![SourceFault::new("alerts", FaultKind::Failing, why)];
+    }
+
+    /// Routes the alerts again after guides joined the library: an alert that arrived before
+    /// the guide naming it was loaded routes now. Keeps the order and the selection.
+    pub fn reroute(&mut self, lib: &Library) {
+        route_all(lib, &mut self.alerts);
+    }
+
+    /// Folds a refresh into the section, keeping the selected alert selected.
+    pub fn apply(&mut self, lib: &Library, u: FiringUpdate) {
+        let first = self.loading;
+        let selected = self.sel.and_then(|i| self.alerts.get(i)).map(|a| {
+            let (s, l) = key(a);
+            (s.to_string(), l.clone())
+        });
+        self.alerts = arrange(lib, u.alerts);
+        self.rows = rows(&self.alerts);
+        self.errors = u.errors;
+        self.at = u.at;
+        self.loading = false;
+        self.sel = match selected {
+            Some((s, l)) => self
+                .alerts
+                .iter()
+                .position(|a| key(a) == (s.as_str(), &l))
+                .or(Some(0)),
+            None if first => Some(0),
+            None => None,
+        }
+        .filter(|_| !self.alerts.is_empty());
+    }
+
     pub fn active(&self) -> usize {
-        self.alerts.iter().filter(|a| a.state == "active").count()
+        self.alerts
+            .iter()
+            .filter(|a| a.state == AlertState::Active)
+            .count()
     }
 }
 
@@ -157,12 +298,6 @@ pub fn arrange(lib: &Library, mut alerts: Vec<Alert>) -> Vec<Alert> {
     alerts
 }
 
-/// Routes the alerts again after guides joined the library: an alert that arrived before the
-/// guide naming it was loaded routes now. Keeps the order and the selection.
-pub fn reroute(lib: &Library, f: &mut Firing) {
-    route_all(lib, &mut f.alerts);
-}
-
 fn route_all(lib: &Library, alerts: &mut [Alert]) {
     let mut routes: HashMap<(String, Option<String>), Option<RouteHit>> = HashMap::new();
     for a in alerts {
@@ -192,31 +327,25 @@ fn key(a: &Alert) -> (&str, &BTreeMap<String, String>) {
     (&a.source, &a.labels)
 }
 
-/// Folds a refresh into the section, keeping the selected alert selected.
-pub fn apply(lib: &Library, f: &mut Firing, u: FiringUpdate) {
-    let first = f.loading;
-    let selected = f.sel.and_then(|i| f.alerts.get(i)).map(|a| {
-        let (s, l) = key(a);
-        (s.to_string(), l.clone())
-    });
-    f.alerts = arrange(lib, u.alerts);
-    f.rows = rows(&f.alerts);
-    f.errors = u.errors;
-    f.at = u.at;
-    f.loading = false;
-    f.sel = match selected {
-        Some((s, l)) => f
-            .alerts
-            .iter()
-            .position(|a| key(a) == (s.as_str(), &l))
-            .or(Some(0)),
-        None if first => Some(0),
-        None => None,
-    }
-    .filter(|_| !f.alerts.is_empty());
-}
-
 /// The age of an alert that started at `since`, as kubectl prints ages (`12m`, `3h20m`).
 pub fn age(since: i64, now: i64) -> String {
     crate::human::age_since(since, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AlertState;
+
+    #[test]
+    fn alert_states_read_as_alertmanager_writes_them() {
+        let read = |s: &str| serde_json::from_str::<AlertState>(s).ok();
+        assert_eq!(read(r#""active""#), Some(AlertState::Active));
+        assert_eq!(read(r#""unprocessed""#), Some(AlertState::Active));
+        assert_eq!(read(r#""suppressed""#), Some(AlertState::Suppressed));
+        assert_eq!(read(r#""Active""#), None);
+        let out = serde_json::to_string(&[AlertState::Active, AlertState::Suppressed]).ok();
+        assert_eq!(out.as_deref(), Some(r#"["active","suppressed"]"#));
+        assert_eq!(AlertState::from_wire("unprocessed"), AlertState::Active);
+        assert_eq!(AlertState::from_wire("suppressed"), AlertState::Suppressed);
+    }
 }

@@ -6,10 +6,11 @@
 
 use super::app::App;
 use super::command::Command;
+use super::effect::Effect;
 use super::firing::SilenceDraft;
 use super::navigate::{nav_cmd, run};
 use super::search;
-use crate::nav::{AlertContext, Cmd, Effect};
+use crate::nav::{AlertContext, Cmd};
 use crate::tsg::SafetyClass;
 
 /// Handles `a` when it concerns the Firing section; `None` leaves it to the guides list.
@@ -141,11 +142,13 @@ fn auto_run(app: &mut App, name: &str, fx: &mut Vec<Effect>) -> usize {
         })
         .unwrap_or_default();
     if let (Some(node), false) = (app.current_id(), runnable.is_empty()) {
-        fx.push(Effect::Record(crate::nav::Event::AutoRun {
-            alert: name.to_string(),
-            node: node.to_string(),
-            probes: runnable.clone(),
-        }));
+        fx.push(Effect::Nav(crate::nav::Effect::Record(
+            crate::nav::Event::AutoRun {
+                alert: name.to_string(),
+                node: node.to_string(),
+                probes: runnable.clone(),
+            },
+        )));
     }
     for p in runnable {
         fx.extend(run(app, p));

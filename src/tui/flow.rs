@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 
 use super::app::{App, Input, Item, Live};
-use crate::nav::{Effect, VarSource};
+use super::effect::Effect;
+use crate::nav::{Effect as NavEffect, VarSource};
 use crate::tsg::SafetyClass;
 
 /// `W`: write mode off at once, or on after the context is typed.
@@ -59,8 +60,8 @@ pub fn write_typed(app: &mut App, typed: &str) -> Vec<Effect> {
 }
 
 /// A probe that is not read-only: a background task, or the confirmation screen (write mode).
-pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
-    let Effect::NeedsMitigationFlow { probe, class, .. } = &effect else {
+pub fn needs_flow(app: &mut App, effect: NavEffect) -> Vec<Effect> {
+    let NavEffect::NeedsMitigationFlow { probe, class, .. } = &effect else {
         return Vec::new();
     };
     if let Live::Unavailable(why) = &app.session.live {
@@ -88,7 +89,7 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
         }
     }
     if *class == SafetyClass::LongRunning || app.session.write {
-        if let Effect::NeedsMitigationFlow {
+        if let NavEffect::NeedsMitigationFlow {
             probe, bindings, ..
         } = &effect
         {
@@ -98,7 +99,7 @@ pub fn needs_flow(app: &mut App, effect: Effect) -> Vec<Effect> {
                 .collect();
             super::pager::started(app, probe.clone(), vars);
         }
-        return vec![effect];
+        return vec![Effect::Nav(effect)];
     }
     app.set_message(
         format!(

@@ -5,7 +5,7 @@
 //! `update()`; must not import IO.
 
 use super::app::{App, Evidence};
-use crate::nav::Effect;
+use super::effect::Effect;
 use crate::tsg::ProbeRef;
 
 /// The state the quit keys read, kept apart from the rest of the app.

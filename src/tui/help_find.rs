@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 
 /// A key on the help screen that the search takes (`None` otherwise).
 pub fn key(app: &mut App, ev: &KeyEvent) -> Option<Vec<Effect>> {

@@ -4,14 +4,16 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::{App, Input, Screen};
+use super::effect::Effect;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::search;
-use crate::nav::{Cmd, Effect, VarSource};
+use super::update::Then;
+use crate::nav::{Cmd, VarSource};
 
-/// A key while an input is open.
-pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+/// A key while an input is open (Enter on a `:` line may hand a command back to `update`).
+pub fn key(app: &mut App, ev: KeyEvent) -> Then {
     let Some(mut input) = app.input.take() else {
-        return Vec::new();
+        return Then::Done(Vec::new());
     };
     let palette = matches!(input, Input::Palette { .. });
     let buf = match &mut input {
@@ -26,9 +28,9 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             if app.screen.current == Screen::Guide {
                 app.search.hits.clear();
             }
-            return Vec::new();
+            return Then::Done(Vec::new());
         }
-        KeyCode::Char('c') if ctrl => return super::guard::force_quit(app),
+        KeyCode::Char('c') if ctrl => return super::guard::force_quit(app).into(),
         KeyCode::Char('u') if ctrl => buf.clear(),
         KeyCode::Char(c) if !ctrl => buf.push(c),
         KeyCode::Backspace => {
@@ -40,7 +42,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         }
         // ↑/↓ in the palette recall the lines run this session.
         KeyCode::Up | KeyCode::Down if palette => {
-            app.dirty = super::complete::recall(app, buf, ev.code == KeyCode::Up)
+            app.dirty = app.palette.recall(buf, ev.code == KeyCode::Up)
         }
         KeyCode::Down | KeyCode::Tab => {
             app.search.sel = (app.search.sel + 1).min(app.search.hits.len().saturating_sub(1))
@@ -55,7 +57,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         refresh_hits(app, &buf.clone());
     }
     app.input = Some(input);
-    Vec::new()
+    Then::Done(Vec::new())
 }
 
 fn refresh_hits(app: &mut App, query: &str) {
@@ -74,7 +76,15 @@ fn refresh_hits(app: &mut App, query: &str) {
     }
 }
 
-fn submit(app: &mut App, input: Input) -> Vec<Effect> {
+fn submit(app: &mut App, input: Input) -> Then {
+    if let Input::Palette { buf } = input {
+        app.palette.remember(buf.trim());
+        return super::palette::palette(app, buf.trim());
+    }
+    submit_line(app, input).into()
+}
+
+fn submit_line(app: &mut App, input: Input) -> Vec<Effect> {
     match input {
         Input::Search { .. } => {
             let effects = open_hit(app);
@@ -105,10 +115,8 @@ fn submit(app: &mut App, input: Input) -> Vec<Effect> {
             }
             effects
         }
-        Input::Palette { buf } => {
-            super::complete::remember(app, buf.trim());
-            super::palette::palette(app, buf.trim())
-        }
+        // `submit` runs a `:` line.
+        Input::Palette { .. } => Vec::new(),
         Input::Write { buf } => super::flow::write_typed(app, &buf),
     }
 }

@@ -8,12 +8,9 @@ use super::app::App;
 use super::state::{Level, Notice};
 use crate::tsg::Lang;
 
-/// Whether the session's probes run without the jail (the status line's sandbox says so).
+/// Whether the session's probes run without the jail (as the runtime found when it started).
 pub fn not_isolated(app: &App) -> bool {
-    app.session
-        .sandbox
-        .as_deref()
-        .is_some_and(|s| s.starts_with("not isolated"))
+    app.session.sandbox.as_ref().is_some_and(|s| !s.isolated)
 }
 
 /// Whether probe `p` of the current node may start now: always, unless the session is not

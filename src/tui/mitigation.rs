@@ -9,7 +9,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 use crate::tsg::{ProbeRef, SafetyClass};
 
 /// What the runtime prepared for the screen (plain text, after substitution).
@@ -31,6 +31,9 @@ pub struct MitigationView {
     pub command: String,
     /// Context, namespace, cluster or URL, in words.
     pub target: String,
+    /// The target's namespace (as in `target`), so the screen names the command's own
+    /// namespace when it is another one.
+    pub namespace: Option<String>,
     /// The name to type back; `None` when the probe names no target (it cannot be confirmed).
     pub confirm_name: Option<String>,
     /// Where the command runs (`local`, `jail`, `pod router-7`), after the target.
@@ -62,22 +65,22 @@ pub enum Focus {
 /// The open confirmation screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mitigation {
-    pub view: MitigationView,
-    pub acks: Vec<bool>,
-    pub sel: usize,
-    pub focus: Focus,
-    pub typed: String,
+    pub(in crate::tui) view: MitigationView,
+    pub(in crate::tui) acks: Vec<bool>,
+    pub(in crate::tui) sel: usize,
+    pub(in crate::tui) focus: Focus,
+    pub(in crate::tui) typed: String,
     /// The last refusal (wrong target, precondition missing), shown in red.
-    pub error: Option<String>,
+    pub(in crate::tui) error: Option<String>,
     /// The dry run's output once it ran: (ok, text).
-    pub dry_output: Option<(bool, String)>,
+    pub(in crate::tui) dry_output: Option<(bool, String)>,
     /// Waiting for the runtime (dry run or confirmation).
-    pub busy: bool,
-    pub scroll: u16,
+    pub(in crate::tui) busy: bool,
+    pub(in crate::tui) scroll: u16,
     /// The command, the target and the field were all drawn whole (set by the widget).
-    pub command_seen: bool,
+    pub(in crate::tui) command_seen: bool,
     /// The selection moved: the next frame scrolls it into sight.
-    pub follow: bool,
+    pub(in crate::tui) follow: bool,
 }
 
 impl Mitigation {
@@ -100,6 +103,42 @@ impl Mitigation {
             follow: false,
             view,
         }
+    }
+
+    /// What the runtime prepared for the screen.
+    pub fn view(&self) -> &MitigationView {
+        &self.view
+    }
+    /// Each precondition, acknowledged or not.
+    pub fn acks(&self) -> &[bool] {
+        &self.acks
+    }
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+    /// The target typed back so far.
+    pub fn typed(&self) -> &str {
+        &self.typed
+    }
+    /// The last refusal, shown in red.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+    /// Waiting for the runtime (dry run or confirmation).
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// The runtime refused to confirm: nothing ran, and the screen says why.
+    pub fn refused(&mut self, why: String) {
+        self.busy = false;
+        self.error = Some(why);
+    }
+
+    /// The dry run finished with this output.
+    pub fn dry_run_finished(&mut self, ok: bool, text: String) {
+        self.busy = false;
+        self.dry_output = Some((ok, text));
     }
 
     pub fn all_acknowledged(&self) -> bool {

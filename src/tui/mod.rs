@@ -1,6 +1,6 @@
 //! The interactive navigator (TUI). Elm-style: terminal events and worker results become
 //! [`action::Action`]s, the pure [`update::update`] folds them into [`app::App`] and returns
-//! [`crate::nav::Effect`]s, [`view::draw`] renders the state (writing only its own [`frame::FrameState`]), and [`runtime`] — the only part
+//! [`effect::Effect`]s (the navigator's [`crate::nav::Effect`]s and the screens' own), [`view::draw`] renders the state (writing only its own [`frame::FrameState`]), and [`runtime`] — the only part
 //! that does IO — owns the terminal, the event loop and the effects (live probes through
 //! `crate::query`, evidence through `crate::evidence`).
 //!
@@ -16,6 +16,7 @@ pub mod command;
 pub mod complete;
 pub mod config;
 pub mod contexts;
+pub mod effect;
 pub mod exported;
 pub mod firing;
 pub mod firing_keys;
@@ -51,4 +52,5 @@ pub mod worker;
 
 pub use action::Action;
 pub use app::App;
+pub use effect::Effect;
 pub use update::update;

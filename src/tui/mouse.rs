@@ -3,15 +3,15 @@
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
-use super::action::Action;
 use super::app::{App, Panel, Screen};
 use super::command::Command;
 use super::navigate::{nav_cmd, open_hit};
 use super::scroll::{help_scroll_to, scroll_to};
-use super::update::{activate, update};
-use crate::nav::{Cmd, Effect};
+use super::update::{activate, Then};
+use crate::nav::Cmd;
 
-pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
+/// A mouse event: what it did, or the command the wheel means on the library list.
+pub fn mouse(app: &mut App, m: MouseEvent) -> Then {
     let inside = |r: ratatui::layout::Rect| {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
     };
@@ -23,10 +23,10 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
             help_scroll_to(app, app.screen.help_scroll.saturating_sub(3))
         }
         MouseEventKind::ScrollDown if app.screen.current == Screen::Library => {
-            return update(app, Action::Command(Command::NextItem))
+            return Then::Run(Command::NextItem)
         }
         MouseEventKind::ScrollUp if app.screen.current == Screen::Library => {
-            return update(app, Action::Command(Command::PrevItem))
+            return Then::Run(Command::PrevItem)
         }
         MouseEventKind::ScrollDown => scroll_to(app, app.screen.scroll + 3),
         MouseEventKind::ScrollUp => scroll_to(app, app.screen.scroll.saturating_sub(3)),
@@ -36,7 +36,7 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                     + usize::from(m.row - app.screen.viewport.areas.list.y);
                 if row < app.search.hits.len() {
                     app.search.sel = row;
-                    return open_hit(app);
+                    return open_hit(app).into();
                 }
             }
             if app.screen.current == Screen::Guide && inside(app.screen.viewport.areas.outline) {
@@ -47,7 +47,7 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                     .and_then(|g| g.nodes.get(row))
                     .map(|n| n.id.clone())
                 {
-                    return nav_cmd(app, Cmd::Goto(id));
+                    return nav_cmd(app, Cmd::Goto(id)).into();
                 }
             }
             if app.screen.current == Screen::Guide && inside(app.screen.viewport.areas.items) {
@@ -56,12 +56,12 @@ pub fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                 let items = app.items();
                 if row < items.len() && app.screen.panel == Panel::Actions {
                     app.screen.item_sel = row;
-                    return activate(app, &items);
+                    return activate(app, &items).into();
                 }
             }
             app.dirty = false;
         }
         _ => app.dirty = false,
     }
-    Vec::new()
+    Then::Done(Vec::new())
 }

@@ -3,8 +3,9 @@
 //! `update()`; must not import IO.
 
 use super::app::{App, Input, Live, Screen};
+use super::effect::Effect;
 use super::search::Hit;
-use crate::nav::{self, AlertContext, Cmd, Effect};
+use crate::nav::{self, AlertContext, Cmd, Effect as NavEffect};
 
 /// Opens the selected hit (a guide, a step or an alert).
 pub fn open_hit(app: &mut App) -> Vec<Effect> {
@@ -86,8 +87,8 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
     }
     for e in effects {
         match e {
-            Effect::Notice(s) => app.set_message(s, false),
-            Effect::NeedVar { probe, var } => {
+            NavEffect::Notice(s) => app.set_message(s, false),
+            NavEffect::NeedVar { probe, var } => {
                 let offer = super::flow::restore_offer(app, probe.node.as_str(), probe.index, &var);
                 let buf = match &offer {
                     Some((value, why)) => {
@@ -111,15 +112,15 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                     rerun: Some(probe.index),
                 });
             }
-            e @ Effect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
-            Effect::RunProbe {
+            e @ NavEffect::NeedsMitigationFlow { .. } => out.extend(super::flow::needs_flow(app, e)),
+            NavEffect::RunProbe {
                 ref probe,
                 ref bindings,
             } => match &app.session.live {
                 Live::Available => {
                     let vars = bindings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                     super::pager::started(app, probe.clone(), vars);
-                    out.push(e)
+                    out.push(Effect::Nav(e))
                 }
                 Live::Unavailable(why) => app.set_message(
                     format!(
@@ -128,16 +129,16 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                     true,
                 ),
             },
-            Effect::Export if !app.session.recording => app.set_message(
+            NavEffect::Export if !app.session.recording => app.set_message(
                 "Evidence recording is off in this session (--no-evidence), so there is nothing to export.",
                 true,
             ),
-            Effect::Record(_) if !app.session.recording => {}
-            e @ Effect::Record(nav::Event::StatusSet { .. } | nav::Event::ChecklistToggled { .. }) => {
+            NavEffect::Record(_) if !app.session.recording => {}
+            e @ NavEffect::Record(nav::Event::StatusSet { .. } | nav::Event::ChecklistToggled { .. }) => {
                 app.guard.notes += 1;
-                out.push(e);
+                out.push(Effect::Nav(e));
             }
-            other => out.push(other),
+            other => out.push(Effect::Nav(other)),
         }
     }
     out

@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
-use crate::nav::Effect;
+use super::effect::Effect;
 use crate::tsg::ProbeRef;
 
-pub use super::stamp::{stale, stamp, started, Ran};
+pub use super::stamp::{stale, stamp, started, Ran, Stamp};
 
 /// Reading state kept apart from the rest of the app: the clock the runtime sets, when each
 /// output ran, and the open pager.
@@ -27,24 +27,24 @@ pub struct Reading {
 /// The full-screen pager over one output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pager {
-    pub title: String,
-    pub stamp: String,
-    pub command: String,
-    pub lines: Vec<String>,
-    pub top: usize,
-    pub left: usize,
-    pub wrap: bool,
-    pub numbers: bool,
+    pub(in crate::tui) title: String,
+    pub(in crate::tui) stamp: super::stamp::Stamp,
+    pub(in crate::tui) command: String,
+    pub(in crate::tui) lines: Vec<String>,
+    pub(in crate::tui) top: usize,
+    pub(in crate::tui) left: usize,
+    pub(in crate::tui) wrap: bool,
+    pub(in crate::tui) numbers: bool,
     /// The search being typed after `/`.
-    pub typing: Option<String>,
-    pub query: String,
-    pub hits: Vec<usize>,
-    pub hit: usize,
+    pub(in crate::tui) typing: Option<String>,
+    pub(in crate::tui) query: String,
+    pub(in crate::tui) hits: Vec<usize>,
+    pub(in crate::tui) hit: usize,
     /// Rows of text drawn last frame (for paging).
-    pub rows: usize,
+    pub(in crate::tui) rows: usize,
     /// Columns of text (after the gutter) drawn last frame; 0 before the first frame. With
     /// wrap on, `top` counts wrapped rows at this width, so paging reaches the last line.
-    pub width: usize,
+    pub(in crate::tui) width: usize,
 }
 
 /// Cuts `s` into rows of at most `w` columns (characters kept as they are: columns line up).
@@ -80,7 +80,16 @@ fn tabular(lines: &[String]) -> bool {
 }
 
 impl Pager {
-    pub fn new(title: String, stamp: String, command: String, text: &str) -> Pager {
+    /// Wrapping long lines (tables start unwrapped).
+    pub fn wrap(&self) -> bool {
+        self.wrap
+    }
+    /// The lines that match the last search.
+    pub fn hits(&self) -> &[usize] {
+        &self.hits
+    }
+
+    pub fn new(title: String, stamp: super::stamp::Stamp, command: String, text: &str) -> Pager {
         let lines: Vec<String> = text.lines().map(|l| l.replace('\t', "    ")).collect();
         Pager {
             // Tables keep their columns: no wrapping unless asked.
@@ -254,77 +263,108 @@ pub fn copy_command(app: &mut App) -> Vec<Effect> {
     vec![Effect::Copy(code)]
 }
 
+/// What a key on the pager asks of the rest of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PagerKey {
+    /// Handled inside the pager (it redraws).
+    Done,
+    /// Not a pager key: nothing to redraw.
+    Ignored,
+    /// Close the pager.
+    Close,
+    /// A status-line message (`true`: an error).
+    Say(String, bool),
+    /// Copy this text, saying so.
+    Copy { text: String, said: String },
+}
+
+impl Pager {
+    /// A key while the pager is open (Ctrl-C is the app's, not the pager's).
+    pub fn key(&mut self, ev: KeyEvent) -> PagerKey {
+        let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(buf) = self.typing.as_mut() {
+            match ev.code {
+                KeyCode::Esc => self.typing = None,
+                KeyCode::Enter => {
+                    self.query = self.typing.take().unwrap_or_default();
+                    self.search(true);
+                    if self.hits.is_empty() && !self.query.is_empty() {
+                        let q = &self.query;
+                        return PagerKey::Say(format!("`{q}` is not in this output."), true);
+                    }
+                }
+                KeyCode::Backspace => {
+                    buf.pop();
+                }
+                KeyCode::Char(c) if !ctrl => buf.push(c),
+                _ => {}
+            }
+            return PagerKey::Done;
+        }
+        let page = self.rows.max(1);
+        match ev.code {
+            KeyCode::Esc | KeyCode::Char('q') => return PagerKey::Close,
+            KeyCode::Down | KeyCode::Char('j') | KeyCode::Enter => self.top += 1,
+            KeyCode::Up | KeyCode::Char('k') => self.top = self.top.saturating_sub(1),
+            KeyCode::Char('d') if ctrl => self.top += page / 2,
+            KeyCode::Char('u') if ctrl => self.top = self.top.saturating_sub(page / 2),
+            KeyCode::PageDown | KeyCode::Char(' ') | KeyCode::Char('f') => self.top += page,
+            KeyCode::PageUp | KeyCode::Char('b') => self.top = self.top.saturating_sub(page),
+            KeyCode::Home | KeyCode::Char('g') => self.top = 0,
+            KeyCode::End | KeyCode::Char('G') => self.top = usize::MAX,
+            KeyCode::Right | KeyCode::Char('l') if !self.wrap => self.left += 8,
+            KeyCode::Left | KeyCode::Char('h') if !self.wrap => {
+                self.left = self.left.saturating_sub(8)
+            }
+            KeyCode::Char('0') => self.left = 0,
+            KeyCode::Char('w') => self.toggle_wrap(),
+            KeyCode::Char('#') => self.numbers = !self.numbers,
+            KeyCode::Char('/') => self.typing = Some(String::new()),
+            KeyCode::Char('n') if !self.hits.is_empty() => {
+                self.hit = (self.hit + 1) % self.hits.len();
+                self.show_hit();
+            }
+            KeyCode::Char('N') if !self.hits.is_empty() => {
+                self.hit = (self.hit + self.hits.len() - 1) % self.hits.len();
+                self.show_hit();
+            }
+            KeyCode::Char('y') => {
+                let n = self.lines.len();
+                return PagerKey::Copy {
+                    text: self.lines.join("\n"),
+                    said: format!("Copied the output ({n} lines) to the clipboard (OSC 52)."),
+                };
+            }
+            KeyCode::Char('Y') => {
+                return PagerKey::Copy {
+                    text: self.command.trim_end().to_string(),
+                    said: "Copied the command to the clipboard (OSC 52).".into(),
+                };
+            }
+            _ => return PagerKey::Ignored,
+        }
+        self.top = self.top.min(self.max_top());
+        PagerKey::Done
+    }
+}
+
 /// A key while the pager is open.
 pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
-    let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && ev.code == KeyCode::Char('c') {
+    if ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c') {
         return super::guard::force_quit(app);
     }
     let Some(p) = app.reading.pager.as_mut() else {
         return Vec::new();
     };
-    if let Some(buf) = p.typing.as_mut() {
-        match ev.code {
-            KeyCode::Esc => p.typing = None,
-            KeyCode::Enter => {
-                p.query = p.typing.take().unwrap_or_default();
-                p.search(true);
-                if p.hits.is_empty() && !p.query.is_empty() {
-                    let q = p.query.clone();
-                    app.set_message(format!("`{q}` is not in this output."), true);
-                }
-            }
-            KeyCode::Backspace => {
-                buf.pop();
-            }
-            KeyCode::Char(c) if !ctrl => buf.push(c),
-            _ => {}
-        }
-        return Vec::new();
-    }
-    let page = p.rows.max(1);
-    match ev.code {
-        KeyCode::Esc | KeyCode::Char('q') => app.reading.pager = None,
-        KeyCode::Down | KeyCode::Char('j') | KeyCode::Enter => p.top += 1,
-        KeyCode::Up | KeyCode::Char('k') => p.top = p.top.saturating_sub(1),
-        KeyCode::Char('d') if ctrl => p.top += page / 2,
-        KeyCode::Char('u') if ctrl => p.top = p.top.saturating_sub(page / 2),
-        KeyCode::PageDown | KeyCode::Char(' ') | KeyCode::Char('f') => p.top += page,
-        KeyCode::PageUp | KeyCode::Char('b') => p.top = p.top.saturating_sub(page),
-        KeyCode::Home | KeyCode::Char('g') => p.top = 0,
-        KeyCode::End | KeyCode::Char('G') => p.top = usize::MAX,
-        KeyCode::Right | KeyCode::Char('l') if !p.wrap => p.left += 8,
-        KeyCode::Left | KeyCode::Char('h') if !p.wrap => p.left = p.left.saturating_sub(8),
-        KeyCode::Char('0') => p.left = 0,
-        KeyCode::Char('w') => p.toggle_wrap(),
-        KeyCode::Char('#') => p.numbers = !p.numbers,
-        KeyCode::Char('/') => p.typing = Some(String::new()),
-        KeyCode::Char('n') if !p.hits.is_empty() => {
-            p.hit = (p.hit + 1) % p.hits.len();
-            p.show_hit();
-        }
-        KeyCode::Char('N') if !p.hits.is_empty() => {
-            p.hit = (p.hit + p.hits.len() - 1) % p.hits.len();
-            p.show_hit();
-        }
-        KeyCode::Char('y') => {
-            let text = p.lines.join("\n");
-            let n = p.lines.len();
-            app.set_message(
-                format!("Copied the output ({n} lines) to the clipboard (OSC 52)."),
-                false,
-            );
+    match p.key(ev) {
+        PagerKey::Done => {}
+        PagerKey::Ignored => app.dirty = false,
+        PagerKey::Close => app.reading.pager = None,
+        PagerKey::Say(text, error) => app.set_message(text, error),
+        PagerKey::Copy { text, said } => {
+            app.set_message(said, false);
             return vec![Effect::Copy(text)];
         }
-        KeyCode::Char('Y') => {
-            let text = p.command.trim_end().to_string();
-            app.set_message("Copied the command to the clipboard (OSC 52).", false);
-            return vec![Effect::Copy(text)];
-        }
-        _ => app.dirty = false,
-    }
-    if let Some(p) = app.reading.pager.as_mut() {
-        p.top = p.top.min(p.max_top());
     }
     Vec::new()
 }

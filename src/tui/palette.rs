@@ -2,24 +2,25 @@
 //! argument (`:alert`, `:goto`, `:set`, `:export`, `:tasks`, `:stop`); every other command
 //! runs as if its key was pressed. Pure: part of `update()`; must not import IO.
 
-use super::action::Action;
 use super::app::App;
 use super::command::Command;
+use super::effect::Effect;
 use super::navigate::nav_cmd;
-use super::update::update;
-use crate::nav::{AlertContext, Cmd, Effect, VarSource};
+use super::update::Then;
+use crate::nav::{AlertContext, Cmd, VarSource};
 
-/// Runs one palette line.
-pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
+/// Runs one palette line: what it did, or the command `update` runs as if its key was
+/// pressed.
+pub fn palette(app: &mut App, line: &str) -> Then {
     if line.is_empty() {
-        return Vec::new();
+        return Then::Done(Vec::new());
     }
     if line.trim() == "ns" {
         app.set_message(
             "`:ns` needs a namespace: :ns NAME sets NAMESPACE for the probes.",
             true,
         );
-        return Vec::new();
+        return Then::Done(Vec::new());
     }
     let line = super::command::expand(line);
     let line = line.as_str();
@@ -27,17 +28,17 @@ pub fn palette(app: &mut App, line: &str) -> Vec<Effect> {
         // The palette shows the help (a key toggles it) and marks the step wherever it is.
         Ok(Command::Help) => {
             app.screen.help = true;
-            Vec::new()
+            Then::Done(Vec::new())
         }
-        Ok(Command::Done) => nav_cmd(app, Cmd::MarkDone),
-        Ok(Command::Skip) => nav_cmd(app, Cmd::MarkSkipped),
-        Ok(c) => update(app, Action::Command(c)),
+        Ok(Command::Done) => nav_cmd(app, Cmd::MarkDone).into(),
+        Ok(Command::Skip) => nav_cmd(app, Cmd::MarkSkipped).into(),
+        Ok(c) => Then::Run(c),
         Err(e) => {
             app.set_message(
                 format!("`:{line}`: {e}; try :alert NAME, :goto ID, :set VAR=value, :export, :q"),
                 true,
             );
-            Vec::new()
+            Then::Done(Vec::new())
         }
     }
 }
@@ -120,7 +121,11 @@ pub fn run(app: &mut App, c: Command) -> Vec<Effect> {
             );
             Vec::new()
         }
-        other => update(app, Action::Command(other)),
+        // `update` sends only the commands above here.
+        _ => {
+            app.dirty = false;
+            Vec::new()
+        }
     }
 }
 

@@ -4,9 +4,9 @@
 //! part of `update()`; must not import IO.
 
 use super::app::{App, Item};
+use super::effect::Effect;
 use super::navigate::run;
 use super::state::QueryMode;
-use crate::nav::Effect;
 use crate::tsg::{Lang, ProbeRef};
 
 /// The selected probe, else the step's first PromQL probe.

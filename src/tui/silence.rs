@@ -9,10 +9,10 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::app::App;
+use super::effect::Effect;
 use super::firing::SilenceDraft;
 use super::mitigation::{DryRunView, Mitigation, MitigationView};
 use crate::mitigate::OpenMitigation;
-use crate::nav::Effect;
 use crate::tsg::SafetyClass;
 
 /// A silence this session created and has not expired.
@@ -78,6 +78,7 @@ pub fn view(d: &SilenceDraft) -> MitigationView {
         vars: Vec::new(),
         command,
         target: format!("Alertmanager `{}`", d.source),
+        namespace: None,
         confirm_name: Some(d.source.clone()),
         place: None,
         dry_run: DryRunView::None("Alertmanager has no dry run for silences".into()),

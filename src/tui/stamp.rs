@@ -25,16 +25,38 @@ impl Ran {
     }
 }
 
-/// "ran 03:12:09 with NODE=aks-1", "STALE: NODE is now aks-2 · ran …", or "" when unknown.
-pub fn stamp(app: &App, probe: &ProbeRef) -> String {
+/// What an output's header says about when it ran, and whether a value it ran with has
+/// changed since (then it is painted as an error). Whether it is stale is this field, never
+/// a word of the text: a value may well be named `STALE-x`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stamp {
+    pub text: String,
+    pub stale: bool,
+}
+
+impl Stamp {
+    /// No stamp: the output's run is not known.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// "ran 03:12:09 with NODE=aks-1", "STALE: NODE is now aks-2 · ran …", or empty when unknown.
+pub fn stamp(app: &App, probe: &ProbeRef) -> Stamp {
     let Some(ran) = app.reading.ran.get(probe) else {
-        return String::new();
+        return Stamp::default();
     };
     let changed = stale(app, ran);
     if changed.is_empty() {
-        ran.describe()
+        Stamp {
+            text: ran.describe(),
+            stale: false,
+        }
     } else {
-        format!("STALE: {} · {}", changed.join(", "), ran.describe())
+        Stamp {
+            text: format!("STALE: {} · {}", changed.join(", "), ran.describe()),
+            stale: true,
+        }
     }
 }
 

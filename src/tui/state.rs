@@ -185,6 +185,46 @@ pub enum Live {
     Unavailable(String),
 }
 
+/// Where answers come from when they are not live. Whether evidence is recorded as simulated
+/// is this variant, decided where the session is built, never a word of the label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataLabel {
+    /// `tsgnav demo`: the simulated cluster and recorded PromQL/KQL answers.
+    Demo,
+    /// `tsgnav sessions replay`: the answers recorded in session `id`.
+    Replay { id: String },
+}
+
+impl DataLabel {
+    /// What the status line shows.
+    pub fn text(&self) -> String {
+        match self {
+            DataLabel::Demo => "DEMO DATA (simulated)".into(),
+            DataLabel::Replay { id } => format!("REPLAY of {id} (recorded)"),
+        }
+    }
+    /// The short form for a narrow status line.
+    pub fn short(&self) -> String {
+        match self {
+            DataLabel::Demo => "DEMO DATA".into(),
+            DataLabel::Replay { id } => format!("REPLAY of {id}"),
+        }
+    }
+    /// Answers come from the simulation: the evidence session says `simulated`.
+    pub fn simulated(&self) -> bool {
+        matches!(self, DataLabel::Demo)
+    }
+}
+
+/// The sandbox of the session's shell probes: what the status line says ("jail (namespaces +
+/// seccomp); landlock v7 fs+net", "not isolated: …") and whether the jail holds them, as the
+/// runtime decided it (never read back from the words).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    pub text: String,
+    pub isolated: bool,
+}
+
 /// The evidence session, as far as the UI knows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Evidence {
@@ -203,10 +243,9 @@ pub struct Session {
     pub live: Live,
     /// Where answers come from when they are not live (the demo's simulation, a replayed
     /// session); the status line shows it in place of "live queries on".
-    pub data_label: Option<String>,
-    /// The sandbox read-only shell probes run in ("landlock v7 fs+net", "none: kernel has no
-    /// Landlock" …), shown beside "live queries on".
-    pub sandbox: Option<String>,
+    pub data_label: Option<DataLabel>,
+    /// The sandbox read-only shell probes run in, shown beside "live queries on".
+    pub sandbox: Option<Sandbox>,
     /// The escalation team named by `:export TEAM`, if any.
     pub export_team: Option<String>,
     /// Whether the runtime records evidence (a session opens at the first step entered).

@@ -7,7 +7,8 @@
 //! [`App::context`]. Pure: part of `update()`; must not import IO.
 
 use super::app::App;
-use crate::nav::{ContextMap, Effect};
+use super::effect::Effect;
+use crate::nav::ContextMap;
 
 /// Where the context can come from; the runtime and the CLI fill it at start.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -5,13 +5,52 @@
 use super::action::Action;
 use super::app::{App, Input, Item, Panel, Screen};
 use super::command::Command;
+use super::effect::Effect;
 use super::navigate::{nav_cmd, open_hit, run};
 use super::scroll::help_scroll_to;
 use super::search;
-use crate::nav::{Cmd, Effect};
+use crate::nav::Cmd;
+
+/// What a handler hands back to `update`: the effects it made, or a command to run as if its
+/// key was pressed (the mouse wheel on the library, a `:` line). Handlers never call
+/// `update` themselves.
+#[derive(Debug)]
+pub enum Then {
+    Done(Vec<Effect>),
+    Run(Command),
+}
+
+impl From<Vec<Effect>> for Then {
+    fn from(effects: Vec<Effect>) -> Then {
+        Then::Done(effects)
+    }
+}
+
+/// The effects of a handler's answer, running the command it asked for.
+fn then(app: &mut App, t: Then) -> Vec<Effect> {
+    match t {
+        Then::Done(effects) => effects,
+        Then::Run(c) => run_command(app, c),
+    }
+}
+
+/// Runs a command as `update(app, Action::Command(c))` does: it redraws, and any command
+/// but quitting disarms the quit questions.
+fn run_command(app: &mut App, c: Command) -> Vec<Effect> {
+    app.dirty = true;
+    if !matches!(c, Command::Quit | Command::ForceQuit) {
+        app.session.quit_armed = false;
+        app.guard.ctrl_c_armed = false;
+    }
+    command(app, c)
+}
 
 /// Applies one action. Sets `app.dirty` when the screen must be redrawn.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    if let Action::Tick(now) = action {
+        app.reading.now = now;
+        return Vec::new();
+    }
     app.dirty = true;
     if !matches!(
         action,
@@ -21,6 +60,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             | Action::Mouse(_)
             | Action::Resize(..)
             | Action::Drawn(_)
+            | Action::Guides(_)
     ) {
         app.session.quit_armed = false;
         app.guard.ctrl_c_armed = false;
@@ -42,7 +82,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 return Vec::new();
             }
             if app.input.is_some() {
-                return super::input::key(app, ev);
+                let t = super::input::key(app, ev);
+                return then(app, t);
             }
             if app.reading.pager.is_some() {
                 return super::pager::key(app, ev);
@@ -73,14 +114,17 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 "guide"
             };
             match app.keymap.lookup(ctx, &ev) {
-                Some(c) => update(app, Action::Command(c)),
+                Some(c) => run_command(app, c),
                 None => {
                     app.dirty = false;
                     Vec::new()
                 }
             }
         }
-        Action::Mouse(m) => super::mouse::mouse(app, m),
+        Action::Mouse(m) => {
+            let t = super::mouse::mouse(app, m);
+            then(app, t)
+        }
         Action::Resize(..) => Vec::new(),
         Action::Drawn(v) => {
             super::scroll::drawn(app, v);
@@ -89,10 +133,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Command(c) => command(app, c),
         Action::Firing(u) => {
-            super::firing::apply(&app.lib, &mut app.firing, *u);
+            app.firing.apply(&app.lib, *u);
             Vec::new()
         }
         Action::Waves(e) => super::waves::event(app, e),
+        Action::Guides(b) => super::loading::arrive(app, *b),
         a => super::worker::worker(app, a),
     }
 }
@@ -108,8 +153,7 @@ fn command(app: &mut App, c: Command) -> Vec<Effect> {
             Vec::new()
         }
         Command::Palette => {
-            app.palette.recall = None;
-            app.palette.cycle = None;
+            app.palette.open();
             app.input = Some(Input::Palette { buf: String::new() });
             Vec::new()
         }

@@ -62,10 +62,7 @@ fn mode_spans(app: &App, compact: bool, area_w: u16) -> Vec<Span<'static>> {
     }];
     // Where answers come from stays in sight whatever message is shown.
     if let Some(label) = &app.session.data_label {
-        let label = match label.split_once(" (") {
-            Some((short, _)) if compact => short,
-            _ => label,
-        };
+        let label = if compact { label.short() } else { label.text() };
         out.push(Span::styled(format!(" {label} "), t.get("ui.error")));
     }
     if !app.session.open.is_empty() {
@@ -127,25 +124,7 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
     // Short badges when the message would not fit beside the long ones.
     let spans_w =
         |m: &[Span]| -> usize { m.iter().map(|s| widgets::wrap::width(&s.content)).sum() };
-    let wanted = match (&app.input, &app.notice) {
-        (Some(Input::Write { buf }), _) => {
-            60 + widgets::wrap::width(buf) + app.context().map_or(0, |c| c.len())
-        }
-        (Some(Input::Prompt { var, buf, .. }), n) => {
-            30 + var.len()
-                + widgets::wrap::width(buf)
-                + n.as_ref()
-                    .filter(|n| n.is_error())
-                    .map_or(0, |n| widgets::wrap::width(&n.text) + 2)
-        }
-        // The palette's completion hint counts too, so the badges shorten to make room.
-        (Some(Input::Palette { buf }), _) => {
-            2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
-        }
-        (Some(Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
-        (None, Some(n)) => widgets::wrap::width(&n.text),
-        (None, None) => 0,
-    };
+    let wanted = wanted(app);
     let full = mode_spans(app, false, area.width);
     let mode = if wanted > 0 && spans_w(&full) + wanted > usize::from(area.width) {
         mode_spans(app, true, area.width)
@@ -192,41 +171,70 @@ fn status_line(f: &mut Frame, area: ratatui::layout::Rect, app: &App) -> usize {
             ),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
         ]),
-        None => match &app.notice {
-            Some(n) => Line::styled(
-                widgets::wrap::truncate(&n.text, w),
-                if n.is_error() {
-                    t.get("ui.error")
-                } else {
-                    t.get("ui.message")
-                },
-            ),
-            None => {
-                let live = match &app.session.live {
-                    Live::Available if app.session.data_label.is_some() => Span::raw(""),
-                    Live::Available => match &app.session.sandbox {
-                        Some(sb) => Span::styled(
-                            format!("live queries on · sandbox: {sb}"),
-                            t.get("status.done"),
-                        ),
-                        None => Span::styled("live queries on", t.get("status.done")),
-                    },
-                    Live::Unavailable(_) => {
-                        Span::styled("live queries unavailable", t.get("ui.live_off"))
-                    }
-                };
-                let hints = if app.screen.current == Screen::Library && !app.screen.help {
-                    " ? help  / search  Enter open  : command  q quit · "
-                } else {
-                    " ? help  Tab/Enter choose  h back  n next  / search  : command  q quit · "
-                };
-                let hints = widgets::wrap::truncate(hints, w.saturating_sub(26));
-                Line::from(vec![Span::styled(hints, t.get("ui.dim")), live])
-            }
-        },
+        None => message_line(app, w),
     };
     let mut spans = mode;
     spans.extend(line.spans);
     f.render_widget(Paragraph::new(Line::from(spans).style(line.style)), area);
     w
+}
+
+/// The columns the status line's input or message wants beside the badges.
+fn wanted(app: &App) -> usize {
+    match (&app.input, &app.notice) {
+        (Some(Input::Write { buf }), _) => {
+            60 + widgets::wrap::width(buf) + app.context().map_or(0, |c| c.len())
+        }
+        (Some(Input::Prompt { var, buf, .. }), n) => {
+            30 + var.len()
+                + widgets::wrap::width(buf)
+                + n.as_ref()
+                    .filter(|n| n.is_error())
+                    .map_or(0, |n| widgets::wrap::width(&n.text) + 2)
+        }
+        // The palette's completion hint counts too, so the badges shorten to make room.
+        (Some(Input::Palette { buf }), _) => {
+            2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
+        }
+        (Some(Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
+        (None, Some(n)) => widgets::wrap::width(&n.text),
+        (None, None) => 0,
+    }
+}
+
+/// The status line with no input open: the message, else the key hints and the live state.
+fn message_line(app: &App, w: usize) -> Line<'static> {
+    let t = &app.theme;
+    match &app.notice {
+        Some(n) => Line::styled(
+            widgets::wrap::truncate(&n.text, w),
+            if n.is_error() {
+                t.get("ui.error")
+            } else {
+                t.get("ui.message")
+            },
+        ),
+        None => {
+            let live = match &app.session.live {
+                Live::Available if app.session.data_label.is_some() => Span::raw(""),
+                Live::Available => match &app.session.sandbox {
+                    Some(sb) => Span::styled(
+                        format!("live queries on · sandbox: {}", sb.text),
+                        t.get("status.done"),
+                    ),
+                    None => Span::styled("live queries on", t.get("status.done")),
+                },
+                Live::Unavailable(_) => {
+                    Span::styled("live queries unavailable", t.get("ui.live_off"))
+                }
+            };
+            let hints = if app.screen.current == Screen::Library && !app.screen.help {
+                " ? help  / search  Enter open  : command  q quit · "
+            } else {
+                " ? help  Tab/Enter choose  h back  n next  / search  : command  q quit · "
+            };
+            let hints = widgets::wrap::truncate(hints, w.saturating_sub(26));
+            Line::from(vec![Span::styled(hints, t.get("ui.dim")), live])
+        }
+    }
 }

@@ -9,8 +9,8 @@
 //! again. Pure; must not import IO, `crate::query` or `crate::evidence`.
 
 use super::app::App;
+use super::effect::{Effect, WavesOp};
 use crate::mitigate::waves::{State, WaveSpec};
-use crate::nav::{Effect, WavesOp};
 
 /// The default wave sizes and concurrency of `:waves GLOB`.
 pub const SIZES: &str = "1,5%,20%,rest";

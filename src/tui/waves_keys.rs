@@ -7,9 +7,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
+use super::effect::{Effect, WavesOp};
 use super::waves::{Phase, Row, Waves, WavesEvent};
 use crate::mitigate::waves::{check_phrase, State};
-use crate::nav::{Effect, WavesOp};
 
 /// A key while the wave screen is open.
 pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {

@@ -9,8 +9,9 @@ use ratatui::Terminal;
 
 use super::{Phase, PlanView, WavesEvent};
 use crate::mitigate::waves::State;
-use crate::nav::{Cmd, Effect, WavesOp};
+use crate::nav::Cmd;
 use crate::tui::command::Command;
+use crate::tui::effect::{Effect, WavesOp};
 use crate::tui::{update, Action, App};
 
 const GUIDE: &str = "# Fleet\n\n## Look\n\n```bash\nkubectl get pods -n maestro\n```\n\n# Mitigation\n\n## Pause the agent\n\n**Preconditions:** the window is open.\n\n```bash\nkubectl scale deployment/agent -n maestro --replicas=0\n```\n\n### Validation: stopped\n\n```bash {name=stopped}\ntest \"$(kubectl get deployment agent -n maestro -o jsonpath='{.status.replicas}')\" = 0\n```\n";

@@ -5,85 +5,15 @@
 
 use super::action::Action;
 use super::app::{App, Evidence, ProbeResult};
+use super::effect::Effect;
 use super::mitigation::Mitigation;
 use super::state::Streaming;
-use crate::nav::{self, Cmd, Effect};
+use crate::nav::{self, Cmd};
 
 /// Folds a worker's result into the state, whatever the screen.
 pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
     match a {
-        Action::ProbeFinished { probe: key, result } => {
-            let (node, probe) = (key.node.to_string(), key.index);
-            let r = match result {
-                Ok(out) => {
-                    for (name, value) in out.assigns {
-                        let source = nav::VarSource::Probe(node.clone());
-                        nav::apply(
-                            &mut app.nav,
-                            &app.lib,
-                            Cmd::SetVar {
-                                name,
-                                value,
-                                source,
-                            },
-                        );
-                    }
-                    let text = match out.outcome {
-                        crate::tsg::Outcome::Exited(c) => format!("exit {c}\n{}", out.output),
-                        _ => out.output,
-                    };
-                    ProbeResult {
-                        ok: out.outcome.succeeded(),
-                        outcome: out.outcome,
-                        text,
-                        series: out.series,
-                    }
-                }
-                Err(e) => ProbeResult {
-                    ok: false,
-                    outcome: crate::tsg::Outcome::Refused(e.clone()),
-                    text: e,
-                    series: Vec::new(),
-                },
-            };
-            let cancelled = r.outcome == crate::tsg::Outcome::Cancelled;
-            let msg = match app.current_id() == Some(node.as_str()) {
-                true if cancelled => format!("Probe {} was cancelled.", probe + 1),
-                true => {
-                    app.screen.reveal = Some(probe);
-                    format!(
-                        "Probe {} {}: its output is below (o reads it all).",
-                        probe + 1,
-                        if r.ok { "finished" } else { "failed" }
-                    )
-                }
-                // A probe of a step left behind: say which step.
-                false => {
-                    let title = app
-                        .nav
-                        .index
-                        .node(&app.lib, &node)
-                        .map(|n| n.title.clone())
-                        .unwrap_or_else(|| node.clone());
-                    let verdict = match (cancelled, r.ok) {
-                        (true, _) => "was cancelled",
-                        (false, true) => "finished",
-                        (false, false) => "failed",
-                    };
-                    format!("Probe {} of {title} {verdict}.", probe + 1)
-                }
-            };
-            app.set_message(msg, !r.ok && !cancelled);
-            let ok = r.ok;
-            app.probes.running.retain(|p| *p != key);
-            app.probes.streaming.remove(&key);
-            super::guard::probe_finished(app, &key);
-            app.probes.results.insert(key, r);
-            app.probes.generation += 1;
-            if ok {
-                super::flow::offer_after_check(app, &node, probe);
-            }
-        }
+        Action::ProbeFinished { probe, result } => probe_finished(app, probe, result),
         Action::ProbeProgress { probe, bytes, tail } => {
             app.probes
                 .streaming
@@ -120,10 +50,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             app.mitigation = Some(Mitigation::new(*view));
         }
         Action::MitigationRefused(why) => match app.mitigation.as_mut() {
-            Some(m) => {
-                m.busy = false;
-                m.error = Some(why);
-            }
+            Some(m) => m.refused(why),
             None => app.set_message(why, true),
         },
         Action::MitigationStarted(what) => {
@@ -134,8 +61,7 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::DryRunFinished(ok, text) => {
             if let Some(m) = app.mitigation.as_mut() {
-                m.busy = false;
-                m.dry_output = Some((ok, text));
+                m.dry_run_finished(ok, text);
             }
         }
         Action::OpenMitigations(open) => {
@@ -152,4 +78,85 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// A probe's result: the values it assigned, the result shown, the status-line message, and
+/// the after-state check a mitigation's result offers.
+fn probe_finished(
+    app: &mut App,
+    key: crate::tsg::ProbeRef,
+    result: Result<super::action::ProbeOutput, String>,
+) {
+    let (node, probe) = (key.node.to_string(), key.index);
+    let r = match result {
+        Ok(out) => {
+            for (name, value) in out.assigns {
+                let source = nav::VarSource::Probe(node.clone());
+                let set = Cmd::SetVar {
+                    name,
+                    value,
+                    source,
+                };
+                nav::apply(&mut app.nav, &app.lib, set);
+            }
+            let text = match out.outcome {
+                crate::tsg::Outcome::Exited(c) => format!("exit {c}\n{}", out.output),
+                _ => out.output,
+            };
+            ProbeResult {
+                ok: out.outcome.succeeded(),
+                outcome: out.outcome,
+                text,
+                series: out.series,
+            }
+        }
+        Err(e) => ProbeResult {
+            ok: false,
+            outcome: crate::tsg::Outcome::Refused(e.clone()),
+            text: e,
+            series: Vec::new(),
+        },
+    };
+    let cancelled = r.outcome == crate::tsg::Outcome::Cancelled;
+    let msg = finished_message(app, &node, probe, &r);
+    app.set_message(msg, !r.ok && !cancelled);
+    let ok = r.ok;
+    app.probes.running.retain(|p| *p != key);
+    app.probes.streaming.remove(&key);
+    super::guard::probe_finished(app, &key);
+    app.probes.results.insert(key, r);
+    app.probes.generation += 1;
+    if ok {
+        super::flow::offer_after_check(app, &node, probe);
+    }
+}
+
+/// "Probe 2 finished: its output is below", or, for a step left behind, which step.
+fn finished_message(app: &mut App, node: &str, probe: usize, r: &ProbeResult) -> String {
+    let cancelled = r.outcome == crate::tsg::Outcome::Cancelled;
+    match app.current_id() == Some(node) {
+        true if cancelled => format!("Probe {} was cancelled.", probe + 1),
+        true => {
+            app.screen.reveal = Some(probe);
+            format!(
+                "Probe {} {}: its output is below (o reads it all).",
+                probe + 1,
+                if r.ok { "finished" } else { "failed" }
+            )
+        }
+        false => {
+            let title = app
+                .nav
+                .index
+                .node(&app.lib, node)
+                .map(|n| n.title.clone())
+                .unwrap_or_else(|| node.to_string());
+            let verdict = match (cancelled, r.ok) {
+                (true, _) => "was cancelled",
+                (false, true) => "finished",
+                (false, false) => "failed",
+            };
+            format!("Probe {} of {title} {verdict}.", probe + 1)
+        }
+    }
 }

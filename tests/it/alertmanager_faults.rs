@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tsgnav::query::alertmanager::{fetch_all, Alertmanager, Endpoint};
 use tsgnav::query::{Cancel, ProbeError};
+use tsgnav::tui::firing::FaultKind;
 use tsgnav::tui::runtime::firing::convert;
 
 use super::servers::{self, Fault};
@@ -77,8 +78,19 @@ async fn down_slow_401_and_malformed_are_each_a_clear_line() {
     let lines: Vec<String> = update
         .errors
         .iter()
-        .map(|(s, m)| format!("{s}: {m}"))
+        .map(|f| format!("{}: {}", f.source, f.message))
         .collect();
+    // The kind of each fault comes from the error's type, in the same order.
+    let kinds: Vec<FaultKind> = update.errors.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            FaultKind::Down,
+            FaultKind::Slow,
+            FaultKind::Unauthorized,
+            FaultKind::Malformed
+        ]
+    );
     assert!(
         lines[0].starts_with("down: cannot read http://127.0.0.1:")
             && lines[0].contains("connection refused")
@@ -155,13 +167,13 @@ async fn five_thousand_alerts_from_a_real_alertmanager_and_the_cost_of_a_refresh
     let asked = start.elapsed();
     let update = convert(fetched, &BTreeSet::new());
     let mut firing = tsgnav::tui::firing::Firing::enabled();
-    tsgnav::tui::firing::apply(&lib, &mut firing, update);
+    firing.apply(&lib, update);
     eprintln!(
         "MEASURED: one background refresh of 5,000 alerts: {asked:?} asking Alertmanager, {:?} with conversion and sorting",
         start.elapsed()
     );
-    assert_eq!(firing.alerts.len(), 5000);
-    assert!(firing.errors.is_empty());
-    assert_eq!(firing.alerts[0].severity(), "critical");
-    assert_eq!(firing.rows.len(), 5050);
+    assert_eq!(firing.alerts().len(), 5000);
+    assert!(firing.errors().is_empty());
+    assert_eq!(firing.alerts()[0].severity(), "critical");
+    assert_eq!(firing.rows().len(), 5050);
 }

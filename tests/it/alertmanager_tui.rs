@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use tsgnav::nav::{Effect, Event, VarSource};
+use tsgnav::nav::{Effect as NavEffect, Event, VarSource};
 use tsgnav::tui::app::{Live, Screen};
-use tsgnav::tui::firing::{Alert, Firing, FiringUpdate};
+use tsgnav::tui::firing::{Alert, AlertState, FaultKind, Firing, FiringUpdate, SourceFault};
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::theme::Theme;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use super::tui_common::{keys, render, screen};
@@ -40,12 +41,12 @@ pub fn alert(name: &str, labels: &[(&str, &str)], minutes_ago: i64) -> Alert {
         labels: l,
         since: NOW - minutes_ago * 60,
         starts_at: "2026-09-21T10:00:00Z".into(),
-        state: "active".into(),
+        state: AlertState::Active,
         ..Alert::default()
     }
 }
 
-fn refresh(app: &mut App, alerts: Vec<Alert>, errors: Vec<(String, String)>) {
+fn refresh(app: &mut App, alerts: Vec<Alert>, errors: Vec<SourceFault>) {
     update(
         app,
         Action::Firing(Box::new(FiringUpdate {
@@ -122,10 +123,12 @@ fn enter_lands_on_the_routed_step_with_the_labels_as_variables() {
     assert_eq!(app.nav.vars["CLUSTER"].value, "mc-eastus-1");
     // The alert goes into the evidence with its labels.
     assert!(fx.iter().any(|e| matches!(e,
-        Effect::Record(Event::AlertReceived { name, labels })
+        Effect::Nav(NavEffect::Record(Event::AlertReceived { name, labels }))
             if name == "IngressGatewayLatencyHigh" && labels["cluster"] == "mc-eastus-1")));
     // Without auto_run nothing started.
-    assert!(!fx.iter().any(|e| matches!(e, Effect::RunProbe { .. })));
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, Effect::Nav(NavEffect::RunProbe { .. }))));
     // The variables panel names the label each value came from.
     keys(&mut app, "v");
     let s = screen(&render(&mut app, 120, 40));
@@ -198,7 +201,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     let started: Vec<(usize, &BTreeMap<String, String>)> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::RunProbe { probe, bindings } => Some((probe.index, bindings)),
+            Effect::Nav(NavEffect::RunProbe { probe, bindings }) => Some((probe.index, bindings)),
             _ => None,
         })
         .collect();
@@ -211,7 +214,7 @@ fn auto_run_starts_the_read_only_probes_and_never_a_mutating_one() {
     assert_eq!(started[0].1["NAMESPACE"], "gw-east");
     assert!(!fx
         .iter()
-        .any(|e| matches!(e, Effect::NeedsMitigationFlow { .. })));
+        .any(|e| matches!(e, Effect::Nav(NavEffect::NeedsMitigationFlow { .. }))));
     let msg = app.notice.clone().expect("a message").text;
     assert!(msg.contains("started its 2 read-only probes"), "{msg}");
 }
@@ -222,10 +225,10 @@ fn an_unreachable_alertmanager_is_a_line_and_the_rest_works() {
     refresh(
         &mut app,
         vec![],
-        vec![(
-            "westus".into(),
-            "cannot read http://127.0.0.1:1: connection refused to 127.0.0.1:1; is it running?"
-                .into(),
+        vec![SourceFault::new(
+            "westus",
+            FaultKind::Down,
+            "cannot read http://127.0.0.1:1: connection refused to 127.0.0.1:1; is it running?",
         )],
     );
     let s = screen(&render(&mut app, 100, 24));
@@ -244,17 +247,21 @@ fn a_refresh_keeps_the_selected_alert_selected() {
     let mut app = fixture_app();
     refresh(&mut app, three(), vec![]);
     keys(&mut app, "j j");
-    let chosen = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    let chosen = app.firing.alerts()[app.firing.selected().unwrap()]
+        .labels
+        .clone();
     let mut more = three();
     more.push(alert("AnotherCriticalOne", &[("severity", "critical")], 1));
     refresh(&mut app, more, vec![]);
-    let now = app.firing.alerts[app.firing.sel.unwrap()].labels.clone();
+    let now = app.firing.alerts()[app.firing.selected().unwrap()]
+        .labels
+        .clone();
     assert_eq!(now, chosen);
     // Moving down past the last alert lands in the guides list, and up comes back.
     keys(&mut app, "j");
-    assert_eq!(app.firing.sel, None);
+    assert_eq!(app.firing.selected(), None);
     keys(&mut app, "k");
-    assert_eq!(app.firing.sel, Some(3));
+    assert_eq!(app.firing.selected(), Some(3));
 }
 
 #[test]
@@ -285,7 +292,7 @@ fn five_thousand_alerts_fold_in_and_draw() {
     // The last alert can be reached.
     keys(&mut app, "G");
     keys(&mut app, "g");
-    assert_eq!(app.firing.sel, Some(0));
+    assert_eq!(app.firing.selected(), Some(0));
 }
 
 #[test]
@@ -308,10 +315,10 @@ fn a_silence_needs_write_mode_and_the_alertmanager_name_typed_back_on_the_confir
         .mitigation
         .clone()
         .expect("the confirmation screen opens");
-    let draft = m.view.silence.clone().expect("a silence");
+    let draft = m.view().silence.clone().expect("a silence");
     assert_eq!(draft.alert, "IngressGatewayLatencyHigh");
     assert_eq!(draft.labels["namespace"], "gw-east");
-    assert_eq!(m.view.confirm_name.as_deref(), Some("eastus"));
+    assert_eq!(m.view().confirm_name.as_deref(), Some("eastus"));
     // `+` before typing doubles the duration, shown on the screen.
     keys(&mut app, "+");
     let s = screen(&render(&mut app, 100, 30));
@@ -326,7 +333,9 @@ fn a_silence_needs_write_mode_and_the_alertmanager_name_typed_back_on_the_confir
     assert!(fx.is_empty(), "{fx:?}");
     let m = app.mitigation.clone().expect("still open");
     assert!(
-        m.error.unwrap_or_default().contains("nothing was silenced"),
+        m.error()
+            .unwrap_or_default()
+            .contains("nothing was silenced"),
         "the refusal is shown"
     );
     // The right name: one silence effect with the alert's labels; the screen closes.
@@ -396,7 +405,7 @@ fn quitting_and_closing_the_mitigation_offer_to_expire_the_silences_made() {
     );
     // Until the runtime says it expired, it is still offered; then q goes on as before.
     update(&mut app, Action::SilenceExpired("sil-1".into()));
-    assert!(app.firing.created.is_empty());
+    assert!(app.firing.created().is_empty());
     // The mitigation it was made during closes: expiring is offered again for a new one.
     update(
         &mut app,
@@ -416,8 +425,8 @@ fn quitting_and_closing_the_mitigation_offer_to_expire_the_silences_made() {
     assert!(!keys(&mut app, "j")
         .iter()
         .any(|e| matches!(e, Effect::ExpireSilence { .. })));
-    assert!(app.firing.expire_offer.is_empty());
-    assert_eq!(app.firing.created.len(), 1, "kept");
+    assert!(app.firing.expire_offer().is_empty());
+    assert_eq!(app.firing.created().len(), 1, "kept");
     // q q leaves it active and quits.
     keys(&mut app, "q");
     keys(&mut app, "q");

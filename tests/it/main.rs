@@ -122,6 +122,7 @@ mod tui_confirm_rules;
 mod tui_confirm_visible;
 mod tui_contexts;
 mod tui_handover;
+mod tui_interior;
 mod tui_labels;
 mod tui_large_output_tmux;
 mod tui_loading;

@@ -1,9 +1,10 @@
 //! Key-script tests of the pure `update()` (helix-style): a start state, the keys an operator
 //! presses (through the bundled keymap), and the node and state expected afterwards.
 
-use tsgnav::nav::{Cmd, Effect, Status, VarSource};
+use tsgnav::nav::{Cmd, Effect as NavEffect, Status, VarSource};
 use tsgnav::tui::app::{Input, Item, Live, Screen};
 use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::Effect;
 
 use crate::tui_common::{app, at_alert, current, id, item_index, keys, type_text, ALERT};
 
@@ -109,7 +110,7 @@ fn a_probe_missing_a_variable_prompts_then_runs_with_the_typed_value() {
     type_text(&mut a, "ocm-x");
     let effects = keys(&mut a, "<Enter>");
     let run = effects.iter().find_map(|e| match e {
-        Effect::RunProbe { probe, bindings } => {
+        Effect::Nav(NavEffect::RunProbe { probe, bindings }) => {
             Some((probe.node.to_string(), probe.index, bindings.clone()))
         }
         _ => None,
@@ -127,7 +128,9 @@ fn a_probe_missing_a_variable_prompts_then_runs_with_the_typed_value() {
 fn without_live_queries_nothing_runs_and_the_ui_says_so() {
     let mut a = at_alert();
     let effects = keys(&mut a, "r");
-    assert!(!effects.iter().any(|e| matches!(e, Effect::RunProbe { .. })));
+    assert!(!effects
+        .iter()
+        .any(|e| matches!(e, Effect::Nav(NavEffect::RunProbe { .. }))));
     let n = a.notice.clone().expect("a message");
     let (msg, err) = (n.text.clone(), n.is_error());
     assert!(msg.contains("Live queries are unavailable") && err, "{msg}");

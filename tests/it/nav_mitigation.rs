@@ -5,11 +5,12 @@
 //! restore's value prompt is filled with the count captured before the scale-down.
 
 use tsgnav::mitigate::OpenMitigation;
-use tsgnav::nav::{Cmd, Effect};
+use tsgnav::nav::{Cmd, Effect as NavEffect};
 use tsgnav::tsg::SafetyClass;
 use tsgnav::tui::app::{Input, Item, Live};
 use tsgnav::tui::mitigation::{DryRunView, Focus, MitigationView};
 use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use crate::tui_common::{app, item_index, keys, type_text};
@@ -68,6 +69,7 @@ fn view(a: &App, preconditions: usize) -> MitigationView {
         vars: Vec::new(),
         command: "kubectl scale deployment maestro-agent -n maestro --replicas=0".into(),
         target: format!("context {CTX}"),
+        namespace: None,
         confirm_name: Some(CTX.into()),
         place: None,
         dry_run: DryRunView::Runnable("kubectl scale … --dry-run=server".into()),
@@ -109,7 +111,7 @@ fn in_write_mode_a_mutating_probe_asks_the_runtime_for_its_screen_with_its_value
     select_probe(&mut a, 1);
     let fx = keys(&mut a, "r");
     match fx.as_slice() {
-        [Effect::NeedsMitigationFlow { probe, class, .. }] if probe.index == 1 => {
+        [Effect::Nav(NavEffect::NeedsMitigationFlow { probe, class, .. })] if probe.index == 1 => {
             assert_eq!(*class, SafetyClass::Mutating)
         }
         other => panic!("expected the mitigation flow, got {other:?}"),
@@ -124,7 +126,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     update(&mut a, Action::MitigationReady(Box::new(v.clone())));
     let m = a.mitigation.as_ref().expect("screen open");
     assert_eq!(
-        (m.focus, m.acks.clone()),
+        (m.focus(), m.acks().to_vec()),
         (Focus::Preconditions, vec![false; 3])
     );
     let screen = crate::tui_common::screen(&crate::tui_common::render(&mut a, 120, 40));
@@ -144,26 +146,22 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
     type_text(&mut a, CTX);
     assert!(keys(&mut a, "<Enter>").is_empty());
     let m = a.mitigation.as_ref().expect("still open");
-    assert!(m
-        .error
-        .as_deref()
-        .unwrap_or("")
-        .contains("Precondition 1 of 3"));
-    assert_eq!(m.focus, Focus::Preconditions);
+    assert!(m.error().unwrap_or("").contains("Precondition 1 of 3"));
+    assert_eq!(m.focus(), Focus::Preconditions);
     // Space ticks one at a time; the focus stays until Tab (or Enter) moves it to the field.
     keys(&mut a, "<Space>");
     assert_eq!(
-        a.mitigation.as_ref().expect("open").acks,
+        a.mitigation.as_ref().expect("open").acks(),
         vec![true, false, false]
     );
     keys(&mut a, "<Space> <Space>");
     let m = a.mitigation.as_ref().expect("open");
     assert_eq!(
-        (m.focus, m.acks.clone()),
+        (m.focus(), m.acks().to_vec()),
         (Focus::Preconditions, vec![true; 3])
     );
     keys(&mut a, "<Enter>");
-    assert_eq!(a.mitigation.as_ref().expect("open").focus, Focus::Target);
+    assert_eq!(a.mitigation.as_ref().expect("open").focus(), Focus::Target);
     let fx = keys(&mut a, "<Enter>");
     assert_eq!(
         fx,
@@ -179,7 +177,7 @@ fn each_precondition_is_acknowledged_then_the_typed_target_goes_to_the_runtime()
         Action::MitigationRefused("Not run: the target typed back".into()),
     );
     let m = a.mitigation.as_ref().expect("still open");
-    assert!(!m.busy && m.error.as_deref() == Some("Not run: the target typed back"));
+    assert!(!m.busy() && m.error() == Some("Not run: the target typed back"));
     update(&mut a, Action::MitigationStarted("Confirmed".into()));
     assert!(a.mitigation.is_none());
 }
@@ -244,7 +242,10 @@ fn open_mitigations_show_and_are_raised_before_quit_and_export() {
     assert!(message(&a).contains("Run :export again"));
     keys(&mut a, ":");
     type_text(&mut a, "export");
-    assert_eq!(keys(&mut a, "<Enter>"), vec![Effect::Export]);
+    assert_eq!(
+        keys(&mut a, "<Enter>"),
+        vec![Effect::Nav(NavEffect::Export)]
+    );
     keys(&mut a, "q");
     keys(&mut a, "q");
     assert!(a.session.quit);
@@ -268,7 +269,7 @@ fn a_restore_prompt_is_filled_with_the_count_captured_before_the_scale_down() {
     assert!(message(&a).contains("the count captured before deployment/maestro-agent"));
     let fx = keys(&mut a, "<Enter>");
     match fx.as_slice() {
-        [Effect::NeedsMitigationFlow { bindings, .. }] => {
+        [Effect::Nav(NavEffect::NeedsMitigationFlow { bindings, .. })] => {
             assert_eq!(bindings.get("ORIG_REPLICAS").map(String::as_str), Some("3"));
         }
         other => panic!("expected the mitigation flow, got {other:?}"),

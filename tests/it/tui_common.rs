@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use tsgnav::nav::Effect;
 use tsgnav::tui::frame::FrameState;
 use tsgnav::tui::keymap::{parse_keys, Keymap};
 use tsgnav::tui::theme::Theme;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, view, Action, App};
 
 pub const SWIFT: &str = "swift-networking.md";

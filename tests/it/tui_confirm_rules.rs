@@ -5,11 +5,12 @@
 //! something would be lost.
 
 use tsgnav::mitigate::OpenMitigation;
-use tsgnav::nav::{Cmd, Effect};
+use tsgnav::nav::Cmd;
 use tsgnav::tsg::{ProbeRef, SafetyClass};
 use tsgnav::tui::app::Live;
 use tsgnav::tui::mitigation::{show_values, DryRunView, Focus, MitigationView};
 use tsgnav::tui::navigate::nav_cmd;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use crate::tui_common::{app, keys, render, screen, type_text};
@@ -53,6 +54,7 @@ fn view(a: &App) -> MitigationView {
         ],
         command: "kubectl delete pod \"${ROUTER_POD}\" -n \"${OCM_NAMESPACE}\" --force".into(),
         target: format!("context {CTX}, namespace ${{OCM_NAMESPACE}}"),
+        namespace: Some("${OCM_NAMESPACE}".into()),
         confirm_name: Some(CTX.into()),
         place: None,
         dry_run: DryRunView::Runnable("kubectl delete … --dry-run=server".into()),
@@ -68,7 +70,7 @@ fn open(a: &mut App) {
 fn error(a: &App) -> String {
     a.mitigation
         .as_ref()
-        .and_then(|m| m.error.clone())
+        .and_then(|m| m.error().map(str::to_string))
         .unwrap_or_default()
 }
 
@@ -87,7 +89,7 @@ fn values_replace_names_everywhere_and_the_lead_in_is_not_an_item() {
     ] {
         assert!(s.contains(want), "missing {want:?}:\n{s}");
     }
-    assert_eq!(a.mitigation.as_ref().expect("open").acks.len(), 2);
+    assert_eq!(a.mitigation.as_ref().expect("open").acks().len(), 2);
     assert_eq!(
         show_values("$A $AB ${A}x $A_1", &[("A".into(), "1".into())]),
         "1 $AB 1x $A_1"
@@ -124,10 +126,10 @@ fn the_focus_moves_to_the_field_only_when_asked_so_d_is_the_dry_run() {
     let fx = keys(&mut a, "d");
     assert!(matches!(fx.as_slice(), [Effect::DryRun { .. }]), "{fx:?}");
     let m = a.mitigation.as_ref().expect("open");
-    assert_eq!((m.focus, m.typed.as_str()), (Focus::Preconditions, ""));
+    assert_eq!((m.focus(), m.typed()), (Focus::Preconditions, ""));
     keys(&mut a, "<Tab>");
     type_text(&mut a, "d");
-    assert_eq!(a.mitigation.as_ref().expect("open").typed, "d");
+    assert_eq!(a.mitigation.as_ref().expect("open").typed(), "d");
 }
 
 fn scaled_down() -> OpenMitigation {

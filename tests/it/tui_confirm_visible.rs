@@ -45,6 +45,7 @@ fn view(a: &App, pod: &str, ns: &str) -> MitigationView {
         vars: vec![("POD".into(), pod.into()), ("NS".into(), ns.into())],
         command: "kubectl delete pod \"${POD}\" -n \"${NS}\"".into(),
         target: format!("context {CTX}, namespace ${{NS}}"),
+        namespace: Some("${NS}".into()),
         confirm_name: Some(CTX.into()),
         place: None,
         dry_run: DryRunView::Runnable("kubectl delete … --dry-run=server".into()),
@@ -97,4 +98,31 @@ fn the_badge_names_probes_read_only_by_the_classifier_only() {
     let kube = lines("step-2a-cns-is-running-on-the-affected-nodes");
     assert!(kube.contains("read-only"), "{kube}");
     assert!(!kube.contains("by the classifier only"), "{kube}");
+}
+
+#[test]
+fn the_commands_namespace_is_named_when_the_targets_only_starts_like_it() {
+    // The target's namespace is `gw-east`; the command deletes in `gw`: both are on screen.
+    let mut a = at_step();
+    let mut v = view(&a, "web-1", "gw");
+    v.target = format!("context {CTX}, namespace gw-east");
+    v.namespace = Some("gw-east".into());
+    update(&mut a, Action::MitigationReady(Box::new(v)));
+    let s = screen(&render(&mut a, 100, 30));
+    assert!(
+        s.contains(&format!(
+            "Target: context {CTX}, namespace gw-east, namespace gw"
+        )),
+        "{s}"
+    );
+    // The same namespace is said once.
+    let mut b = at_step();
+    let v = view(&b, "web-1", "gw");
+    update(&mut b, Action::MitigationReady(Box::new(v)));
+    let s = screen(&render(&mut b, 100, 30));
+    assert!(
+        s.contains(&format!("Target: context {CTX}, namespace gw"))
+            && !s.contains("gw, namespace gw"),
+        "{s}"
+    );
 }

@@ -4,13 +4,13 @@
 //! refused with the reason; mutating probes, missing values and no selection are said
 //! before anything runs.
 
-use tsgnav::nav::Effect;
 use tsgnav::tsg::{link_library, parse_guide, Library, ProbeRef};
 use tsgnav::tui::app::{Item, Live};
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::App;
+use tsgnav::tui::Effect;
 
 use crate::tui_common::{item_index, keys, type_text, Tmux};
 

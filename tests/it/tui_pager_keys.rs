@@ -3,8 +3,8 @@
 //! cycles, `G` stops at the last page, `y`/`Y` ask the runtime to copy, `q` closes, and `o`
 //! on a step without output says what to do.
 
-use tsgnav::nav::Effect;
 use tsgnav::tui::app::{Item, ProbeResult};
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action};
 
 use crate::tui_common::{at_alert, item_index, keys, render, screen, type_text};
@@ -43,14 +43,14 @@ fn the_pager_reads_searches_wraps_and_copies() {
     );
     keys(&mut a, "o");
     let p = a.reading.pager.as_ref().expect("pager open");
-    assert!(!p.wrap, "a table starts unwrapped");
+    assert!(!p.wrap(), "a table starts unwrapped");
     let s = screen(&render(&mut a, 80, 24));
     assert!(s.contains(" 1│NAME                READY   STATUS"), "{s}");
     keys(&mut a, "/");
     type_text(&mut a, "#42");
     keys(&mut a, "<Enter>");
     let p = a.reading.pager.as_ref().expect("pager");
-    assert_eq!(p.hits, vec![43]);
+    assert_eq!(p.hits(), [43]);
     let s = screen(&render(&mut a, 80, 24));
     assert!(s.contains("`#42` 1/1"), "{s}");
     assert!(

@@ -4,12 +4,13 @@
 //! an error longer than the status line opens in a popup that Esc closes. Pure `update`
 //! (no rendering) except where the screen itself is the point; one tmux test on the demo.
 
-use tsgnav::nav::{Cmd, Effect};
+use tsgnav::nav::Cmd;
 use tsgnav::tsg::{link_library, parse_guide, Library, ProbeRef};
 use tsgnav::tui::app::Viewport;
 use tsgnav::tui::keymap::Keymap;
 use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::theme::Theme;
+use tsgnav::tui::Effect;
 use tsgnav::tui::{update, Action, App};
 
 use crate::tui_common::{keys, render, screen, type_text, Tmux};
@@ -182,7 +183,7 @@ fn up_and_down_recall_the_lines_run_this_session() {
     keys(&mut a, ":");
     type_text(&mut a, "set RESOLVER_NS=dns2");
     keys(&mut a, "<Enter>");
-    assert_eq!(a.palette.history.len(), 3, "{:?}", a.palette.history);
+    assert_eq!(a.palette.history().len(), 3, "{:?}", a.palette.history());
     keys(&mut a, ":");
     type_text(&mut a, "exp");
     keys(&mut a, "<Up>");

@@ -3,7 +3,7 @@
 //! probe are refused with a reason; against the real Prometheus (tmux) the chart appears
 //! after `t` and the journal records how each run was asked.
 
-use tsgnav::nav::Effect;
+use tsgnav::nav::Effect as NavEffect;
 use tsgnav::tsg::{link_library, parse_guide, Library, ProbeRef};
 use tsgnav::tui::app::{Item, Live};
 use tsgnav::tui::keymap::Keymap;
@@ -11,6 +11,7 @@ use tsgnav::tui::navigate::nav_cmd;
 use tsgnav::tui::state::QueryMode;
 use tsgnav::tui::theme::Theme;
 use tsgnav::tui::App;
+use tsgnav::tui::Effect;
 
 use crate::servers;
 use crate::tui_common::{item_index, keys, Tmux};
@@ -49,7 +50,7 @@ fn select(a: &mut App, probe: usize) {
 }
 
 fn reruns(fx: &[Effect], probe: usize) -> bool {
-    matches!(fx, [Effect::RunProbe { probe: p, .. }] if p.index == probe)
+    matches!(fx, [Effect::Nav(NavEffect::RunProbe { probe: p, .. })] if p.index == probe)
 }
 
 #[test]

@@ -50,8 +50,11 @@ pub fn drive(
     }
     loop {
         while let Some(action) = queue.pop_front() {
-            // The clock outputs are stamped with ("ran 03:12:09 with …").
-            app.reading.now = chrono::Local::now().format("%H:%M:%S").to_string();
+            // The clock outputs are stamped with ("ran 03:12:09 with …"), when it changed.
+            let now = chrono::Local::now().format("%H:%M:%S").to_string();
+            if now != app.reading.now {
+                update(&mut app, Action::Tick(now));
+            }
             for effect in update(&mut app, action) {
                 queue.extend(fx.execute(&app, effect));
             }
@@ -123,20 +126,11 @@ impl Ctx<'_> {
                 let (ok, text) = (o.outcome.succeeded(), o.output);
                 queue.push_back(Action::DryRunFinished(ok, text));
             }
-            Msg::Guides(b) => {
-                let library::Batch {
-                    guides,
-                    loaded,
-                    total,
-                    done,
-                } = *b;
-                crate::tui::loading::absorb(app, guides, loaded, total);
-                if let Some(failed) = done {
-                    crate::tui::loading::finish(app, failed);
-                    for effect in library::apply_pending(app, std::mem::take(self.pending)) {
-                        queue.extend(fx.execute(app, effect));
-                    }
+            Msg::Guides(mut b) => {
+                if b.done.is_some() {
+                    b.pending = std::mem::take(self.pending);
                 }
+                queue.push_back(Action::Guides(b));
             }
             Msg::Handover { probe, req } => {
                 let result = screen.handover(&req)?;

@@ -8,27 +8,11 @@
 use std::collections::BTreeMap;
 
 use crate::evidence::{Note, Record};
-use crate::tui::firing::FiringUpdate;
-
-/// The kind of fault, from the line the refresher wrote (see `firing::explain`).
-pub fn kind(message: &str) -> &'static str {
-    let m = message.to_ascii_lowercase();
-    if m.contains("timed out") || m.contains("timeout") {
-        "slow (no answer in time)"
-    } else if m.contains("http 401") || m.contains("http 403") {
-        "unauthorized (401/403)"
-    } else if m.contains("refused") || m.contains("connect") || m.contains("dns") {
-        "down (cannot connect)"
-    } else if m.contains("alertmanager (api v2)") || m.contains("json") {
-        "malformed answer"
-    } else {
-        "failing"
-    }
-}
+use crate::tui::firing::{FaultKind, FiringUpdate};
 
 #[derive(Debug, Clone)]
 struct Episode {
-    kind: &'static str,
+    kind: FaultKind,
     message: String,
     /// RFC 3339, when the first failing refresh came back.
     since: String,
@@ -47,10 +31,10 @@ impl Episodes {
     /// evidence session can take them; when it cannot, they wait for a later refresh).
     pub fn fold(&mut self, u: &FiringUpdate, now: &str, session_open: bool) -> Vec<Record> {
         let mut out = Vec::new();
-        let failing: BTreeMap<&str, &str> = u
+        let failing: BTreeMap<&str, (FaultKind, &str)> = u
             .errors
             .iter()
-            .map(|(s, m)| (s.as_str(), m.as_str()))
+            .map(|f| (f.source.as_str(), (f.kind, f.message.as_str())))
             .collect();
         // Sources that answered: their episode ends.
         let ended: Vec<String> = self
@@ -66,12 +50,13 @@ impl Episodes {
             if e.recorded && session_open {
                 out.push(note(format!(
                     "alert source `{source}` answers again after {} failed refresh(es); it was {} since {}",
-                    e.refreshes, e.kind, e.since
+                    e.refreshes,
+                    e.kind.as_str(),
+                    e.since
                 )));
             }
         }
-        for (source, message) in failing {
-            let k = kind(message);
+        for (source, (k, message)) in failing {
             let e = self
                 .open
                 .entry(source.to_owned())
@@ -97,7 +82,9 @@ impl Episodes {
                 e.recorded = true;
                 out.push(note(format!(
                     "alert source `{source}` is {} since {}: {}",
-                    e.kind, e.since, e.message
+                    e.kind.as_str(),
+                    e.since,
+                    e.message
                 )));
             }
         }
@@ -117,11 +104,13 @@ fn note(text: String) -> Record {
 mod tests {
     use super::*;
 
-    fn refresh(errors: &[(&str, &str)]) -> FiringUpdate {
+    use crate::tui::firing::SourceFault;
+
+    fn refresh(errors: &[(&str, (FaultKind, &str))]) -> FiringUpdate {
         FiringUpdate {
             errors: errors
                 .iter()
-                .map(|(s, m)| (s.to_string(), m.to_string()))
+                .map(|(s, (k, m))| SourceFault::new(*s, *k, *m))
                 .collect(),
             ..FiringUpdate::default()
         }
@@ -136,8 +125,14 @@ mod tests {
             .collect()
     }
 
-    const DOWN: &str = "cannot read http://127.0.0.1:1: connection refused; is it running?";
-    const SLOW: &str = "cannot read http://127.0.0.1:2: timed out after 5s; it is asked again";
+    const DOWN: (FaultKind, &str) = (
+        FaultKind::Down,
+        "cannot read http://127.0.0.1:1: connection refused; is it running?",
+    );
+    const SLOW: (FaultKind, &str) = (
+        FaultKind::Slow,
+        "cannot read http://127.0.0.1:2: timed out after 5s; it is asked again",
+    );
 
     #[test]
     fn one_record_per_episode_not_per_refresh_and_one_when_it_answers_again() {
@@ -178,16 +173,52 @@ mod tests {
     }
 
     #[test]
-    fn kinds_from_the_refreshers_lines() {
-        assert_eq!(kind(DOWN), "down (cannot connect)");
-        assert_eq!(kind(SLOW), "slow (no answer in time)");
-        assert_eq!(
-            kind("cannot read http://h: HTTP 401 Unauthorized; check its token_cmd"),
-            "unauthorized (401/403)"
+    fn the_kind_is_the_one_the_refresher_decided_not_a_word_in_its_line() {
+        // A source whose URL says "timeout" and "json" but refuses connections is down; one
+        // whose line says "connection refused" in a proxy's body but timed out is slow.
+        let mut e = Episodes::default();
+        let down = (
+            FaultKind::Down,
+            "cannot read http://timeout-json.example:9093: connection refused; is it running?",
         );
-        assert_eq!(
-            kind("cannot read http://h/api/v2/alerts: bad response; is the url an Alertmanager (API v2)?"),
-            "malformed answer"
+        let first = texts(e.fold(&refresh(&[("east", down)]), "T1", true));
+        assert!(first[0].contains("is down (cannot connect)"), "{first:?}");
+        let slow = (
+            FaultKind::Slow,
+            "cannot read http://connect-proxy.example: HTTP 401 said nothing; timed out",
         );
+        let second = texts(e.fold(&refresh(&[("east", slow)]), "T2", true));
+        assert!(
+            second[0].contains("is slow (no answer in time)"),
+            "{second:?}"
+        );
+        // The same kind with another message is the same episode: nothing new.
+        let again = (FaultKind::Slow, "cannot read http://x: something else");
+        assert!(e.fold(&refresh(&[("east", again)]), "T3", true).is_empty());
+    }
+
+    #[test]
+    fn kinds_from_the_clients_typed_errors() {
+        use crate::query::ProbeError as E;
+        use crate::tui::runtime::firing::fault_kind;
+        let url = || "http://timeout.json.example/api/v2/alerts".to_string();
+        let http = |status| E::Http {
+            status,
+            reason: "timed out".into(),
+            url: url(),
+            body: "connection refused".into(),
+        };
+        assert_eq!(fault_kind(&http(401)), FaultKind::Unauthorized);
+        assert_eq!(fault_kind(&http(403)), FaultKind::Unauthorized);
+        assert_eq!(fault_kind(&http(500)), FaultKind::Failing);
+        let refused = E::ConnectionRefused { addr: url() };
+        assert_eq!(fault_kind(&refused), FaultKind::Down);
+        let after = std::time::Duration::from_secs(5);
+        assert_eq!(fault_kind(&E::Timeout { after }), FaultKind::Slow);
+        let bad = E::BadResponse {
+            url: url(),
+            detail: "timed out".into(),
+        };
+        assert_eq!(fault_kind(&bad), FaultKind::Malformed);
     }
 }

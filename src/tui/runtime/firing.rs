@@ -12,7 +12,7 @@ use super::Msg;
 use crate::query::alertmanager::{self, Alertmanager, Endpoint, Fetched, PrometheusAlerts};
 use crate::query::Cancel;
 use crate::tui::action::Action;
-use crate::tui::firing::{Alert, FiringUpdate};
+use crate::tui::firing::{Alert, AlertState, FaultKind, FiringUpdate, SourceFault};
 
 /// Where firing alerts come from.
 #[derive(Debug, Clone, Default)]
@@ -45,11 +45,7 @@ pub fn convert(fetched: Vec<Fetched>, auto_run: &BTreeSet<String>) -> FiringUpda
                     since: chrono::DateTime::parse_from_rfc3339(&a.starts_at)
                         .map(|t| t.timestamp())
                         .unwrap_or(0),
-                    state: if a.state == "suppressed" {
-                        "suppressed".into()
-                    } else {
-                        "active".into()
-                    },
+                    state: AlertState::from_wire(&a.state),
                     auto_run: auto_run.contains(&a.source),
                     source: a.source,
                     labels: a.labels,
@@ -59,10 +55,28 @@ pub fn convert(fetched: Vec<Fetched>, auto_run: &BTreeSet<String>) -> FiringUpda
                     route: None,
                 }
             })),
-            Err(e) => u.errors.push((f.source.clone(), explain(&f.url, &e))),
+            Err(e) => u.errors.push(SourceFault::new(
+                f.source.clone(),
+                fault_kind(&e),
+                explain(&f.url, &e),
+            )),
         }
     }
     u
+}
+
+/// The kind of fault a source's error is, from the error's type.
+pub fn fault_kind(e: &crate::query::ProbeError) -> FaultKind {
+    use crate::query::ProbeError as E;
+    match e {
+        E::Timeout { .. } => FaultKind::Slow,
+        E::Http {
+            status: 401 | 403, ..
+        } => FaultKind::Unauthorized,
+        E::ConnectionRefused { .. } | E::Connect { .. } | E::Dropped { .. } => FaultKind::Down,
+        E::BadResponse { .. } => FaultKind::Malformed,
+        _ => FaultKind::Failing,
+    }
 }
 
 /// What went wrong reading a source, and what to do about it.

@@ -69,44 +69,13 @@ impl Probes {
         class: SafetyClass,
         bindings: &BTreeMap<String, String>,
     ) -> Vec<Action> {
-        let (node, probe) = (key.node.as_str(), key.index);
+        let node = key.node.as_str();
         let req = match self.request(app, key, bindings) {
             Ok(r) => r,
             Err(e) => return vec![Action::MitigationRefused(e)],
         };
         if class == SafetyClass::LongRunning && !effective_class(&req).0.needs_confirmation() {
-            self.track(&req, key);
-            let _enter = self.rt.enter();
-            let started = task_record(&self.runner, &req);
-            return match self.tasks.start(req) {
-                Ok(id) => {
-                    // Recorded when it starts: a task may run until quit.
-                    let rec = evidence::ProbeRun {
-                        task: Some(id),
-                        ..started
-                    };
-                    let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
-                    vec![
-                    Action::Notice(format!(
-                        "Probe {} runs in the background as task #{id}: :tasks lists tasks, :stop {id} stops it.",
-                        probe + 1
-                    )),
-                    Action::Tasks(running(&self.tasks)),
-                ]
-                }
-                Err(e) => {
-                    let rec = evidence::ProbeRun {
-                        ended: started.started.clone(),
-                        error: Some(format!("not started: {e}")),
-                        ..started
-                    };
-                    let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
-                    vec![Action::Notice(format!(
-                        "Probe {} not started: {e}",
-                        probe + 1
-                    ))]
-                }
-            };
+            return self.start_task(req, key);
         }
         if !self.write {
             return vec![Action::MitigationRefused(
@@ -134,11 +103,77 @@ impl Probes {
             }
         }
         let dry = mitigate::dry_run(req.lang, &req.code);
-        let view = MitigationView {
+        let mut view = self.view(&req, key, class, n, command, vars, &dry);
+        // A `[[policy]]` phrase follows the context's name in what is typed back.
+        view.confirm_name =
+            target_name(&req.target).map(|t| mitigate::waves::single_phrase(t, &phrases));
+        self.prepared.insert(
+            key.clone(),
+            Prepared {
+                req,
+                preconditions,
+                dry,
+            },
+        );
+        vec![Action::MitigationReady(Box::new(view))]
+    }
+
+    /// A long-running probe that needs no confirmation: started as a background task and
+    /// recorded when it starts (a task may run until quit).
+    fn start_task(&mut self, req: ProbeRequest, key: &ProbeRef) -> Vec<Action> {
+        let probe = key.index;
+        self.track(&req, key);
+        let _enter = self.rt.enter();
+        let started = task_record(&self.runner, &req);
+        match self.tasks.start(req) {
+            Ok(id) => {
+                // Recorded when it starts: a task may run until quit.
+                let rec = evidence::ProbeRun {
+                    task: Some(id),
+                    ..started
+                };
+                let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
+                vec![
+                Action::Notice(format!(
+                    "Probe {} runs in the background as task #{id}: :tasks lists tasks, :stop {id} stops it.",
+                    probe + 1
+                )),
+                Action::Tasks(running(&self.tasks)),
+            ]
+            }
+            Err(e) => {
+                let rec = evidence::ProbeRun {
+                    ended: started.started.clone(),
+                    error: Some(format!("not started: {e}")),
+                    ..started
+                };
+                let _ = self.tx.send(Msg::Record(Box::new(Record::ProbeRun(rec))));
+                vec![Action::Notice(format!(
+                    "Probe {} not started: {e}",
+                    probe + 1
+                ))]
+            }
+        }
+    }
+
+    /// The confirmation screen of `req`: the step's Goal, Risk and Preconditions, the command
+    /// and values as they run, the target, the dry run and what is captured before.
+    #[allow(clippy::too_many_arguments)]
+    fn view(
+        &self,
+        req: &ProbeRequest,
+        key: &ProbeRef,
+        class: SafetyClass,
+        n: &crate::tsg::Node,
+        command: String,
+        vars: Vec<(String, String)>,
+        dry: &DryRun,
+    ) -> MitigationView {
+        MitigationView {
             silence: None,
             probe: key.clone(),
-            class: effective_class(&req).0.max(class),
-            title: format!("{} · probe {}", n.title, probe + 1),
+            class: effective_class(req).0.max(class),
+            title: format!("{} · probe {}", n.title, key.index + 1),
             goal: n.fields.get("goal").cloned(),
             risk: n
                 .callouts
@@ -148,7 +183,7 @@ impl Probes {
                     let t = c.text.trim();
                     t.strip_prefix("Risk:").unwrap_or(t).trim().to_string()
                 }),
-            preconditions: preconditions.clone(),
+            preconditions: mitigate::preconditions(n),
             lead_in: n
                 .fields
                 .get("preconditions")
@@ -162,8 +197,8 @@ impl Probes {
                 }
                 _ => req.target.describe(),
             },
-            confirm_name: target_name(&req.target)
-                .map(|t| mitigate::waves::single_phrase(t, &phrases)),
+            namespace: req.target.namespace.clone(),
+            confirm_name: target_name(&req.target).map(str::to_string),
             place: Some(req.target.place.to_string()),
             dry_run: match &dry {
                 DryRun::Script(s) => DryRunView::Runnable(s.clone()),
@@ -174,16 +209,7 @@ impl Probes {
                 .iter()
                 .map(|c| format!("{} of {} (`{}`)", c.field, c.resource, c.read_command()))
                 .collect(),
-        };
-        self.prepared.insert(
-            key.clone(),
-            Prepared {
-                req,
-                preconditions,
-                dry,
-            },
-        );
-        vec![Action::MitigationReady(Box::new(view))]
+        }
     }
 
     /// Runs the prepared dry run (read-only by construction; the gate checks it again).

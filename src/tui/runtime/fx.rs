@@ -2,9 +2,10 @@
 //! tasks, evidence records and the export. Part of the runtime, the IO edge.
 
 use super::{probes, record};
-use crate::nav::Effect;
+use crate::nav::Effect as NavEffect;
 use crate::tui::action::Action;
 use crate::tui::app::App;
+use crate::tui::effect::Effect;
 
 /// Carries out effects.
 pub(super) struct Fx {
@@ -100,36 +101,7 @@ impl Fx {
     /// Carries out one effect; returns the actions that report its outcome.
     pub(super) fn execute(&mut self, app: &App, effect: Effect) -> Vec<Action> {
         match effect {
-            Effect::RunProbe { probe, bindings } => vec![match &self.live {
-                Some(p) => {
-                    let mode = app.probes.modes.get(&probe).copied();
-                    p.run(app, &probe, &bindings, mode)
-                }
-                None => Action::Notice(
-                    "Live queries are unavailable: the probe was not run and no result is shown."
-                        .into(),
-                ),
-            }],
-            Effect::Record(ev) => match self.recorder.as_mut() {
-                Some(r) => r.event(app, ev),
-                None => Vec::new(),
-            },
-            Effect::Export => match self.recorder.as_mut() {
-                Some(r) => r.export(app),
-                None => vec![Action::Exported(Err(
-                    "evidence recording is off (--no-evidence)".into(),
-                ))],
-            },
-            Effect::NeedsMitigationFlow {
-                probe,
-                class,
-                bindings,
-            } => match self.live.as_mut() {
-                Some(p) => p.prepare(app, &probe, class, &bindings),
-                None => vec![Action::MitigationRefused(
-                    "Live queries are unavailable: nothing was run.".into(),
-                )],
-            },
+            Effect::Nav(e) => self.execute_nav(app, e),
             Effect::ConfirmMitigation {
                 probe,
                 acknowledged,
@@ -209,7 +181,43 @@ impl Fx {
                 Some(f) => f.expire(source, id),
                 None => Vec::new(),
             },
-            Effect::Notice(_) | Effect::NeedVar { .. } => Vec::new(),
+        }
+    }
+
+    /// Carries out one of the navigator's effects.
+    fn execute_nav(&mut self, app: &App, effect: NavEffect) -> Vec<Action> {
+        match effect {
+            NavEffect::RunProbe { probe, bindings } => vec![match &self.live {
+                Some(p) => {
+                    let mode = app.probes.modes.get(&probe).copied();
+                    p.run(app, &probe, &bindings, mode)
+                }
+                None => Action::Notice(
+                    "Live queries are unavailable: the probe was not run and no result is shown."
+                        .into(),
+                ),
+            }],
+            NavEffect::Record(ev) => match self.recorder.as_mut() {
+                Some(r) => r.event(app, ev),
+                None => Vec::new(),
+            },
+            NavEffect::Export => match self.recorder.as_mut() {
+                Some(r) => r.export(app),
+                None => vec![Action::Exported(Err(
+                    "evidence recording is off (--no-evidence)".into(),
+                ))],
+            },
+            NavEffect::NeedsMitigationFlow {
+                probe,
+                class,
+                bindings,
+            } => match self.live.as_mut() {
+                Some(p) => p.prepare(app, &probe, class, &bindings),
+                None => vec![Action::MitigationRefused(
+                    "Live queries are unavailable: nothing was run.".into(),
+                )],
+            },
+            NavEffect::Notice(_) | NavEffect::NeedVar { .. } => Vec::new(),
         }
     }
 }

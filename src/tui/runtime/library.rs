@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::Msg;
 use crate::load::{self, Cache};
-use crate::nav::{Cmd, Effect, VarSource};
-use crate::tsg::Guide;
-use crate::tui::app::App;
+use crate::nav::Cmd;
+use crate::tui::loading::GuideBatch;
 
 /// How soon the first batch of parsed guides is handed to the screen. Each later batch waits
 /// twice as long as the one before, up to [`BATCH_MAX`]: every batch re-links and re-indexes
@@ -40,15 +39,6 @@ pub struct Loader {
     pub problems: Arc<Mutex<Vec<Problem>>>,
 }
 
-/// What reaches the main loop from the loading thread.
-pub struct Batch {
-    pub guides: Vec<Guide>,
-    pub loaded: usize,
-    pub total: usize,
-    /// Every file has been read; `failed` says whether one could not be.
-    pub done: Option<bool>,
-}
-
 /// Starts the loading thread; returns the commands to apply when it is done.
 pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
     let Loader {
@@ -72,11 +62,12 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         };
         errors.into_iter().for_each(&mut note);
         let send = |guides, loaded, done| {
-            tx.send(Msg::Guides(Box::new(Batch {
+            tx.send(Msg::Guides(Box::new(GuideBatch {
                 guides,
                 loaded,
                 total,
                 done,
+                pending: Vec::new(),
             })))
             .is_ok()
         };
@@ -118,23 +109,4 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         }
     });
     pending
-}
-
-/// Applies the start-up commands that waited for the library; returns their effects.
-pub(super) fn apply_pending(app: &mut App, pending: Vec<Cmd>) -> Vec<Effect> {
-    let mut effects = Vec::new();
-    for cmd in pending {
-        if let Cmd::SetVar {
-            name,
-            source: VarSource::Config,
-            ..
-        } = &cmd
-        {
-            if app.nav.vars.contains_key(name) {
-                continue;
-            }
-        }
-        effects.extend(crate::tui::navigate::nav_cmd(app, cmd));
-    }
-    effects
 }

@@ -44,7 +44,7 @@ use super::action::Action;
 use super::app::App;
 use super::frame::FrameState;
 use super::view;
-use crate::nav::Effect;
+use crate::tui::effect::Effect;
 use fx::Fx;
 
 /// Leaves the alternate screen and raw mode; safe to call more than once.
@@ -108,7 +108,7 @@ pub enum Msg {
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
     /// Guides read in the background.
-    Guides(Box<library::Batch>),
+    Guides(Box<crate::tui::loading::GuideBatch>),
     /// A confirmed interactive probe: the terminal is handed over while it runs.
     Handover {
         probe: crate::tsg::ProbeRef,
@@ -167,9 +167,11 @@ fn start_fx(
     if let (Some(r), Some(l)) = (recorder.as_mut(), live.as_ref()) {
         r.set_tracker(l.backends.tracker.clone());
     }
-    let sandbox = live
-        .as_ref()
-        .map(|l| crate::query::sandbox::describe_session(&l.backends.sandbox));
+    let sandbox = live.as_ref().map(|l| super::app::Sandbox {
+        text: crate::query::sandbox::describe_session(&l.backends.sandbox),
+        isolated: crate::query::jail::isolation(l.backends.sandbox.jail)
+            == crate::query::jail::Isolation::Jailed,
+    });
     let live = match live.map(|l| probes::Probes::start(l, tx.clone())) {
         Some(Ok(p)) => {
             app.session.live = super::app::Live::Available;
@@ -204,9 +206,8 @@ fn start_fx(
         match firing::start(settings, tx.clone()) {
             Ok(h) => fx.firing = Some(h),
             Err(e) => {
-                app.firing.loading = false;
-                app.firing.errors =
-                    vec![("alerts".into(), format!("cannot start the refresher: {e}"))];
+                app.firing
+                    .failed_to_start(format!("cannot start the refresher: {e}"));
             }
         }
     }

@@ -303,8 +303,8 @@ impl Recorder {
             start.simulated = app
                 .session
                 .data_label
-                .as_deref()
-                .is_some_and(|l| l.contains("DEMO"));
+                .as_ref()
+                .is_some_and(|l| l.simulated());
             Session::create_with(&self.state_dir, start, opts).map_err(|e| e.to_string())
         });
         match made {

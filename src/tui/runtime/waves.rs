@@ -19,10 +19,10 @@ use super::waves_probes::{Aim, Step};
 use super::Msg;
 use crate::evidence::Record;
 use crate::mitigate::waves::{check_phrase, Choice, WaveSpec};
-use crate::nav::WavesOp;
 use crate::query::vars::{Source, Vars};
 use crate::tui::action::Action;
 use crate::tui::app::App;
+use crate::tui::effect::WavesOp;
 use crate::tui::waves::{PlanView, WavesEvent};
 
 /// The plan on screen, and the run under way.

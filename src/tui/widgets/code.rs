@@ -48,11 +48,11 @@ pub fn render(
     let lang = info.split_whitespace().next().unwrap_or("");
     let mut head = vec![Span::styled("┌─ ", frame)];
     let mut result = None;
-    let mut stamp = "";
+    let mut stamp = None;
     let mut streaming = None;
     if let Some((i, p)) = probe {
         streaming = p.streaming;
-        stamp = &p.stamp;
+        stamp = Some(&p.stamp);
         let name = p
             .probe
             .attrs
@@ -67,21 +67,7 @@ pub fn render(
             ),
             frame,
         ));
-        if p.probe.lang != Lang::Text {
-            head.push(Span::styled(badge(p.class), badge_style(t, p.class)));
-            // Through the egress proxy's CONNECT the method of a TLS API is invisible.
-            if p.class == SafetyClass::ReadOnly
-                && crate::safety::classifier_only(&p.probe.code).is_some()
-            {
-                head.push(Span::styled(" by the classifier only ", t.get("ui.dim")));
-            }
-        }
-        if p.not_isolated && p.probe.lang == Lang::Shell {
-            head.push(Span::styled(" NOT ISOLATED ", t.get("badge.mutating")));
-        }
-        if let Some(r) = p.probe.runs_in.as_ref() {
-            head.push(Span::styled(format!(" {} ", runs_in_badge(r)), frame));
-        }
+        head.extend(badges(p, t, frame));
         result = p.result;
     } else if !lang.is_empty() {
         head.push(Span::styled(lang.to_string(), frame));
@@ -106,15 +92,15 @@ pub fn render(
         } else {
             t.get("ui.error")
         };
-        if !stamp.is_empty() {
-            let st = if stamp.contains("STALE") {
+        if let Some(stamp) = stamp.filter(|st| !st.is_empty()) {
+            let st = if stamp.stale {
                 t.get("ui.error")
             } else {
                 t.get("ui.dim")
             };
             out.push(Line::from(vec![
                 Span::styled("  ⎿ ", s),
-                Span::styled(truncate(stamp, width.saturating_sub(4)), st),
+                Span::styled(truncate(&stamp.text, width.saturating_sub(4)), st),
             ]));
         }
         if r.text.lines().count() > 200 || r.text.lines().any(|l| super::wrap::width(l) > width) {
@@ -167,4 +153,26 @@ fn running(
             Span::raw(truncate(l, width.saturating_sub(4))),
         ]));
     }
+}
+
+/// The probe header's badges: its safety class, "by the classifier only", NOT ISOLATED, and
+/// where it runs.
+fn badges(p: &ProbeView<'_>, t: &Theme, frame: ratatui::style::Style) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    if p.probe.lang != Lang::Text {
+        out.push(Span::styled(badge(p.class), badge_style(t, p.class)));
+        // Through the egress proxy's CONNECT the method of a TLS API is invisible.
+        if p.class == SafetyClass::ReadOnly
+            && crate::safety::classifier_only(&p.probe.code).is_some()
+        {
+            out.push(Span::styled(" by the classifier only ", t.get("ui.dim")));
+        }
+    }
+    if p.not_isolated && p.probe.lang == Lang::Shell {
+        out.push(Span::styled(" NOT ISOLATED ", t.get("badge.mutating")));
+    }
+    if let Some(r) = p.probe.runs_in.as_ref() {
+        out.push(Span::styled(format!(" {} ", runs_in_badge(r)), frame));
+    }
+    out
 }

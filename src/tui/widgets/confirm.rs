@@ -144,7 +144,11 @@ pub fn pinned(m: &Mitigation, t: &Theme) -> Vec<Line<'static>> {
     let (ns, object) = super::scope::scope(&command);
     let described = visible(&show_values(&v.target, &v.vars));
     let mut target = vec![label(t, "Target: "), Span::raw(described.clone())];
-    if let Some(ns) = ns.filter(|n| !described.contains(&format!("namespace {n}"))) {
+    let target_ns = v
+        .namespace
+        .as_deref()
+        .map(|n| visible(&show_values(n, &v.vars)));
+    if let Some(ns) = ns.filter(|n| target_ns.as_ref() != Some(n)) {
         target.push(Span::raw(format!(", namespace {ns}")));
     }
     if let Some(o) = object {

@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use super::wrap::truncate;
 use crate::tui::app::App;
-use crate::tui::firing::{age, Row};
+use crate::tui::firing::{age, AlertState, Row};
 
 /// How many lines the section takes out of `avail` (at most half, at least its title).
 pub fn height(app: &App, avail: u16) -> u16 {
@@ -39,9 +39,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
         )
     };
     lines.push(Line::styled(truncate(&title, w), t.get("ui.alert")));
-    for (src, msg) in &fr.errors {
+    for e in &fr.errors {
         lines.push(Line::styled(
-            truncate(&format!("✗ {src}: {msg}"), w),
+            truncate(&format!("✗ {}: {}", e.source, e.message), w),
             t.get("ui.error"),
         ));
     }
@@ -84,31 +84,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
                 let Some(a) = fr.alerts.get(i) else {
                     continue;
                 };
-                let place = a.place();
-                let state = if a.state == "active" {
-                    String::new()
-                } else if !a.silenced_by.is_empty() {
-                    " · silenced".into()
-                } else {
-                    format!(" · {}", a.state)
-                };
-                let text = format!(
-                    "    {} · {} · {} · {}{state}",
-                    if place.is_empty() { "-" } else { &place },
-                    if a.severity().is_empty() {
-                        "no severity"
-                    } else {
-                        a.severity()
-                    },
-                    age(a.since, fr.at),
-                    a.source
-                );
-                let style = if a.state == "active" {
-                    t.get("md.strong")
-                } else {
-                    t.get("ui.dim")
-                };
-                let l = Line::styled(truncate(&text, w), style);
+                let l = alert_line(a, fr.at, t, w);
                 if sel_row == Some(ri) {
                     l.style(t.get("ui.selected"))
                 } else {
@@ -142,4 +118,39 @@ pub fn status(app: &App) -> Span<'static> {
             t.get("ui.dim")
         },
     )
+}
+
+/// One alert of a group: where, severity, age, source, and its state unless active.
+fn alert_line(
+    a: &crate::tui::firing::Alert,
+    at: i64,
+    t: &crate::tui::theme::Theme,
+    w: usize,
+) -> Line<'static> {
+    let place = a.place();
+    let active = a.state == AlertState::Active;
+    let state = if active {
+        String::new()
+    } else if !a.silenced_by.is_empty() {
+        " · silenced".into()
+    } else {
+        format!(" · {}", a.state.as_str())
+    };
+    let text = format!(
+        "    {} · {} · {} · {}{state}",
+        if place.is_empty() { "-" } else { &place },
+        if a.severity().is_empty() {
+            "no severity"
+        } else {
+            a.severity()
+        },
+        age(a.since, at),
+        a.source
+    );
+    let style = if active {
+        t.get("md.strong")
+    } else {
+        t.get("ui.dim")
+    };
+    Line::styled(truncate(&text, w), style)
 }

@@ -44,7 +44,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let stamp_rows: Vec<String> = if p.stamp.is_empty() {
         Vec::new()
     } else {
-        rows(&p.stamp, w.saturating_sub(2).max(1))
+        rows(&p.stamp.text, w.saturating_sub(2).max(1))
             .into_iter()
             .take(3)
             .collect()
@@ -66,7 +66,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let (first, skip) = p.locate(top, text_w);
     let last = p.locate(top + body_h.max(1) - 1, text_w).0;
     let mut out: Vec<Line> = Vec::new();
-    let stale = p.stamp.contains("STALE");
+    let stale = p.stamp.stale;
     out.push(Line::styled(
         format!(" Output · {} ", p.title),
         t.get("ui.title"),
@@ -117,7 +117,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     while out.len() < head_h + body_h {
         out.push(Line::default());
     }
-    let keys = match &p.typing {
+    out.push(key_line(p, t, first, last));
+    f.render_widget(Paragraph::new(out), area);
+}
+
+/// The bottom line: the search being typed, or where the view is and the keys.
+fn key_line(
+    p: &crate::tui::pager::Pager,
+    t: &crate::tui::theme::Theme,
+    first: usize,
+    last: usize,
+) -> Line<'static> {
+    match &p.typing {
         Some(buf) => Line::from(vec![
             Span::styled("/", t.get("ui.key")),
             Span::styled(format!("{buf}▏"), t.get("ui.input")),
@@ -146,7 +157,5 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
                 ),
             ])
         }
-    };
-    out.push(keys);
-    f.render_widget(Paragraph::new(out), area);
+    }
 }

@@ -21,7 +21,7 @@ pub struct ProbeView<'a> {
     /// What the probe printed so far while it runs (shown instead of an earlier result).
     pub streaming: Option<&'a crate::tui::state::Streaming>,
     /// "ran 03:12:09 with NODE=aks-1", with "STALE: …" when a value changed since.
-    pub stamp: String,
+    pub stamp: crate::tui::stamp::Stamp,
     /// The session is not isolated: the header of a shell probe says so.
     pub not_isolated: bool,
 }
