@@ -42,6 +42,8 @@ pub(crate) fn run(t: &Tmux, slug: &str, title: &str, p: usize) -> usize {
 
 #[test]
 fn maestro_demo_port_forward_task_scale_down_restore_and_export() {
+    // Declared first, dropped last: the navigator is gone before the port is handed on.
+    let _port = super::tui_common::demo_port_8002();
     let Some(t) = Tmux::start("demo-maestro") else {
         return;
     };

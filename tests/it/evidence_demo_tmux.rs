@@ -45,6 +45,8 @@ fn summary(t: &Tmux, dir: &std::path::Path) -> String {
 
 #[test]
 fn the_port_forward_task_and_a_dry_run_read_as_what_they_were_at_80x24() {
+    // Declared first, dropped last: the navigator is gone before the port is handed on.
+    let _port = super::tui_common::demo_port_8002();
     let Some(t) = Tmux::start_sized("demo-evidence", 80, 24) else {
         return;
     };

@@ -7,6 +7,8 @@ use crate::tui_common::Tmux;
 
 #[test]
 fn a_background_task_is_recorded_when_it_starts_and_when_quit_stops_it() {
+    // Declared first, dropped last: the navigator is gone before the port is handed on.
+    let _port = super::tui_common::demo_port_8002();
     let Some(t) = Tmux::start("task-record") else {
         return;
     };

@@ -379,3 +379,21 @@ impl Tmux {
             .success());
     }
 }
+
+/// The demo's Step 2 forwards the Maestro API to local port 8002, as the guide writes it, so
+/// the tests that start that port-forward take turns: the guard holds the port for one test
+/// at a time, and it is taken only once the port is free again (the previous navigator may
+/// still be exiting).
+pub fn demo_port_8002() -> std::sync::MutexGuard<'static, ()> {
+    static PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = PORT.lock().unwrap_or_else(|e| e.into_inner());
+    let start = Instant::now();
+    while std::net::TcpListener::bind(("127.0.0.1", 8002)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "port 8002 stays taken: something outside these tests listens on it"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    guard
+}
