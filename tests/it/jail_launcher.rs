@@ -73,28 +73,7 @@ async fn a_jailed_probe_is_started_by_the_launcher_and_is_still_isolated() {
     let req = probe(code, &[("OPERATOR_HOME", operator_home.clone())]);
     let sh = ShellExecutor::default();
     let running = tokio::spawn(async move { run(&sh, req).await });
-    // Found from outside while the probe waits for "go": no timing, only a safety limit.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let (launcher, shell, scratch) = loop {
-        assert!(
-            Instant::now() < deadline,
-            "no launcher with a waiting probe"
-        );
-        let found = launchers().into_iter().find_map(|l| {
-            let kids = std::fs::read_to_string(format!("/proc/{l}/task/{l}/children")).ok()?;
-            let shell = kids.split_whitespace().next()?.to_string();
-            let env = std::fs::read(format!("/proc/{shell}/environ")).ok()?;
-            let tmp = env
-                .split(|b| *b == 0)
-                .find_map(|v| v.strip_prefix(b"TMPDIR="))
-                .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))?;
-            tmp.join("waiting").exists().then_some((l, shell, tmp))
-        });
-        match found {
-            Some(f) => break f,
-            None => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
-    };
+    let (launcher, shell, scratch) = waiting_launcher("waiting").await;
     let environ = std::fs::read(format!("/proc/{launcher}/environ")).unwrap_or_default();
     assert!(
         environ.is_empty(),
@@ -129,6 +108,70 @@ async fn a_jailed_probe_is_started_by_the_launcher_and_is_still_isolated() {
             .starts_with("jail (namespaces + seccomp)"),
         "{out}"
     );
+}
+
+/// The launcher whose probe made file `marker` in its scratch folder and waits for "go" there,
+/// the probe's shell and that folder: found from outside, no timing, only a safety limit.
+/// Each test waits on a marker of its own (tests run side by side).
+async fn waiting_launcher(marker: &str) -> (String, String, PathBuf) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no launcher with a waiting probe"
+        );
+        let found = launchers().into_iter().find_map(|l| {
+            let kids = std::fs::read_to_string(format!("/proc/{l}/task/{l}/children")).ok()?;
+            let shell = kids.split_whitespace().next()?.to_string();
+            let env = std::fs::read(format!("/proc/{shell}/environ")).ok()?;
+            let tmp = env
+                .split(|b| *b == 0)
+                .find_map(|v| v.strip_prefix(b"TMPDIR="))
+                .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))?;
+            tmp.join(marker).exists().then_some((l, shell, tmp))
+        });
+        match found {
+            Some(f) => return f,
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
+/// Attack: a guide variable named like a loader or shell hook (`LD_PRELOAD`, `LD_LIBRARY_PATH`,
+/// `BASH_ENV`) must never reach tsgnav's own binary, which runs outside the jail until the
+/// launcher has built it; the launcher starts with no environment at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loader_variables_of_a_guide_never_reach_the_launcher() {
+    if !jail_or_skip("loader_variables_of_a_guide_never_reach_the_launcher") {
+        return;
+    }
+    let code =
+        "touch \"$TMPDIR/waiting-loader\"; until [ -e \"$TMPDIR/go\" ]; do sleep 0.02; done; echo done";
+    let req = probe(
+        code,
+        &[
+            ("LD_PRELOAD", "/nonexistent/evil.so".to_string()),
+            ("LD_LIBRARY_PATH", "/nonexistent/lib".to_string()),
+            ("BASH_ENV", "/nonexistent/hook.sh".to_string()),
+        ],
+    );
+    let sh = ShellExecutor::default();
+    let running = tokio::spawn(async move { run(&sh, req).await });
+    let (launcher, _shell, scratch) = waiting_launcher("waiting-loader").await;
+    let environ = std::fs::read(format!("/proc/{launcher}/environ")).unwrap_or_default();
+    for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV"] {
+        assert!(
+            !environ
+                .split(|b| *b == 0)
+                .any(|v| v.starts_with(format!("{name}=").as_bytes())),
+            "{name} reached the launcher: {}",
+            String::from_utf8_lossy(&environ)
+        );
+    }
+    assert!(environ.is_empty(), "{}", String::from_utf8_lossy(&environ));
+    std::fs::write(scratch.join("go"), "").expect("go");
+    let (r, out) = running.await.expect("probe task");
+    assert!(out.contains("done"), "{:?}: {out}", r.status);
 }
 
 /// A launcher script of the test's own: `body` after `#!/bin/sh`.
