@@ -32,6 +32,7 @@ pub const ARG: &str = "--tsgnav-jail-launcher-1";
 pub(super) const STEP_PLAN: usize = 16;
 pub(super) const STEP_EXEC: usize = 17;
 pub(super) const STEP_LANDLOCK: usize = 18;
+pub(super) const STEP_FDS: usize = 19;
 
 /// The largest plan a launcher accepts (a probe's script and environment included).
 pub(super) const MAX_PLAN: usize = 16 << 20;
@@ -104,6 +105,13 @@ fn run() -> i32 {
         }
         // SAFETY: the ruleset is in force; its descriptor is not needed.
         unsafe { libc::close(fd) };
+    }
+    // Descriptors tsgnav inherited from whoever started it (a terminal multiplexer's pipe, a
+    // CI runner's socket) must not reach the probe: every one above stderr closes at exec.
+    // SAFETY: close_range on this process's own descriptor table.
+    let rc = unsafe { libc::close_range(3, u32::MAX, libc::CLOSE_RANGE_CLOEXEC as c_int) };
+    if child::check(sock, STEP_FDS, libc::c_long::from(rc)).is_err() {
+        return 125;
     }
     if child::seccomp(&plan).is_err() {
         return 125;

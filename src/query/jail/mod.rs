@@ -234,6 +234,7 @@ fn step_name(s: usize) -> &'static str {
         launcher::STEP_PLAN => "read the jail's plan from tsgnav",
         launcher::STEP_EXEC => "start the probe's shell",
         launcher::STEP_LANDLOCK => "apply the Landlock rules",
+        launcher::STEP_FDS => "close the descriptors tsgnav inherited",
         s => child::STEPS.get(s).copied().unwrap_or("unknown"),
     }
 }
