@@ -307,11 +307,17 @@ pub fn confine_to(
     let prepared = prepare(sandbox, &refs, ports, tty)?;
     let mut slot = prepared.ruleset;
     // SAFETY: the closure runs in the child between fork and exec; it only makes the
-    // prctl and landlock syscalls on descriptors opened before the fork.
+    // close_range, prctl and landlock syscalls on descriptors opened before the fork.
     unsafe {
-        cmd.pre_exec(move || match slot.take() {
-            Some(r) => restrict(r),
-            None => Ok(()),
+        cmd.pre_exec(move || {
+            // Descriptors tsgnav inherited close at exec (stdin, stdout and stderr stay).
+            if libc::close_range(3, u32::MAX, libc::CLOSE_RANGE_CLOEXEC as libc::c_int) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            match slot.take() {
+                Some(r) => restrict(r),
+                None => Ok(()),
+            }
         });
     }
     Ok(prepared.sandbox)

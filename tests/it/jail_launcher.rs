@@ -267,10 +267,11 @@ async fn the_real_launcher_runs_the_probe_only_inside() {
 
 /// Attack: tsgnav is started with a descriptor it did not open (here fd 77, a file opened
 /// for writing by the shell that starts it, as a terminal multiplexer or a CI runner can
-/// leave one). A jailed probe must not see it, and so cannot write through it.
+/// leave one). A probe must not see it, and so cannot write through it: in the jail, and in
+/// the degraded mode (`TSGNAV_JAIL=off`, Landlock only) too.
 #[test]
-fn a_descriptor_tsgnav_inherited_never_reaches_a_jailed_probe() {
-    if !jail_or_skip("a_descriptor_tsgnav_inherited_never_reaches_a_jailed_probe") {
+fn a_descriptor_tsgnav_inherited_never_reaches_a_probe() {
+    if !jail_or_skip("a_descriptor_tsgnav_inherited_never_reaches_a_probe") {
         return;
     }
     let dir = folder("inherited-fd");
@@ -282,30 +283,41 @@ fn a_descriptor_tsgnav_inherited_never_reaches_a_jailed_probe() {
          echo leaked >&77 && echo WROTE || echo refused\n```\n",
     )
     .expect("guide");
-    let outside = dir.join("outside.txt");
-    std::fs::write(&outside, "").expect("outside");
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(r#"exec 77>>"$1"; exec "$2" run "$3#step-1-list""#)
-        .arg("bash")
-        .arg(&outside)
-        .arg(env!("CARGO_BIN_EXE_tsgnav"))
-        .arg(&guide)
-        .env_remove("TSGNAV_JAIL")
-        .output()
-        .expect("tsgnav run");
-    let text = String::from_utf8_lossy(&out.stdout);
-    // The probe's code is echoed too: look at whole output lines.
-    let said = |w: &str| text.lines().any(|l| l.trim() == w);
-    assert!(said("refused") && !said("WROTE"), "{text}");
-    let fds = text
-        .lines()
-        .find(|l| l.starts_with("0 1 2"))
-        .unwrap_or_else(|| panic!("the descriptor list: {text}"));
-    assert!(!fds.split_whitespace().any(|f| f == "77"), "{fds}");
-    assert_eq!(
-        std::fs::read_to_string(&outside).expect("outside"),
-        "",
-        "nothing was written through the inherited descriptor"
-    );
+    for jail in ["on", "off"] {
+        let outside = dir.join(format!("outside-{jail}.txt"));
+        std::fs::write(&outside, "").expect("outside");
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(r#"exec 77>>"$1"; exec "$2" run "$3#step-1-list""#)
+            .arg("bash")
+            .arg(&outside)
+            .arg(env!("CARGO_BIN_EXE_tsgnav"))
+            .arg(&guide)
+            .env("TSGNAV_JAIL", jail)
+            .output()
+            .expect("tsgnav run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let header = if jail == "on" {
+            "[shell] jail"
+        } else {
+            "[shell] local"
+        };
+        assert!(text.contains(header), "jail {jail}: {text}");
+        // The probe's code is echoed too: look at whole output lines.
+        let said = |w: &str| text.lines().any(|l| l.trim() == w);
+        assert!(said("refused") && !said("WROTE"), "jail {jail}: {text}");
+        let fds = text
+            .lines()
+            .find(|l| l.starts_with("0 1 2"))
+            .unwrap_or_else(|| panic!("the descriptor list: {text}"));
+        assert!(
+            !fds.split_whitespace().any(|f| f == "77"),
+            "jail {jail}: {fds}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&outside).expect("outside"),
+            "",
+            "jail {jail}: nothing was written through the inherited descriptor"
+        );
+    }
 }
