@@ -112,132 +112,157 @@ fn cols(c: &[(&str, u8)]) -> Cols {
     c.iter().map(|(n, p)| (n.to_string(), *p)).collect()
 }
 
+/// The cells of one kind: its columns (name, priority) and the object's values for them.
+type Cells = (Cols, Vec<Value>);
+
+/// The kinds whose columns are printed here; any other kind prints its printer columns.
+const KINDS: &[(&str, fn(&Value) -> Cells)] = &[
+    ("Pod", pod),
+    ("Node", node),
+    ("Namespace", namespace),
+    ("Deployment", deployment),
+    ("DaemonSet", daemon_set),
+    ("Service", service),
+    ("PodDisruptionBudget", disruption_budget),
+];
+
 /// Column names (with priority) and the cells of one object, between NAME and AGE unless the
 /// kind prints differently (events).
-pub fn columns(r: &ResourceInfo, o: &Value) -> (Cols, Vec<Value>) {
-    let g = |p: &str| json!(text(json_path(o, p)));
-    match r.kind.as_str() {
-        "Pod" => {
-            let mut cells = pod_cells(o);
-            cells.extend([
-                g(".status.podIP"),
-                g(".spec.nodeName"),
-                json!("<none>"),
-                json!("<none>"),
-            ]);
-            (
-                cols(&[
-                    ("Ready", 0),
-                    ("Status", 0),
-                    ("Restarts", 0),
-                    ("IP", 1),
-                    ("Node", 1),
-                    ("Nominated Node", 1),
-                    ("Readiness Gates", 1),
-                ]),
-                cells,
-            )
-        }
-        "Node" => {
-            let cells = vec![
-                json!(node_status(o)),
-                json!(node_roles(o)),
-                g(".status.nodeInfo.kubeletVersion"),
-                json!(node_ip(o, "InternalIP")),
-                json!(node_ip(o, "ExternalIP")),
-                g(".status.nodeInfo.osImage"),
-                g(".status.nodeInfo.kernelVersion"),
-                g(".status.nodeInfo.containerRuntimeVersion"),
-            ];
-            (
-                cols(&[
-                    ("Status", 0),
-                    ("Roles", 0),
-                    ("Version", 0),
-                    ("Internal-IP", 1),
-                    ("External-IP", 1),
-                    ("OS-Image", 1),
-                    ("Kernel-Version", 1),
-                    ("Container-Runtime", 1),
-                ]),
-                cells,
-            )
-        }
-        "Namespace" => (cols(&[("Status", 0)]), vec![g(".status.phase")]),
-        "Deployment" => {
-            let st = &o["status"];
-            let ready = format!(
-                "{}/{}",
-                st["readyReplicas"].as_i64().unwrap_or(0),
-                o["spec"]["replicas"].as_i64().unwrap_or(1)
-            );
-            (
-                cols(&[("Ready", 0), ("Up-to-date", 0), ("Available", 0)]),
-                vec![
-                    json!(ready),
-                    json!(st["updatedReplicas"].as_i64().unwrap_or(0)),
-                    json!(st["availableReplicas"].as_i64().unwrap_or(0)),
-                ],
-            )
-        }
-        "DaemonSet" => {
-            let st = &o["status"];
-            let n = |f: &str| json!(st[f].as_i64().unwrap_or(0));
-            (
-                cols(&[
-                    ("Desired", 0),
-                    ("Current", 0),
-                    ("Ready", 0),
-                    ("Up-to-date", 0),
-                    ("Available", 0),
-                ]),
-                vec![
-                    n("desiredNumberScheduled"),
-                    n("currentNumberScheduled"),
-                    n("numberReady"),
-                    n("updatedNumberScheduled"),
-                    n("numberAvailable"),
-                ],
-            )
-        }
-        "Service" => (
-            cols(&[
-                ("Type", 0),
-                ("Cluster-IP", 0),
-                ("External-IP", 0),
-                ("Port(s)", 0),
-            ]),
-            vec![
-                g(".spec.type"),
-                g(".spec.clusterIP"),
-                json!("<none>"),
-                json!(ports(o)),
-            ],
-        ),
-        "PodDisruptionBudget" => (
-            cols(&[
-                ("Min Available", 0),
-                ("Max Unavailable", 0),
-                ("Allowed Disruptions", 0),
-            ]),
-            vec![
-                json!(text(json_path(o, ".spec.minAvailable")).replace("<none>", "N/A")),
-                json!(text(json_path(o, ".spec.maxUnavailable")).replace("<none>", "N/A")),
-                json!(o["status"]["disruptionsAllowed"].as_i64().unwrap_or(0)),
-            ],
-        ),
-        _ => {
-            let cols = r
-                .columns
-                .iter()
-                .map(|c| (c.name.clone(), c.priority))
-                .collect();
-            let cells = r
-                .columns
-                .iter()
-                .map(|c| json!(text(json_path(o, &c.json_path))))
-                .collect();
-            (cols, cells)
-        }
+pub fn columns(r: &ResourceInfo, o: &Value) -> Cells {
+    match KINDS.iter().find(|(k, _)| *k == r.kind) {
+        Some((_, cells)) => cells(o),
+        None => printer_columns(r, o),
     }
+}
+
+/// The value at a JSONPath of `o` as a cell.
+fn at(o: &Value, path: &str) -> Value {
+    json!(text(json_path(o, path)))
+}
+
+fn pod(o: &Value) -> Cells {
+    let mut cells = pod_cells(o);
+    cells.extend([
+        at(o, ".status.podIP"),
+        at(o, ".spec.nodeName"),
+        json!("<none>"),
+        json!("<none>"),
+    ]);
+    let names = [
+        ("Ready", 0),
+        ("Status", 0),
+        ("Restarts", 0),
+        ("IP", 1),
+        ("Node", 1),
+        ("Nominated Node", 1),
+        ("Readiness Gates", 1),
+    ];
+    (cols(&names), cells)
+}
+
+fn node(o: &Value) -> Cells {
+    let cells = vec![
+        json!(node_status(o)),
+        json!(node_roles(o)),
+        at(o, ".status.nodeInfo.kubeletVersion"),
+        json!(node_ip(o, "InternalIP")),
+        json!(node_ip(o, "ExternalIP")),
+        at(o, ".status.nodeInfo.osImage"),
+        at(o, ".status.nodeInfo.kernelVersion"),
+        at(o, ".status.nodeInfo.containerRuntimeVersion"),
+    ];
+    let names = [
+        ("Status", 0),
+        ("Roles", 0),
+        ("Version", 0),
+        ("Internal-IP", 1),
+        ("External-IP", 1),
+        ("OS-Image", 1),
+        ("Kernel-Version", 1),
+        ("Container-Runtime", 1),
+    ];
+    (cols(&names), cells)
+}
+
+fn namespace(o: &Value) -> Cells {
+    (cols(&[("Status", 0)]), vec![at(o, ".status.phase")])
+}
+
+fn deployment(o: &Value) -> Cells {
+    let st = &o["status"];
+    let ready = format!(
+        "{}/{}",
+        st["readyReplicas"].as_i64().unwrap_or(0),
+        o["spec"]["replicas"].as_i64().unwrap_or(1)
+    );
+    let cells = vec![
+        json!(ready),
+        json!(st["updatedReplicas"].as_i64().unwrap_or(0)),
+        json!(st["availableReplicas"].as_i64().unwrap_or(0)),
+    ];
+    (
+        cols(&[("Ready", 0), ("Up-to-date", 0), ("Available", 0)]),
+        cells,
+    )
+}
+
+/// The status counts a daemonset prints, column by column.
+const DAEMON_SET_COUNTS: &[(&str, &str)] = &[
+    ("Desired", "desiredNumberScheduled"),
+    ("Current", "currentNumberScheduled"),
+    ("Ready", "numberReady"),
+    ("Up-to-date", "updatedNumberScheduled"),
+    ("Available", "numberAvailable"),
+];
+
+fn daemon_set(o: &Value) -> Cells {
+    let st = &o["status"];
+    DAEMON_SET_COUNTS
+        .iter()
+        .map(|(col, field)| {
+            (
+                (col.to_string(), 0),
+                json!(st[*field].as_i64().unwrap_or(0)),
+            )
+        })
+        .unzip()
+}
+
+fn service(o: &Value) -> Cells {
+    let names = [
+        ("Type", 0),
+        ("Cluster-IP", 0),
+        ("External-IP", 0),
+        ("Port(s)", 0),
+    ];
+    let cells = vec![
+        at(o, ".spec.type"),
+        at(o, ".spec.clusterIP"),
+        json!("<none>"),
+        json!(ports(o)),
+    ];
+    (cols(&names), cells)
+}
+
+fn disruption_budget(o: &Value) -> Cells {
+    let or_na = |p: &str| json!(text(json_path(o, p)).replace("<none>", "N/A"));
+    let names = [
+        ("Min Available", 0),
+        ("Max Unavailable", 0),
+        ("Allowed Disruptions", 0),
+    ];
+    let cells = vec![
+        or_na(".spec.minAvailable"),
+        or_na(".spec.maxUnavailable"),
+        json!(o["status"]["disruptionsAllowed"].as_i64().unwrap_or(0)),
+    ];
+    (cols(&names), cells)
+}
+
+/// A custom resource: the printer columns its definition declares.
+fn printer_columns(r: &ResourceInfo, o: &Value) -> Cells {
+    r.columns
+        .iter()
+        .map(|c| ((c.name.clone(), c.priority), at(o, &c.json_path)))
+        .unzip()
 }

@@ -10,6 +10,7 @@
 //! is a stand-in for the outside world.
 //! IO is limited to the loopback listener (`server`, `watch`) and `SimHandle::write_kubeconfig`.
 
+mod call;
 mod cells;
 mod exec;
 mod maestro;
@@ -25,6 +26,7 @@ mod seed;
 pub mod select;
 mod server;
 mod spdy;
+mod spdy_frames;
 pub mod store;
 pub mod table;
 mod watch;
