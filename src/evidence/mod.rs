@@ -47,6 +47,7 @@ mod describe;
 mod error;
 mod expect;
 mod export;
+mod export_parts;
 mod handoff;
 mod journal;
 mod keys;

@@ -52,105 +52,115 @@ pub fn verify_log(log: &SessionLog) -> Result<VerifyReport, EvidenceError> {
         unsigned: None,
         stray: stray_files(&log.dir.join("blobs"))?,
     };
+    report.problem = match journal_problem(log) {
+        Some(p) => Some(p),
+        None => match check_signatures(log, &mut report) {
+            Err(p) => Some(p),
+            Ok(()) => check_blobs(log, &mut report.blobs)?,
+        },
+    };
+    Ok(report)
+}
+
+/// What is wrong with the journal as read, before any record is checked: a problem the
+/// reader found, a torn last line, or no record at all.
+fn journal_problem(log: &SessionLog) -> Option<Problem> {
     if let Some(p) = &log.problem {
-        report.problem = Some(p.clone());
-        return Ok(report);
+        return Some(p.clone());
     }
     if let Some(t) = &log.torn {
         let msg = format!(
             "is incomplete ({} bytes; the process stopped while writing it); resuming the session drops it and keeps every record before it",
             t.bytes
         );
-        report.problem = Some(Problem::line(t.line, None, msg));
-        return Ok(report);
+        return Some(Problem::line(t.line, None, msg));
     }
-    if log.entries.is_empty() {
-        report.problem = Some(Problem {
-            location: "journal.jsonl".into(),
-            message: "is empty; a session starts with a session_start record".into(),
-        });
-        return Ok(report);
-    }
-    if let Err(p) = check_signatures(log, &mut report) {
-        report.problem = Some(p);
-        return Ok(report);
-    }
+    log.entries.is_empty().then(|| Problem {
+        location: "journal.jsonl".into(),
+        message: "is empty; a session starts with a session_start record".into(),
+    })
+}
+
+/// Checks every record's inline output and named blob, then the blobs no record names;
+/// counts the blobs checked into `count`. The first problem, if any.
+fn check_blobs(log: &SessionLog, count: &mut usize) -> Result<Option<Problem>, EvidenceError> {
     let blobs_dir = log.dir.join("blobs");
     let mut checked = BTreeSet::new();
     for (i, e) in log.entries.iter().enumerate() {
-        let line = i + 1;
-        let kind = Some(e.record.kind());
-        if let Record::ProbeRun(p) = &e.record {
-            if let Some(out) = &p.output {
-                if sha256_hex(out.as_bytes()) != p.output_sha256
-                    || out.len() as u64 != p.output_size
-                {
-                    report.problem = Some(Problem::line(line, kind, "output_sha256 or output_size does not match the inline output — the record was edited"));
-                    return Ok(report);
-                }
-            }
-        }
-        let Some(blob) = e.record.blob() else {
-            continue;
-        };
-        let location = format!(
-            "blobs/{blob} (named by journal.jsonl line {line} ({}))",
-            e.record.kind()
-        );
-        if !is_digest(blob) {
-            report.problem = Some(Problem::line(
-                line,
-                kind,
-                format!("names blob `{blob}`, which is not a sha256 digest"),
-            ));
-            return Ok(report);
-        }
-        if !checked.insert(blob.to_owned()) {
-            continue;
-        }
-        let path = blobs_dir.join(blob);
-        if !path.is_file() {
-            report.problem = Some(Problem {
-                location,
-                message: "is missing — the blob was deleted or not copied".into(),
-            });
-            return Ok(report);
-        }
-        let (digest, size) = digest_file(&path)?;
-        if digest != blob {
-            report.problem = Some(Problem {
-                location,
-                message: format!("content has sha256 {digest} — the blob was edited"),
-            });
-            return Ok(report);
-        }
-        if let Record::ProbeRun(p) = &e.record {
-            if p.output_size != size {
-                report.problem = Some(Problem {
-                    location,
-                    message: format!("is {size} bytes but the record says {}", p.output_size),
-                });
-                return Ok(report);
-            }
+        if let Some(p) = check_record(&blobs_dir, i + 1, &e.record, &mut checked)? {
+            return Ok(Some(p));
         }
     }
-    report.blobs = checked.len();
+    *count = checked.len();
     for name in blob_names(&blobs_dir)? {
         if checked.contains(&name) {
             continue;
         }
-        let location = format!("blobs/{name}");
         let (digest, _) = digest_file(&blobs_dir.join(&name))?;
         if digest != name {
-            report.problem = Some(Problem {
-                location,
+            return Ok(Some(Problem {
+                location: format!("blobs/{name}"),
                 message: format!("content has sha256 {digest} — the blob was edited"),
-            });
-            return Ok(report);
+            }));
         }
-        report.blobs += 1;
+        *count += 1;
     }
-    Ok(report)
+    Ok(None)
+}
+
+/// Checks record `line` of the journal: its inline output against its digest, and the blob
+/// it names (once per blob: `checked` holds those already read).
+fn check_record(
+    blobs_dir: &Path,
+    line: usize,
+    record: &Record,
+    checked: &mut BTreeSet<String>,
+) -> Result<Option<Problem>, EvidenceError> {
+    let kind = Some(record.kind());
+    let run = match record {
+        Record::ProbeRun(p) => Some(p),
+        _ => None,
+    };
+    if let Some(p) = run {
+        if let Some(out) = &p.output {
+            if sha256_hex(out.as_bytes()) != p.output_sha256 || out.len() as u64 != p.output_size {
+                return Ok(Some(Problem::line(line, kind, "output_sha256 or output_size does not match the inline output — the record was edited")));
+            }
+        }
+    }
+    let Some(blob) = record.blob() else {
+        return Ok(None);
+    };
+    if !is_digest(blob) {
+        let why = format!("names blob `{blob}`, which is not a sha256 digest");
+        return Ok(Some(Problem::line(line, kind, why)));
+    }
+    if !checked.insert(blob.to_owned()) {
+        return Ok(None);
+    }
+    let location = format!(
+        "blobs/{blob} (named by journal.jsonl line {line} ({}))",
+        record.kind()
+    );
+    let path = blobs_dir.join(blob);
+    if !path.is_file() {
+        return Ok(Some(Problem {
+            location,
+            message: "is missing — the blob was deleted or not copied".into(),
+        }));
+    }
+    let (digest, size) = digest_file(&path)?;
+    let message = if digest != blob {
+        format!("content has sha256 {digest} — the blob was edited")
+    } else {
+        match run {
+            Some(p) if p.output_size != size => {
+                format!("is {size} bytes but the record says {}", p.output_size)
+            }
+            _ => return Ok(None),
+        }
+    };
+    Ok(Some(Problem { location, message }))
 }
 
 /// Checks `journal.sig` when the session says it is signed; notes why when it is not.
@@ -205,6 +215,17 @@ fn legacy_names(key_id: &str, first: &Signer) -> bool {
 
 /// Temporary files left in `blobs/` by a writer that was killed.
 pub fn stray_files(dir: &Path) -> Result<Vec<String>, EvidenceError> {
+    names_in(dir, true)
+}
+
+/// File names in `blobs/`, sorted, without temporary files of a writer that was interrupted.
+pub fn blob_names(dir: &Path) -> Result<Vec<String>, EvidenceError> {
+    names_in(dir, false)
+}
+
+/// The sorted names in `dir` that are (`temporary`) or are not a writer's `.tmp-` files; none
+/// when `dir` does not exist.
+fn names_in(dir: &Path, temporary: bool) -> Result<Vec<String>, EvidenceError> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -219,32 +240,8 @@ pub fn stray_files(dir: &Path) -> Result<Vec<String>, EvidenceError> {
     for ent in rd {
         let name = ent.map_err(EvidenceError::io(dir))?.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with(".tmp-") {
+        if name.starts_with(".tmp-") == temporary {
             names.push(name.into_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
-}
-
-/// File names in `blobs/`, sorted, without temporary files of a writer that was interrupted.
-pub fn blob_names(dir: &Path) -> Result<Vec<String>, EvidenceError> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(EvidenceError::Io {
-                path: dir.to_owned(),
-                source: e,
-            })
-        }
-    };
-    let mut names = Vec::new();
-    for ent in rd {
-        let ent = ent.map_err(EvidenceError::io(dir))?;
-        let name = ent.file_name().to_string_lossy().into_owned();
-        if !name.starts_with(".tmp-") {
-            names.push(name);
         }
     }
     names.sort();

@@ -76,96 +76,151 @@ fn value_range(raw: &str) -> Range<usize> {
     lead..lead + t2.len()
 }
 
+/// Where the secrets of a line are collected: byte ranges of the line and their kinds.
+type Found = Vec<(Range<usize>, &'static str)>;
+
+/// The rules that read one line on their own (the `key: value` rule also says what the line
+/// opens for the lines after it).
+const RULES: &[fn(&Res, &str, &mut Found)] = &[
+    attributes,
+    app_settings,
+    elements,
+    url_params,
+    flags,
+    short_flags,
+    netrc,
+    pgpass,
+    inline_pairs,
+    connection_string,
+];
+
 /// The secrets of one line (`line` without its newline): byte ranges and kinds, and what the
 /// line opens for the lines after it.
-pub fn scan(line: &str, out: &mut Vec<(Range<usize>, &'static str)>) -> Option<Opens> {
+pub fn scan(line: &str, out: &mut Found) -> Option<Opens> {
     let r = res();
-    let mut opens = None;
-    if let Some(c) = r.kv.captures(line) {
-        let key = decode_key(&c[2]);
-        let sep = &c[3];
-        let v = c.get(4).map_or(0..0, |m| m.range());
-        let raw = &line[v.clone()];
-        let indent = c[1].len();
-        let spaced = key.contains("  ")
-            || (sep == "=" && key.contains(' '))
-            || key.split(' ').count() > 3
-            || key.split(' ').any(|w| w.starts_with('-'));
-        if spaced {
-            // `az … --flag=value` is a command, not a `key=value` line: the flag rules read it.
-        } else if names_secret(&key) {
-            let t = raw.trim();
-            if matches!(t, "|" | ">" | "|-" | ">-" | "|+" | ">+") {
-                opens = Some(Opens::Block(indent));
-            } else if t.is_empty() && sep == ":" {
-                opens = Some(Opens::Label);
-            } else if !t.starts_with('{') {
-                let vr = value_range(raw);
-                let val = &raw[vr.clone()];
-                if !is_plain(val) {
-                    out.push((v.start + vr.start..v.start + vr.end, kind_for(&key)));
-                }
-            }
-        } else if (key == "name" || key == "key")
-            && names_secret(raw.trim().trim_matches(['"', '\'', ',']))
-        {
-            opens = Some(Opens::PairName(indent));
-        } else if key == "value" || key == "data" {
+    let opens = r.kv.captures(line).and_then(|c| key_value(line, &c, out));
+    for rule in RULES {
+        rule(r, line, out);
+    }
+    opens
+}
+
+/// `[indent][- ][export ]key (=|:) value`: the value when the key names a secret, a block
+/// scalar or an empty label left open, or a `name:`/`value:` pair.
+fn key_value(line: &str, c: &regex::Captures<'_>, out: &mut Found) -> Option<Opens> {
+    let key = decode_key(&c[2]);
+    let sep = &c[3];
+    let v = c.get(4).map_or(0..0, |m| m.range());
+    let raw = &line[v.clone()];
+    let indent = c[1].len();
+    let spaced = key.contains("  ")
+        || (sep == "=" && key.contains(' '))
+        || key.split(' ').count() > 3
+        || key.split(' ').any(|w| w.starts_with('-'));
+    if spaced {
+        // `az … --flag=value` is a command, not a `key=value` line: the flag rules read it.
+        return None;
+    }
+    if names_secret(&key) {
+        let t = raw.trim();
+        if matches!(t, "|" | ">" | "|-" | ">-" | "|+" | ">+") {
+            return Some(Opens::Block(indent));
+        }
+        if t.is_empty() && sep == ":" {
+            return Some(Opens::Label);
+        }
+        if !t.starts_with('{') {
             let vr = value_range(raw);
-            if super::vocab::looks_random(&raw[vr.clone()]) {
-                out.push((v.start + vr.start..v.start + vr.end, "high-entropy"));
+            if !is_plain(&raw[vr.clone()]) {
+                out.push((v.start + vr.start..v.start + vr.end, kind_for(&key)));
             }
         }
+    } else if (key == "name" || key == "key")
+        && names_secret(raw.trim().trim_matches(['"', '\'', ',']))
+    {
+        return Some(Opens::PairName(indent));
+    } else if key == "value" || key == "data" {
+        let vr = value_range(raw);
+        if super::vocab::looks_random(&raw[vr.clone()]) {
+            out.push((v.start + vr.start..v.start + vr.end, "high-entropy"));
+        }
     }
+    None
+}
+
+/// `password="…"` attributes (XML, HTML).
+fn attributes(r: &Res, line: &str, out: &mut Found) {
     for c in r.attr.captures_iter(line) {
         if names_secret(&c[1]) && !is_plain(&c[2]) {
             out.push((c.get(2).map_or(0..0, |m| m.range()), "secret-attribute"));
         }
     }
-    // <add key="DbPassword" value="…"/> (appSettings)
-    if let Some(k) = r
+}
+
+/// `<add key="DbPassword" value="…"/>` (appSettings): the value of a key that names a secret.
+fn app_settings(r: &Res, line: &str, out: &mut Found) {
+    let named = r
         .attr
         .captures_iter(line)
-        .find(|c| matches!(&c[1], "key" | "name") && names_secret(&c[2]))
-    {
-        let _ = k;
-        for c in r.attr.captures_iter(line).filter(|c| &c[1] == "value") {
-            out.push((c.get(2).map_or(0..0, |m| m.range()), "secret-attribute"));
-        }
+        .any(|c| matches!(&c[1], "key" | "name") && names_secret(&c[2]));
+    if !named {
+        return;
     }
+    for c in r.attr.captures_iter(line).filter(|c| &c[1] == "value") {
+        out.push((c.get(2).map_or(0..0, |m| m.range()), "secret-attribute"));
+    }
+}
+
+/// `<password>…</password>` elements.
+fn elements(r: &Res, line: &str, out: &mut Found) {
     for c in r.elem.captures_iter(line) {
         if c[1] == c[3] && names_secret(&c[1]) && !is_plain(&c[2]) {
             out.push((c.get(2).map_or(0..0, |m| m.range()), "secret-element"));
         }
     }
-    if line.contains("://") || line.contains('?') {
-        for c in r.query.captures_iter(line) {
-            if param_is_secret(&c[1]) && !is_plain(&c[2]) {
-                let kind = if c[1].eq_ignore_ascii_case("sig") {
-                    "sas-sig"
-                } else {
-                    "url-param"
-                };
-                out.push((c.get(2).map_or(0..0, |m| m.range()), kind));
-            }
+}
+
+/// URL query parameters (`?sig=…`, `&token=…`).
+fn url_params(r: &Res, line: &str, out: &mut Found) {
+    if !line.contains("://") && !line.contains('?') {
+        return;
+    }
+    for c in r.query.captures_iter(line) {
+        if param_is_secret(&c[1]) && !is_plain(&c[2]) {
+            let kind = if c[1].eq_ignore_ascii_case("sig") {
+                "sas-sig"
+            } else {
+                "url-param"
+            };
+            out.push((c.get(2).map_or(0..0, |m| m.range()), kind));
         }
     }
-    if line.contains('-') {
-        for c in r.flag.captures_iter(line) {
-            let v = c.get(2).map_or(0..0, |m| m.range());
-            let raw = &line[v.clone()];
-            let inner = raw.trim_matches(['"', '\'']);
-            if names_secret(&c[1]) && !is_plain(inner) && !inner.starts_with('-') {
-                let q = usize::from(raw.len() != inner.len());
-                out.push((v.start + q..v.start + q + inner.len(), "secret-flag"));
-            }
-        }
-        for c in r.header_arg.captures_iter(line) {
-            if names_secret(&c[2]) && !is_plain(&c[3]) {
-                out.push((c.get(3).map_or(0..0, |m| m.range()), "header"));
-            }
+}
+
+/// `--password=…` / `--token …` flags and `-H 'X-Api-Key: …'` header arguments.
+fn flags(r: &Res, line: &str, out: &mut Found) {
+    if !line.contains('-') {
+        return;
+    }
+    for c in r.flag.captures_iter(line) {
+        let v = c.get(2).map_or(0..0, |m| m.range());
+        let raw = &line[v.clone()];
+        let inner = raw.trim_matches(['"', '\'']);
+        if names_secret(&c[1]) && !is_plain(inner) && !inner.starts_with('-') {
+            let q = usize::from(raw.len() != inner.len());
+            out.push((v.start + q..v.start + q + inner.len(), "secret-flag"));
         }
     }
+    for c in r.header_arg.captures_iter(line) {
+        if names_secret(&c[2]) && !is_plain(&c[3]) {
+            out.push((c.get(3).map_or(0..0, |m| m.range()), "header"));
+        }
+    }
+}
+
+/// The short forms tools take a password in (`mysql -pPASS`, `sshpass -p`, `curl -u
+/// user:pass`, `-passin pass:…`, `redis-cli -a`).
+fn short_flags(r: &Res, line: &str, out: &mut Found) {
     for c in r.short.captures_iter(line) {
         if let Some(m) = (1..=5).find_map(|i| c.get(i)) {
             let t = m.as_str().trim_matches(['"', '\'']);
@@ -175,49 +230,64 @@ pub fn scan(line: &str, out: &mut Vec<(Range<usize>, &'static str)>) -> Option<O
             }
         }
     }
+}
+
+/// `.netrc` lines (`machine h login u password p`).
+fn netrc(r: &Res, line: &str, out: &mut Found) {
     let lead = line.trim_start();
-    if ["machine ", "default ", "login ", "password ", "account "]
-        .iter()
-        .any(|w| lead.starts_with(w))
-    {
-        for c in r.netrc.captures_iter(line) {
-            if let Some(m) = c.get(1).filter(|m| !is_plain(m.as_str())) {
-                out.push((m.range(), "netrc"));
-            }
+    let starts = ["machine ", "default ", "login ", "password ", "account "];
+    if !starts.iter().any(|w| lead.starts_with(w)) {
+        return;
+    }
+    for c in r.netrc.captures_iter(line) {
+        if let Some(m) = c.get(1).filter(|m| !is_plain(m.as_str())) {
+            out.push((m.range(), "netrc"));
         }
     }
+}
+
+/// `.pgpass` lines (`host:port:db:user:password`).
+fn pgpass(r: &Res, line: &str, out: &mut Found) {
     if let Some(m) = r.pgpass.captures(line).and_then(|c| c.get(1)) {
         if !line.contains("://") && !is_plain(m.as_str()) {
             out.push((m.range(), "pgpass"));
         }
     }
-    // `k=v` words in a sentence (an alert's labels as a note gives them).
-    if line.contains('=') {
-        for c in r.inline.captures_iter(line) {
+}
+
+/// `k=v` words in a sentence (an alert's labels as a note gives them).
+fn inline_pairs(r: &Res, line: &str, out: &mut Found) {
+    if !line.contains('=') {
+        return;
+    }
+    for c in r.inline.captures_iter(line) {
+        let m = c.get(2).map_or(0..0, |m| m.range());
+        let raw = &line[m.clone()];
+        let inner = raw.trim_matches(['"', '\'']);
+        if names_secret(&c[1]) && !is_plain(inner) {
+            let q = usize::from(raw.len() != inner.len());
+            out.push((m.start + q..m.start + q + inner.len(), kind_for(&c[1])));
+        }
+    }
+}
+
+/// Connection strings (`…;Password=…;`, `AccountKey=…`).
+fn connection_string(r: &Res, line: &str, out: &mut Found) {
+    if !line.contains(';') || !line.contains('=') {
+        return;
+    }
+    for c in r.conn.captures_iter(line) {
+        if names_secret(c[1].trim()) && !is_plain(&c[2]) {
             let m = c.get(2).map_or(0..0, |m| m.range());
-            let raw = &line[m.clone()];
-            let inner = raw.trim_matches(['"', '\'']);
-            if names_secret(&c[1]) && !is_plain(inner) {
-                let q = usize::from(raw.len() != inner.len());
-                out.push((m.start + q..m.start + q + inner.len(), kind_for(&c[1])));
-            }
+            let v = &line[m.clone()];
+            let t = v.trim_end_matches(['"', '\'', ',']);
+            let kind = match c[1].trim().to_ascii_lowercase().as_str() {
+                "accountkey" | "sharedaccesskey" | "sharedaccesssignature" => "account-key",
+                _ => "connection-string",
+            };
+            out.push((m.start..m.start + t.len(), kind));
         }
     }
-    if line.contains(';') && line.contains('=') {
-        for c in r.conn.captures_iter(line) {
-            if names_secret(c[1].trim()) && !is_plain(&c[2]) {
-                let m = c.get(2).map_or(0..0, |m| m.range());
-                let v = &line[m.clone()];
-                let t = v.trim_end_matches(['"', '\'', ',']);
-                let kind = match c[1].trim().to_ascii_lowercase().as_str() {
-                    "accountkey" | "sharedaccesskey" | "sharedaccesssignature" => "account-key",
-                    _ => "connection-string",
-                };
-                out.push((m.start..m.start + t.len(), kind));
-            }
-        }
-    }
-    opens
 }
 
 /// The kind a `key: value` secret is reported as: the shape rules' names where they mean the
