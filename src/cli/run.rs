@@ -12,21 +12,16 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context as _};
 use clap::Args;
-use serde_json::{json, Value};
 
 mod config;
+mod given;
 mod record;
 mod show;
 mod waves;
 mod waves_run;
 mod write;
 
-use config::config_vars;
-
-use show::{render, to_json};
-
-use crate::evidence::Record;
-use crate::query::vars::{parse_assignment, Source, Vars};
+use crate::query::vars::Source;
 use crate::query::{setup, Executor, ProbeResult};
 use crate::tsg::SafetyClass;
 
@@ -118,79 +113,22 @@ impl RunArgs {
             kubeconfig: self.kubeconfig.as_deref(),
         }
         .check()?;
-        let (file, slug) = self
-            .node
-            .split_once('#')
-            .ok_or_else(|| anyhow!("`{}` names no node: write FILE#node-slug", self.node))?;
-        let (mut lib, errors) = crate::load::load_library(&[PathBuf::from(file)]);
-        super::refine_roles(&mut lib);
-        if let Some(e) = errors.iter().find(|e| !e.is_warning()) {
-            return Err(anyhow!("{e}"));
-        }
-        let node = lib
-            .guides
-            .iter()
-            .flat_map(|g| &g.nodes)
-            .find(|n| n.slug == slug)
-            .ok_or_else(|| {
-                anyhow!("{file} has no heading with the slug `{slug}` (see `tsgnav tree {file}`)")
-            })?
-            .clone();
+        let t = given::target(&self.node)?;
         use std::io::IsTerminal as _;
         if self.no_redact && !std::io::stdout().is_terminal() {
             return Err(anyhow!("--no-redact prints secrets, so only to a terminal; stdout is a pipe or a file here: drop --no-redact"));
         }
         let redactor = crate::evidence::Redactor::default();
-        let mut vars = Vars::new();
-        let mut flags = Vec::new();
-        let mut secrets = Vec::new();
-        for (v, secret) in self
-            .vars
-            .iter()
-            .map(|v| (v, false))
-            .chain(self.secret_vars.iter().map(|v| (v, true)))
-        {
-            let (k, val) = parse_assignment(v).map_err(|e| anyhow!(e))?;
-            if secret
-                || crate::evidence::is_secret_name(&k)
-                || crate::evidence::value_is_secret(&val)
-            {
-                redactor.add_secret(&val);
-                secrets.push(val.clone());
-            }
-            vars.set(&k, &val, Source::Flag);
-            flags.push((k, val));
-        }
-        if let Some(ns) = self
-            .namespace
-            .as_ref()
-            .filter(|_| vars.get("NAMESPACE").is_none())
-        {
-            vars.set("NAMESPACE", ns, Source::Flag);
-            flags.push(("NAMESPACE".into(), ns.clone()));
-        }
-        for (k, val) in config_vars()? {
-            vars.set(&k, &val, Source::Config);
-        }
-        let state = crate::evidence::state_dir();
-        let mut history = crate::evidence::guide_records(&state, file, None);
+        let mut g = given::given(&self, &redactor)?;
+        let mut history =
+            crate::evidence::guide_records(&crate::evidence::state_dir(), t.file, None);
         let open_before = crate::evidence::open_mitigations(&history);
-        for (name, value) in write::offer_restores(&node.probes, &flags, &open_before, &vars) {
-            vars.set(&name, &value, Source::Probe);
-            flags.push((name, value));
+        for (name, value) in write::offer_restores(&t.node.probes, &g.flags, &open_before, &g.vars)
+        {
+            g.vars.set(&name, &value, Source::Probe);
+            g.flags.push((name, value));
         }
-        let mode = write::WriteMode {
-            enabled: self.write,
-            confirm_target: self.confirm_target.clone(),
-            session: format!(
-                "run-{}-{}",
-                std::process::id(),
-                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
-            ),
-            policies: config::config()?.policy,
-            in_waves: false,
-        };
-        let pre = crate::mitigate::preconditions(&node);
+        let pre = crate::mitigate::preconditions(&t.node);
         let node_shell = config::node_shell()?;
         let executors = self.executors()?;
         crate::query::net::install_crypto();
@@ -205,81 +143,41 @@ impl RunArgs {
                 ..self.clone()
             };
             let input = waves::Input {
-                file,
-                slug,
-                lib: &lib,
-                node: &node,
-                vars,
-                flags: &flags,
-                secrets: &secrets,
+                file: t.file,
+                slug: t.slug,
+                lib: &t.lib,
+                node: &t.node,
+                vars: g.vars,
+                flags: &g.flags,
+                secrets: &g.secrets,
                 pre: &pre,
                 node_shell: node_shell.as_ref(),
                 executors: single.executors()?,
             };
             return rt.block_on(waves::run(&self, input));
         }
+        let mode = self.write_mode()?;
         let steps = rt.block_on(crate::tui::runtime::waves_probes::run_probes(
             &self.aim(),
-            &format!("{file}#{slug}"),
-            &node.probes,
-            vars,
+            &t.id(),
+            &t.node.probes,
+            g.vars.clone(),
             executors,
             (&mode, &pre, node_shell.as_ref()),
         ));
         let results: Vec<(ProbeResult, bool)> =
             steps.iter().map(|(r, s, _)| (r.clone(), *s)).collect();
-        let code = exit_code(&results);
         if !self.no_evidence {
-            let mut rec = record::Recorder::start(
-                &crate::evidence::state_dir(),
-                std::path::Path::new(file),
-                &format!("{file}#{slug}"),
-                &flags,
-                &secrets,
-            )?;
-            if self.no_redact {
-                rec.append(Record::Note(crate::evidence::Note {
-                    text: "results were printed to the terminal without redaction (--no-redact)"
-                        .into(),
-                    topic: Some("no-redact".into()),
-                    ..Default::default()
-                }))?;
-            }
-            for (r, _, before) in &steps {
-                for b in before {
-                    rec.append(b.clone())?;
-                }
-                rec.probe(r)?;
-            }
-            eprintln!("recorded in evidence session {}", rec.dir().display());
+            let dir = record::record_run(&t, &g, self.no_redact, &steps)?;
+            eprintln!("recorded in evidence session {}", dir.display());
         }
         let mut out = std::io::stdout().lock();
-        if self.json {
-            let all: Vec<Value> = results.iter().map(|(r, _)| to_json(r)).collect();
-            let mut v = json!({ "node": format!("{file}#{slug}"), "results": all });
-            if !self.no_redact {
-                crate::evidence::redact_value(&redactor, &mut v);
-            }
-            writeln!(out, "{v}")?;
-        } else {
-            if results.is_empty() {
-                writeln!(out, "{file}#{slug} has no probes to run.")?;
-            }
-            // Output is data: on a terminal, what would act on it (titles, OSC 52, cursor
-            // moves, a bare CR, bidi controls) is written as visible tokens.
-            let tty = std::io::stdout().is_terminal();
-            for (r, _) in &results {
-                let text = render(r);
-                let text = match self.no_redact {
-                    true => text,
-                    false => redactor.redact_str(&text).0,
-                };
-                match tty {
-                    true => write!(out, "{}", crate::human::visible::visible(&text))?,
-                    false => write!(out, "{text}")?,
-                }
-            }
-        }
+        let print = show::Print {
+            node: &t.id(),
+            json: self.json,
+            redactor: (!self.no_redact).then_some(&redactor),
+        };
+        print.results(&mut out, &results)?;
         history.extend(steps.iter().flat_map(|(r, _, b)| {
             b.iter()
                 .cloned()
@@ -289,7 +187,22 @@ impl RunArgs {
             write::print_open(&history)?;
         }
         out.flush()?;
-        Ok(ExitCode::from(code))
+        Ok(ExitCode::from(exit_code(&results)))
+    }
+
+    /// `--write` and `--confirm-target` as the runner reads them, for a session of its own.
+    fn write_mode(&self) -> anyhow::Result<write::WriteMode> {
+        Ok(write::WriteMode {
+            enabled: self.write,
+            confirm_target: self.confirm_target.clone(),
+            session: format!(
+                "run-{}-{}",
+                std::process::id(),
+                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+            ),
+            policies: config::config()?.policy,
+            in_waves: false,
+        })
     }
 
     fn executors(&self) -> anyhow::Result<Vec<Arc<dyn Executor>>> {

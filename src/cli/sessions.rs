@@ -8,10 +8,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
+mod add;
 mod ops;
-use ops::{export, guide_source, list, session_guide, stress};
+use ops::{export, guide_source, list, stress};
 
-use crate::evidence::{self, ExportFormat, Options, Record, Redactor, Session, SessionLog};
+use crate::evidence::{self, ExportFormat, Options, Redactor, Session, SessionLog};
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
@@ -149,34 +150,7 @@ impl SessionsArgs {
             }
             SessionsCommand::Export(a) => export(&find(&a.session)?, a, &opts, &mut out)?,
             SessionsCommand::Import { file, keys } => {
-                let keys = expected_keys(&keys)?;
-                let i = evidence::import_handoff_with(&file, &state, &keys)?;
-                let whose = match (&i.unsigned, i.signers.as_slice()) {
-                    (Some(why), _) => format!("UNSIGNED: {why}"),
-                    (None, s) => s
-                        .iter()
-                        .map(|s| {
-                            format!(
-                                "signed by {} with key {} (fingerprint {}, from record #{})",
-                                s.operator, s.key_id, s.fingerprint, s.from_seq
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", then "),
-                };
-                let check = if keys.is_empty() {
-                    "compare the fingerprint with the one the sender shared (or pass --key FINGERPRINT)"
-                } else {
-                    "every signature is by the key given with --key"
-                };
-                writeln!(
-                    out,
-                    "imported {} ({} records, verified; had {}) into {}\n{whose}; {check}",
-                    i.id,
-                    i.records,
-                    i.had,
-                    i.dir.display()
-                )?;
+                add::import(&file, &state, &expected_keys(&keys)?, &mut out)?
             }
             SessionsCommand::Start { guide, alert } => {
                 let (name, bytes) = guide_source(&guide)?;
@@ -193,16 +167,7 @@ impl SessionsArgs {
                 note,
             } => {
                 let mut s = Session::open_with(&find(&session)?, opts)?;
-                let (a, b) = s.attach(&file, note)?;
-                writeln!(
-                    out,
-                    "recorded #{}: attached {} as blobs/{} ({} bytes, {} redactions)",
-                    a.seq,
-                    file.display(),
-                    b.sha256,
-                    b.size,
-                    b.redactions
-                )?;
+                add::attach(&mut s, &file, note, &mut out)?
             }
             SessionsCommand::Note {
                 session,
@@ -210,14 +175,7 @@ impl SessionsArgs {
                 topic,
             } => {
                 let mut s = Session::open_with(&find(&session)?, opts)?;
-                let node = s.state().node.clone();
-                let a = s.append(Record::Note(evidence::Note {
-                    text,
-                    topic,
-                    node,
-                    ..Default::default()
-                }))?;
-                writeln!(out, "recorded #{} ({} redactions)", a.seq, a.redactions)?;
+                add::note(&mut s, text, topic, &mut out)?
             }
             SessionsCommand::Tick {
                 session,
@@ -227,34 +185,13 @@ impl SessionsArgs {
                 untick,
             } => {
                 let mut s = Session::open_with(&find(&session)?, opts)?;
-                let guide = session_guide(&s.state().start, None)?;
-                let esc = evidence::find_team(&guide.escalations, &team, &guide.path)?;
-                let Some(item) = esc
-                    .evidence
-                    .iter()
-                    .find(|e| e.to_lowercase().starts_with(&item.to_lowercase()))
-                    .cloned()
-                else {
-                    anyhow::bail!(
-                        "{} asks for none of `{item}`; its items: {}",
-                        esc.team,
-                        esc.evidence.join("; ")
-                    );
-                };
-                if let Some(bad) = evidence.iter().find(|&&q| q == 0 || q > s.records()) {
-                    anyhow::bail!(
-                        "--evidence {bad}: the session has records #1 to #{}",
-                        s.records()
-                    );
-                }
-                let tick = evidence::ChecklistTick {
-                    team: esc.team.clone(),
+                let t = add::Tick {
+                    team,
                     item,
-                    checked: !untick,
                     evidence,
+                    untick,
                 };
-                let a = s.append(Record::ChecklistTick(tick))?;
-                writeln!(out, "recorded #{}", a.seq)?;
+                add::tick(&mut s, t, &mut out)?
             }
             SessionsCommand::Stress { session, records } => {
                 stress(&find(&session)?, records, opts, &mut out)?

@@ -80,3 +80,35 @@ impl Recorder {
 pub fn run_record(r: &ProbeResult) -> Record {
     Record::ProbeRun(crate::tui::runtime::convert::probe_run(r))
 }
+
+/// Records a whole run in a new evidence session: the node, the operator's variables, that
+/// results were printed unredacted (`--no-redact`), then each probe's prior-state records
+/// and its run. The session's folder.
+pub fn record_run(
+    t: &super::given::NodeArg<'_>,
+    g: &super::given::Given,
+    no_redact: bool,
+    steps: &[(ProbeResult, bool, Vec<Record>)],
+) -> anyhow::Result<PathBuf> {
+    let mut rec = Recorder::start(
+        &evidence::state_dir(),
+        Path::new(t.file),
+        &t.id(),
+        &g.flags,
+        &g.secrets,
+    )?;
+    if no_redact {
+        rec.append(Record::Note(evidence::Note {
+            text: "results were printed to the terminal without redaction (--no-redact)".into(),
+            topic: Some("no-redact".into()),
+            ..Default::default()
+        }))?;
+    }
+    for (r, _, before) in steps {
+        for b in before {
+            rec.append(b.clone())?;
+        }
+        rec.probe(r)?;
+    }
+    Ok(rec.dir())
+}

@@ -65,3 +65,49 @@ pub fn render(r: &ProbeResult) -> String {
     ));
     s
 }
+
+/// How a run's results are printed.
+pub struct Print<'a> {
+    /// `FILE#slug`.
+    pub node: &'a str,
+    pub json: bool,
+    /// Redacts what is printed; `None` with `--no-redact`.
+    pub redactor: Option<&'a crate::evidence::Redactor>,
+}
+
+impl Print<'_> {
+    /// Prints every result: one JSON object for the node, or each result as text. Output is
+    /// data: on a terminal, what would act on it (titles, OSC 52, cursor moves, a bare CR,
+    /// bidi controls) is written as visible tokens.
+    pub fn results(
+        &self,
+        out: &mut impl std::io::Write,
+        results: &[(ProbeResult, bool)],
+    ) -> std::io::Result<()> {
+        if self.json {
+            let all: Vec<Value> = results.iter().map(|(r, _)| to_json(r)).collect();
+            let mut v = json!({ "node": self.node, "results": all });
+            if let Some(redactor) = self.redactor {
+                crate::evidence::redact_value(redactor, &mut v);
+            }
+            return writeln!(out, "{v}");
+        }
+        if results.is_empty() {
+            writeln!(out, "{} has no probes to run.", self.node)?;
+        }
+        use std::io::IsTerminal as _;
+        let tty = std::io::stdout().is_terminal();
+        for (r, _) in results {
+            let text = render(r);
+            let text = match self.redactor {
+                Some(redactor) => redactor.redact_str(&text).0,
+                None => text,
+            };
+            match tty {
+                true => write!(out, "{}", crate::human::visible::visible(&text))?,
+                false => write!(out, "{text}")?,
+            }
+        }
+        Ok(())
+    }
+}
