@@ -7,44 +7,80 @@
 use super::app::App;
 use super::command::Command;
 use super::effect::Effect;
-use super::firing::SilenceDraft;
+use super::firing::{Firing, SilenceDraft};
 use super::navigate::{nav_cmd, run};
 use super::search;
 use crate::nav::{AlertContext, Cmd};
 use crate::tsg::SafetyClass;
 
+#[cfg(test)]
+#[path = "firing_keys_tests.rs"]
+mod tests;
+
+/// What a key in the Firing section asks of the rest of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FiringKey {
+    /// Not the section's key: the guides list takes it.
+    Pass,
+    /// The selection moved inside the section.
+    Moved,
+    /// The selection left the section, down onto the first guide.
+    ToGuides,
+    /// Enter on this alert.
+    Open(usize),
+    /// `S`: a silence for the selected alert.
+    Silence,
+}
+
+impl Firing {
+    /// A key on the library screen, as it concerns the Firing section. `guides_at_top`: the
+    /// guides list's selection is on its first line (Up from there climbs into the section).
+    pub fn key(&mut self, a: &Command, guides_at_top: bool) -> FiringKey {
+        if !self.enabled {
+            return FiringKey::Pass;
+        }
+        let n = self.alerts.len();
+        match (a, self.sel) {
+            (Command::NextItem | Command::ScrollDown, Some(i)) if i + 1 < n => {
+                self.sel = Some(i + 1)
+            }
+            (Command::NextItem | Command::ScrollDown, Some(_)) => {
+                self.sel = None;
+                return FiringKey::ToGuides;
+            }
+            (Command::PrevItem | Command::ScrollUp, Some(i)) => {
+                self.sel = Some(i.saturating_sub(1))
+            }
+            (Command::PrevItem | Command::ScrollUp, None) if guides_at_top && n > 0 => {
+                self.sel = Some(n - 1)
+            }
+            (Command::Top, _) if n > 0 => self.sel = Some(0),
+            (Command::Bottom | Command::Search | Command::Cancel, Some(_)) => {
+                self.sel = None;
+                return FiringKey::Pass;
+            }
+            (Command::PageDown, Some(i)) => self.sel = Some((i + 10).min(n.saturating_sub(1))),
+            (Command::PageUp, Some(i)) => self.sel = Some(i.saturating_sub(10)),
+            (Command::Activate, Some(i)) => return FiringKey::Open(i),
+            (Command::Silence, _) => return FiringKey::Silence,
+            _ => return FiringKey::Pass,
+        }
+        FiringKey::Moved
+    }
+}
+
 /// Handles `a` when it concerns the Firing section; `None` leaves it to the guides list.
 pub fn key(app: &mut App, a: &Command) -> Option<Vec<Effect>> {
-    let f = &mut app.firing;
-    if !f.enabled {
-        return None;
+    match app.firing.key(a, app.search.sel == 0) {
+        FiringKey::Pass => None,
+        FiringKey::Moved => Some(Vec::new()),
+        FiringKey::ToGuides => {
+            app.search.sel = 0;
+            Some(Vec::new())
+        }
+        FiringKey::Open(i) => Some(open(app, i)),
+        FiringKey::Silence => Some(propose_silence(app)),
     }
-    let n = f.alerts.len();
-    match (a, f.sel) {
-        (Command::NextItem | Command::ScrollDown, Some(i)) => {
-            if i + 1 < n {
-                f.sel = Some(i + 1);
-            } else {
-                f.sel = None;
-                app.search.sel = 0;
-            }
-        }
-        (Command::PrevItem | Command::ScrollUp, Some(i)) => f.sel = Some(i.saturating_sub(1)),
-        (Command::PrevItem | Command::ScrollUp, None) if app.search.sel == 0 && n > 0 => {
-            f.sel = Some(n - 1)
-        }
-        (Command::Top, _) if n > 0 => f.sel = Some(0),
-        (Command::Bottom | Command::Search | Command::Cancel, Some(_)) => {
-            f.sel = None;
-            return None;
-        }
-        (Command::PageDown, Some(i)) => f.sel = Some((i + 10).min(n.saturating_sub(1))),
-        (Command::PageUp, Some(i)) => f.sel = Some(i.saturating_sub(10)),
-        (Command::Activate, Some(i)) => return Some(open(app, i)),
-        (Command::Silence, _) => return Some(propose_silence(app)),
-        _ => return None,
-    }
-    Some(Vec::new())
 }
 
 /// Enter on alert `i`.
