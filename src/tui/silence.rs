@@ -21,9 +21,8 @@ pub struct Created {
     pub source: String,
     pub id: String,
     pub alert: String,
-    /// The mitigations open when it was made ("deployment/x -n y → 0"): closing one of them
-    /// offers to expire it.
-    pub during: Vec<String>,
+    /// The mitigations open when it was made: closing one of them offers to expire it.
+    pub during: Vec<OpenMitigation>,
 }
 
 /// `S` with a draft: refused in read-only mode (saying how to turn write mode on), else the
@@ -116,7 +115,7 @@ pub fn submit(app: &mut App, d: SilenceDraft, typed: String) -> Vec<Effect> {
 
 /// The runtime created silence `id`.
 pub fn created(app: &mut App, source: String, id: String, alert: String) {
-    let during = app.session.open.iter().map(|o| o.to_string()).collect();
+    let during = app.session.open.clone();
     app.firing.created.push(Created {
         source,
         id,
@@ -157,16 +156,15 @@ pub fn quit_warning(app: &mut App) -> Option<String> {
 /// The open mitigations changed: offers to expire the silences made while one that is now
 /// closed was open.
 pub fn mitigations_changed(app: &mut App, now: &[OpenMitigation]) {
-    let still: Vec<String> = now.iter().map(|o| o.to_string()).collect();
     let ended: Vec<Created> = app
         .firing
         .created
         .iter()
-        .filter(|c| c.during.iter().any(|d| !still.contains(d)))
+        .filter(|c| c.during.iter().any(|d| !now.contains(d)))
         .cloned()
         .collect();
     for c in app.firing.created.iter_mut() {
-        c.during.retain(|d| still.contains(d));
+        c.during.retain(|d| now.contains(d));
     }
     if ended.is_empty() {
         return;
