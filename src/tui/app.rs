@@ -167,6 +167,7 @@ impl App {
         self.notice = Some(Notice {
             text: text.into(),
             level: if error { Level::Error } else { Level::Info },
+            kind: Default::default(),
         });
     }
 }

@@ -44,6 +44,7 @@ pub fn acknowledged(app: &mut App, p: usize) -> bool {
             p + 1
         ),
         level: Level::Error,
+        kind: Default::default(),
     });
     false
 }

@@ -305,8 +305,23 @@ impl Default for Session {
 /// The status-line message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
+    /// The message; for an export, what was written (the view words the rest).
     pub text: String,
     pub level: Level,
+    pub kind: NoticeKind,
+}
+
+/// What a status-line message is, so the view words it from typed parts and nothing is
+/// decided by reading text tsgnav wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NoticeKind {
+    /// The text, shown as it is.
+    #[default]
+    Plain,
+    /// An export was written: the text names it; the view puts "Evidence exported to"
+    /// before it and, while the copy offer stands, says that `y` copies the head and key id
+    /// (early: the text ends in a long path).
+    Exported,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,5 +333,19 @@ pub enum Level {
 impl Notice {
     pub fn is_error(&self) -> bool {
         self.level == Level::Error
+    }
+
+    /// The message as the status line shows it; `copy_offered`: the next `y` copies the
+    /// chain head and key id.
+    pub fn shown(&self, copy_offered: bool) -> std::borrow::Cow<'_, str> {
+        match (self.kind, copy_offered) {
+            (NoticeKind::Plain, _) => self.text.as_str().into(),
+            (NoticeKind::Exported, false) => format!("Evidence exported to {}", self.text).into(),
+            (NoticeKind::Exported, true) => format!(
+                "Evidence exported (y copies head + key id) to {}",
+                self.text
+            )
+            .into(),
+        }
     }
 }

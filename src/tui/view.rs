@@ -197,7 +197,7 @@ fn wanted(app: &App) -> usize {
             2 + widgets::wrap::width(buf) + widgets::wrap::width(&super::complete::hint(app, buf))
         }
         (Some(Input::Search { buf }), _) => 2 + widgets::wrap::width(buf),
-        (None, Some(n)) => widgets::wrap::width(&n.text),
+        (None, Some(n)) => widgets::wrap::width(&n.shown(app.session.copy_offer.is_some())),
         (None, None) => 0,
     }
 }
@@ -207,7 +207,7 @@ fn message_line(app: &App, w: usize) -> Line<'static> {
     let t = &app.theme;
     match &app.notice {
         Some(n) => Line::styled(
-            widgets::wrap::truncate(&n.text, w),
+            widgets::wrap::truncate(&n.shown(app.session.copy_offer.is_some()), w),
             if n.is_error() {
                 t.get("ui.error")
             } else {

@@ -7,7 +7,7 @@ use super::action::Action;
 use super::app::{App, Evidence, ProbeResult};
 use super::effect::Effect;
 use super::mitigation::Mitigation;
-use super::state::Streaming;
+use super::state::{Level, Notice, NoticeKind, Streaming};
 use crate::nav::{self, Cmd};
 
 /// Folds a worker's result into the state, whatever the screen.
@@ -21,25 +21,20 @@ pub fn worker(app: &mut App, a: Action) -> Vec<Effect> {
             app.probes.generation += 1;
         }
         Action::Exported(r) => match r {
-            Ok(path) => {
+            Ok(written) => {
                 app.session.evidence = Evidence::Exported;
                 super::guard::exported(app);
-                app.set_message(format!("Evidence exported to {path}"), false);
+                app.notice = Some(Notice {
+                    text: written,
+                    level: Level::Info,
+                    kind: NoticeKind::Exported,
+                });
             }
             Err(e) => app.set_message(format!("Export failed: {e}"), true),
         },
         Action::Notice(s) => app.set_message(s, false),
-        Action::CopyOffer(text) => {
-            // Said early: the export message ends in a long path, the head and the key id.
-            if let Some(n) = app.notice.as_mut() {
-                n.text = n.text.replacen(
-                    "Evidence exported to ",
-                    "Evidence exported (y copies head + key id) to ",
-                    1,
-                );
-            }
-            app.session.copy_offer = Some(text);
-        }
+        // The export's notice says so when it is drawn (`Notice::shown`).
+        Action::CopyOffer(text) => app.session.copy_offer = Some(text),
         Action::ExportShown(e) => app.session.export_shown = Some(e),
         Action::EvidenceStarted(dir) => {
             app.session.evidence = Evidence::Unexported;

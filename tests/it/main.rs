@@ -121,6 +121,7 @@ mod tui_common;
 mod tui_confirm_rules;
 mod tui_confirm_visible;
 mod tui_contexts;
+mod tui_copy_offer;
 mod tui_handover;
 mod tui_interior;
 mod tui_labels;
