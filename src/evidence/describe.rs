@@ -12,49 +12,14 @@ pub const CMD_MAX: usize = 120;
 /// What a record says, in one line of plain text (commands in backticks).
 pub fn describe(rec: &Record) -> String {
     match rec {
-        Record::SessionStart(s) => {
-            let alert = s
-                .alert
-                .as_deref()
-                .map(|a| format!(" for alert {a}"))
-                .unwrap_or_default();
-            format!(
-                "session started by {} on {} with {}{alert} (tsgnav {})",
-                s.operator, s.host, s.guide, s.tool_version
-            )
-        }
+        Record::SessionStart(s) => session_start(s),
         Record::NodeEntered { node } => format!("entered {}", code(node)),
         Record::VariableSet {
             name,
             value,
             source,
         } => format!("set {} = {} ({source})", code(name), code(&one_line(value))),
-        Record::ProbeRun(p) => {
-            let target = if p.target.is_empty() {
-                String::new()
-            } else {
-                format!(" on {}", p.target)
-            };
-            let replayed = if p.replayed { " [REPLAYED]" } else { "" };
-            if let Some(t) = p.task.filter(|_| p.is_task_start()) {
-                return format!(
-                    "started {} via {}{target} as background task #{t} (still running; its end is recorded when it stops)",
-                    code(&one_line(&p.command)),
-                    p.backend
-                );
-            }
-            let ran = if p.is_dry_run() {
-                "dry run (changes nothing) of"
-            } else {
-                "ran"
-            };
-            format!(
-                "{ran} {} via {}{target} → {}{replayed}",
-                code(&one_line(&p.command)),
-                p.backend,
-                outcome(p)
-            )
-        }
+        Record::ProbeRun(p) => probe_run(p),
         Record::Confirmation(c) => format!(
             "confirmed {} on {} ({})",
             code(&one_line(&c.command)),
@@ -67,22 +32,7 @@ pub fn describe(rec: &Record) -> String {
             code(&p.field),
             code(&p.value)
         ),
-        Record::Note(n) => match (&n.file, &n.blob) {
-            (Some(f), Some(_)) => format!(
-                "attached {} ({} bytes): {}",
-                code(f),
-                n.blob_size,
-                one_line(&n.text)
-            ),
-            _ => format!(
-                "note{}: {}",
-                n.topic
-                    .as_deref()
-                    .map(|t| format!(" ({t})"))
-                    .unwrap_or_default(),
-                one_line(&n.text)
-            ),
-        },
+        Record::Note(n) => note(n),
         Record::ChecklistTick(t) => {
             let mark = if t.checked { "ticked" } else { "unticked" };
             let ev = if t.evidence.is_empty() {
@@ -102,6 +52,66 @@ pub fn describe(rec: &Record) -> String {
                 .as_deref()
                 .map(|t| format!(" for {t}"))
                 .unwrap_or_default()
+        ),
+    }
+}
+
+fn session_start(s: &super::record::SessionStart) -> String {
+    let alert = s
+        .alert
+        .as_deref()
+        .map(|a| format!(" for alert {a}"))
+        .unwrap_or_default();
+    format!(
+        "session started by {} on {} with {}{alert} (tsgnav {})",
+        s.operator, s.host, s.guide, s.tool_version
+    )
+}
+
+/// A probe run: what ran, how and where, and how it ended (or that it goes on as a task).
+fn probe_run(p: &super::record::ProbeRun) -> String {
+    let target = if p.target.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", p.target)
+    };
+    let replayed = if p.replayed { " [REPLAYED]" } else { "" };
+    if let Some(t) = p.task.filter(|_| p.is_task_start()) {
+        return format!(
+            "started {} via {}{target} as background task #{t} (still running; its end is recorded when it stops)",
+            code(&one_line(&p.command)),
+            p.backend
+        );
+    }
+    let ran = if p.is_dry_run() {
+        "dry run (changes nothing) of"
+    } else {
+        "ran"
+    };
+    format!(
+        "{ran} {} via {}{target} → {}{replayed}",
+        code(&one_line(&p.command)),
+        p.backend,
+        outcome(p)
+    )
+}
+
+/// A note, or a file attached with its note.
+fn note(n: &super::record::Note) -> String {
+    match (&n.file, &n.blob) {
+        (Some(f), Some(_)) => format!(
+            "attached {} ({} bytes): {}",
+            code(f),
+            n.blob_size,
+            one_line(&n.text)
+        ),
+        _ => format!(
+            "note{}: {}",
+            n.topic
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default(),
+            one_line(&n.text)
         ),
     }
 }

@@ -30,7 +30,7 @@ fn res() -> &'static [Regex; 5] {
 /// Redacts Secret values in `input`; `force` treats every document as a Secret (used when a
 /// streamed document is too long to wait for its `kind`). Returns `None` when nothing changed.
 pub fn redact(input: &[u8], force: bool) -> Option<(Vec<u8>, u64)> {
-    let [kind, data_key, kv, json_data, json_member] = res();
+    let kind = &res()[0];
     if !force && !kind.is_match(input) {
         return None;
     }
@@ -42,79 +42,105 @@ pub fn redact(input: &[u8], force: bool) -> Option<(Vec<u8>, u64)> {
             continue;
         }
         // Compact JSON first (one line), then line by line for YAML and pretty JSON.
-        let doc = json_data.replace_all(doc, |c: &regex::bytes::Captures| {
-            let inner = json_member.replace_all(&c[0][..], |m: &regex::bytes::Captures| {
-                let v = &m[0][m[1].len()..];
-                if m[1].starts_with(b"\"data\"")
-                    || m[1].starts_with(b"\"stringData\"")
-                    || v.starts_with(b"\"[REDACTED")
-                {
-                    return m[0].to_vec();
-                }
-                n += 1;
-                [&m[1][..], b"\"", MARK, b"\""].concat()
-            });
-            inner.into_owned()
-        });
-        let mut block: Option<usize> = None;
-        let mut json_block = false;
+        let doc = compact_json(doc, &mut n);
+        let mut open = Open::default();
         for line in doc.split_inclusive(|&b| b == b'\n') {
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            let indent = body.iter().take_while(|b| b.is_ascii_whitespace()).count();
-            let trimmed = &body[indent..];
-            if json_block {
-                if trimmed.starts_with(b"}") {
-                    json_block = false;
-                } else if let Some(c) = json_member.captures(body) {
-                    if !body[c[1].len()..].starts_with(b"\"[REDACTED")
-                        && c.get(0).is_some_and(|m| m.start() == indent)
-                    {
-                        out.extend_from_slice(&body[..indent + c[1].len()]);
-                        out.extend_from_slice(b"\"");
-                        out.extend_from_slice(MARK);
-                        out.extend_from_slice(b"\"");
-                        out.extend_from_slice(&body[c.get(0).map_or(body.len(), |m| m.end())..]);
-                        out.extend_from_slice(&line[body.len()..]);
-                        n += 1;
-                        continue;
-                    }
-                }
+            if open.line(line, &mut out) {
+                n += 1;
+            } else {
+                out.extend_from_slice(line);
             }
-            if trimmed.starts_with(b"\"data\"") || trimmed.starts_with(b"\"stringData\"") {
-                json_block = trimmed.ends_with(b"{");
-            }
-            if let Some(base) = block {
-                if indent > base && !trimmed.is_empty() {
-                    match kv.captures(body) {
-                        Some(c)
-                            if !c[2].starts_with(b"[REDACTED")
-                                && &c[2] != b"|"
-                                && &c[2] != b">" =>
-                        {
-                            out.extend_from_slice(&c[1]);
-                            out.extend_from_slice(MARK);
-                        }
-                        Some(_) => out.extend_from_slice(body),
-                        None => {
-                            out.extend_from_slice(&body[..indent]);
-                            out.extend_from_slice(MARK);
-                        }
-                    }
-                    out.extend_from_slice(&line[body.len()..]);
-                    n += 1;
-                    continue;
-                }
-                if !trimmed.is_empty() {
-                    block = None;
-                }
-            }
-            if let Some(c) = data_key.captures(body) {
-                block = Some(c[1].len());
-            }
-            out.extend_from_slice(line);
         }
     }
     (n > 0).then_some((out, n))
+}
+
+/// Each member of a compact JSON `"data":{…}` object, its value marked; counts into `n`.
+fn compact_json<'a>(doc: &'a [u8], n: &mut u64) -> std::borrow::Cow<'a, [u8]> {
+    let [_, _, _, json_data, json_member] = res();
+    json_data.replace_all(doc, |c: &regex::bytes::Captures| {
+        let inner = json_member.replace_all(&c[0][..], |m: &regex::bytes::Captures| {
+            let v = &m[0][m[1].len()..];
+            if m[1].starts_with(b"\"data\"")
+                || m[1].starts_with(b"\"stringData\"")
+                || v.starts_with(b"\"[REDACTED")
+            {
+                return m[0].to_vec();
+            }
+            *n += 1;
+            [&m[1][..], b"\"", MARK, b"\""].concat()
+        });
+        inner.into_owned()
+    })
+}
+
+/// What the lines read so far left open: a YAML `data:` block (its key's indent) or a pretty
+/// JSON `"data": {` object.
+#[derive(Default)]
+struct Open {
+    block: Option<usize>,
+    json_block: bool,
+}
+
+impl Open {
+    /// One line (with its newline): written to `out` redacted (`true`), or left for the
+    /// caller to write as it is (`false`).
+    fn line(&mut self, line: &[u8], out: &mut Vec<u8>) -> bool {
+        let [_, data_key, _, _, json_member] = res();
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let indent = body.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let trimmed = &body[indent..];
+        if self.json_block {
+            if trimmed.starts_with(b"}") {
+                self.json_block = false;
+            } else if let Some(c) = json_member.captures(body) {
+                if !body[c[1].len()..].starts_with(b"\"[REDACTED")
+                    && c.get(0).is_some_and(|m| m.start() == indent)
+                {
+                    out.extend_from_slice(&body[..indent + c[1].len()]);
+                    out.extend_from_slice(b"\"");
+                    out.extend_from_slice(MARK);
+                    out.extend_from_slice(b"\"");
+                    out.extend_from_slice(&body[c.get(0).map_or(body.len(), |m| m.end())..]);
+                    out.extend_from_slice(&line[body.len()..]);
+                    return true;
+                }
+            }
+        }
+        if trimmed.starts_with(b"\"data\"") || trimmed.starts_with(b"\"stringData\"") {
+            self.json_block = trimmed.ends_with(b"{");
+        }
+        if let Some(base) = self.block {
+            if indent > base && !trimmed.is_empty() {
+                yaml_value(body, indent, out);
+                out.extend_from_slice(&line[body.len()..]);
+                return true;
+            }
+            if !trimmed.is_empty() {
+                self.block = None;
+            }
+        }
+        if let Some(c) = data_key.captures(body) {
+            self.block = Some(c[1].len());
+        }
+        false
+    }
+}
+
+/// A line inside a YAML `data:` block: its value marked (a block scalar's lines whole).
+fn yaml_value(body: &[u8], indent: usize, out: &mut Vec<u8>) {
+    let kv = &res()[2];
+    match kv.captures(body) {
+        Some(c) if !c[2].starts_with(b"[REDACTED") && &c[2] != b"|" && &c[2] != b">" => {
+            out.extend_from_slice(&c[1]);
+            out.extend_from_slice(MARK);
+        }
+        Some(_) => out.extend_from_slice(body),
+        None => {
+            out.extend_from_slice(&body[..indent]);
+            out.extend_from_slice(MARK);
+        }
+    }
 }
 
 /// YAML documents (split after each `---` line); JSON text is one document.

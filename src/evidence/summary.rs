@@ -22,8 +22,38 @@ pub fn render_markdown(
     team: Option<(&Escalation, &[CheckItem])>,
     report: &VerifyReport,
 ) -> String {
-    let start = log.start().cloned().unwrap_or_default();
     let mut md = String::new();
+    head(&mut md, log, team, report);
+    impact(&mut md, log);
+    section(&mut md, "Timeline (UTC)");
+    md.push_str("| Time | # | Event |\n|---|---|---|\n");
+    for e in &log.entries {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            clock_time(&e.ts),
+            e.seq,
+            cell(&describe(&e.record))
+        );
+    }
+    findings(&mut md, log);
+    mitigations(&mut md, log);
+    super::summary_waves::waves(&mut md, log);
+    evidence_table(&mut md, log);
+    if let Some((esc, items)) = team {
+        super::summary_json::checklist(&mut md, esc, items);
+    }
+    md
+}
+
+/// The SIMULATED banner, the title and the table of what the session is.
+fn head(
+    md: &mut String,
+    log: &SessionLog,
+    team: Option<(&Escalation, &[CheckItem])>,
+    report: &VerifyReport,
+) {
+    let start = log.start().cloned().unwrap_or_default();
     let alert = start.alert.as_deref().unwrap_or("no alert named");
     if start.simulated {
         md.push_str("**SIMULATED**: this session ran against simulated systems (`tsgnav demo`); nothing in it happened on a real one.\n\n");
@@ -59,7 +89,11 @@ pub fn render_markdown(
     for (k, v) in rows {
         let _ = writeln!(md, "| {k} | {v} |");
     }
-    section(&mut md, "Impact");
+}
+
+/// The notes with topic `impact`, or a line that says there are none.
+fn impact(md: &mut String, log: &SessionLog) {
+    section(md, "Impact");
     let impact: Vec<_> = log
         .entries
         .iter()
@@ -80,25 +114,6 @@ pub fn render_markdown(
             clock_time(&e.ts)
         );
     }
-    section(&mut md, "Timeline (UTC)");
-    md.push_str("| Time | # | Event |\n|---|---|---|\n");
-    for e in &log.entries {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} |",
-            clock_time(&e.ts),
-            e.seq,
-            cell(&describe(&e.record))
-        );
-    }
-    findings(&mut md, log);
-    mitigations(&mut md, log);
-    super::summary_waves::waves(&mut md, log);
-    evidence_table(&mut md, log);
-    if let Some((esc, items)) = team {
-        super::summary_json::checklist(&mut md, esc, items);
-    }
-    md
 }
 
 fn section(md: &mut String, title: &str) {

@@ -115,8 +115,11 @@ fn cols(c: &[(&str, u8)]) -> Cols {
 /// The cells of one kind: its columns (name, priority) and the object's values for them.
 type Cells = (Cols, Vec<Value>);
 
+/// How one kind's cells are made from an object.
+type CellsOf = fn(&Value) -> Cells;
+
 /// The kinds whose columns are printed here; any other kind prints its printer columns.
-const KINDS: &[(&str, fn(&Value) -> Cells)] = &[
+const KINDS: &[(&str, CellsOf)] = &[
     ("Pod", pod),
     ("Node", node),
     ("Namespace", namespace),
