@@ -137,23 +137,7 @@ impl RunArgs {
             .build()
             .context("starting the async runtime")?;
         if self.waves.is_some() {
-            // Each context of a wave runs on its own: the backends must not fan out.
-            let single = RunArgs {
-                contexts: None,
-                ..self.clone()
-            };
-            let input = waves::Input {
-                file: t.file,
-                slug: t.slug,
-                lib: &t.lib,
-                node: &t.node,
-                vars: g.vars,
-                flags: &g.flags,
-                secrets: &g.secrets,
-                pre: &pre,
-                node_shell: node_shell.as_ref(),
-                executors: single.executors()?,
-            };
+            let input = self.waves_input(&t, &g, &pre, node_shell.as_ref())?;
             return rt.block_on(waves::run(&self, input));
         }
         let mode = self.write_mode()?;
@@ -188,6 +172,33 @@ impl RunArgs {
         }
         out.flush()?;
         Ok(ExitCode::from(exit_code(&results)))
+    }
+
+    /// What the wave run of `t` starts from (`--waves`).
+    fn waves_input<'a>(
+        &self,
+        t: &'a given::NodeArg<'a>,
+        g: &'a given::Given,
+        pre: &'a [String],
+        node_shell: Option<&'a crate::query::entry::NodeShell>,
+    ) -> anyhow::Result<waves::Input<'a>> {
+        // Each context of a wave runs on its own: the backends must not fan out.
+        let single = RunArgs {
+            contexts: None,
+            ..self.clone()
+        };
+        Ok(waves::Input {
+            file: t.file,
+            slug: t.slug,
+            lib: &t.lib,
+            node: &t.node,
+            vars: g.vars.clone(),
+            flags: &g.flags,
+            secrets: &g.secrets,
+            pre,
+            node_shell,
+            executors: single.executors()?,
+        })
     }
 
     /// `--write` and `--confirm-target` as the runner reads them, for a session of its own.
