@@ -140,7 +140,7 @@ impl Mitigation {
         if self.focus == Focus::Target && self.meant_for_the_list(ev.code) {
             // Never typed into the field: the cursor goes back to the item left to tick.
             let i = self.acks.iter().position(|a| !a).unwrap_or(0);
-            self.to_unticked(i);
+            self.focus_unticked(i);
             return MitigationKey::Done;
         }
         match (ev.code, self.focus) {
@@ -230,7 +230,7 @@ impl Mitigation {
             return MitigationKey::Done;
         }
         if let Some(i) = self.acks.iter().position(|a| !a) {
-            self.to_unticked(i);
+            self.focus_unticked(i);
             return MitigationKey::Done;
         }
         if let Some(draft) = self.view.silence.clone() {
@@ -255,7 +255,7 @@ impl Mitigation {
     }
 
     /// The focus to precondition `i`, left to tick, and the message that says so.
-    fn to_unticked(&mut self, i: usize) {
+    fn focus_unticked(&mut self, i: usize) {
         self.focus = Focus::Preconditions;
         self.sel = i;
         self.follow = true;
