@@ -8,6 +8,7 @@
 
 mod json;
 mod line;
+mod pairs;
 pub mod vocab;
 
 use std::ops::Range;
