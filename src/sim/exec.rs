@@ -2,7 +2,8 @@
 //! `GET …/namespaces/{ns}/pods/{name}/exec?command=…&container=…&stdout=true&stderr=true`
 //! upgraded to a WebSocket with the channel protocol (`v5.channel.k8s.io`, which kubectl
 //! 1.30+ offers first, or `v4.channel.k8s.io`, which kube-rs speaks): stdout on channel 1,
-//! stderr on 2, and the exit as a `Status` on channel 3. The command runs in
+//! stderr on 2, and the exit as a `Status` on channel 3. kubectl itself is answered over
+//! SPDY/3.1 (`sim::exec_spdy`, which says why). The command runs in
 //! `sim::pod_shell` (canned read-only commands; others exit 127).
 //!
 //! Network IO on loopback only; must not import anything of the crate outside `sim`.
@@ -20,6 +21,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 use tokio_tungstenite::WebSocketStream;
 
+use super::exec_spdy;
 use super::pod_shell::{self, Ran};
 use super::portforward::{frame, websocket_upgrade};
 use super::server::{error, SimState};
@@ -123,6 +125,13 @@ async fn handle(
         Ok(c) => c,
         Err(m) => return bad(m),
     };
+    if exec_spdy::asked(req.headers()) {
+        return spdy(req, &q, &argv, &pod, &ct);
+    }
+    if exec_spdy::from_kubectl(req.headers()) {
+        // kubectl takes an upgrade refused here as its cue to fall back to SPDY.
+        return bad("the simulator answers kubectl's exec over SPDY/3.1, not WebSocket");
+    }
     let Some((key, offered)) = websocket_upgrade(req.headers()) else {
         return bad(format!("Upgrade request required: the simulator serves exec over WebSocket (subprotocol {V5} or {V4})"));
     };
@@ -147,6 +156,32 @@ async fn handle(
         answer(ws, &argv, ran).await;
     });
     super::portforward::switching(key.as_bytes(), proto)
+}
+
+/// Runs the command and answers over SPDY once the upgrade is through.
+fn spdy(
+    mut req: Request,
+    q: &[(String, String)],
+    argv: &[String],
+    pod: &Value,
+    ct: &str,
+) -> Response {
+    if !exec_spdy::offers_v4(req.headers()) {
+        return bad(format!(
+            "none of the offered stream protocols is served: use {}",
+            exec_spdy::PROTOCOL
+        ));
+    }
+    let ran = pod_shell::run(pod, ct, argv);
+    let expect = exec_spdy::streams_for(q);
+    let st = status(argv, ran.exit).to_string();
+    let on_upgrade = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        if let Ok(upgraded) = on_upgrade.await {
+            exec_spdy::answer(TokioIo::new(upgraded), expect, st, ran).await;
+        }
+    });
+    exec_spdy::switching()
 }
 
 /// Sends the output, then the exit status, then closes.

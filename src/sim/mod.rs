@@ -13,6 +13,7 @@
 mod call;
 mod cells;
 mod exec;
+mod exec_spdy;
 mod maestro;
 mod mutate;
 mod patch;

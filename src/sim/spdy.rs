@@ -21,28 +21,13 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::spdy_frames::{
-    data_frame, deflate, frame, headers, Inflate, FIN, GOAWAY, PING, RST_STREAM, SYN_REPLY,
-    SYN_STREAM,
+    data_frame, deflate, frame, headers, next_frame, stream_id, Inflate, FIN, GOAWAY, PING,
+    RST_STREAM, SYN_REPLY, SYN_STREAM,
 };
 
 enum Stream {
     Error,
     Data(Option<OwnedWriteHalf>, JoinHandle<()>),
-}
-
-/// The stream id in the first four bytes of `b` (the high bit dropped).
-fn stream_id(b: &[u8]) -> u32 {
-    b.get(..4)
-        .map_or(0, |s| u32::from_be_bytes([s[0] & 0x7f, s[1], s[2], s[3]]))
-}
-
-/// The next whole frame at the head of `buf`, taken out of it.
-fn next_frame(buf: &mut Vec<u8>) -> Option<Vec<u8>> {
-    if buf.len() < 8 {
-        return None;
-    }
-    let len = u32::from_be_bytes([0, buf[5], buf[6], buf[7]]) as usize;
-    (buf.len() >= 8 + len).then(|| buf.drain(..8 + len).collect())
 }
 
 /// One tunnelled connection's state: the header codecs, the open streams, the error stream

@@ -142,3 +142,18 @@ pub fn frame(head: [u8; 4], flags: u8, body: &[u8]) -> Vec<u8> {
 pub fn data_frame(stream: u32, flags: u8, data: &[u8]) -> Vec<u8> {
     frame((stream & 0x7fff_ffff).to_be_bytes(), flags, data)
 }
+
+/// The stream id in the first four bytes of `b` (the high bit dropped).
+pub fn stream_id(b: &[u8]) -> u32 {
+    b.get(..4)
+        .map_or(0, |s| u32::from_be_bytes([s[0] & 0x7f, s[1], s[2], s[3]]))
+}
+
+/// The next whole frame at the head of `buf`, taken out of it.
+pub fn next_frame(buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+    if buf.len() < 8 {
+        return None;
+    }
+    let len = u32::from_be_bytes([0, buf[5], buf[6], buf[7]]) as usize;
+    (buf.len() >= 8 + len).then(|| buf.drain(..8 + len).collect())
+}

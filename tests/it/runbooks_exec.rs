@@ -126,5 +126,13 @@ async fn real_kubectl_exec_reaches_the_simulated_pod() {
     let (code, _, err) = kubectl(&["-c", "nope", "--", "ls"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("container nope is not valid for pod"), "{err}");
+    // With `-i` kubectl opens a fourth stream (stdin); the answer waits for it too.
+    let (code, out, err) = kubectl(&["-i", "--", "hostname"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), format!("{POD}\n").as_str()),
+        "{err}"
+    );
+    assert!(!err.contains("Unknown stream id"), "{err}");
     sim.shutdown().await;
 }
