@@ -6,12 +6,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use chrono::Utc;
+use kube::config::Kubeconfig;
 use serde_json::{json, Value};
 
 use super::super::Table;
-use super::client::{read_kubeconfig, KubeClient};
+use super::client::KubeClient;
 use super::error::KubeError;
 use super::jsonpath;
+use super::kubeconfigs::shared as read_kubeconfig;
 use super::parse::{Format, KubeCommand, Verb};
 use super::render;
 use super::resolve::Resolved;
@@ -51,8 +53,19 @@ pub async fn run_kube_with(
     timeout: Duration,
 ) -> Result<KubeOutput, KubeError> {
     let kc = read_kubeconfig(kubeconfig)?;
-    let client =
-        KubeClient::new(&kc, kubeconfig, cmd.context.as_deref().or(context), timeout).await?;
+    run_kube_in(cmd, &kc, kubeconfig, context, namespace, timeout).await
+}
+
+/// [`run_kube_with`] on a kubeconfig already read (`path` names it in messages).
+pub async fn run_kube_in(
+    cmd: &KubeCommand,
+    kc: &Kubeconfig,
+    path: &Path,
+    context: Option<&str>,
+    namespace: Option<&str>,
+    timeout: Duration,
+) -> Result<KubeOutput, KubeError> {
+    let client = KubeClient::new(kc, path, cmd.context.as_deref().or(context), timeout).await?;
     run_on(&client, cmd, namespace).await
 }
 
