@@ -102,24 +102,57 @@ static SHARED: Mutex<Option<HashMap<String, Arc<rustls::ClientConfig>>>> = Mutex
 
 /// The session's TLS configuration for `config`'s server identity, built on first use.
 fn tls_config(config: &kube::Config) -> kube::Result<rustls::ClientConfig> {
+    shared_tls(config).map(|c| rustls::ClientConfig::clone(&c))
+}
+
+fn shared_tls(config: &kube::Config) -> kube::Result<Arc<rustls::ClientConfig>> {
     let key = identity(config);
     let lock = || SHARED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(c) = lock().get_or_insert_with(HashMap::new).get(&key) {
-        return Ok(rustls::ClientConfig::clone(c));
+        return Ok(c.clone());
     }
     super::client::install_crypto();
     let built = Arc::new(config.rustls_client_config()?);
-    lock()
-        .get_or_insert_with(HashMap::new)
-        .insert(key, built.clone());
-    Ok(rustls::ClientConfig::clone(&built))
+    let mut shared = lock();
+    let kept = shared.get_or_insert_with(HashMap::new).entry(key);
+    Ok(kept.or_insert(built).clone())
 }
 
-/// How many TLS configurations the session has built (one per server identity).
-pub fn tls_configs_built() -> usize {
-    SHARED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .map_or(0, HashMap::len)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn https(url: &str) -> kube::Config {
+        kube::Config::new(url.parse().expect("url"))
+    }
+
+    #[test]
+    fn contexts_of_one_server_identity_share_one_tls_configuration() {
+        let a = shared_tls(&https("https://mc-a.example:443")).expect("tls");
+        let b = shared_tls(&https("https://mc-b.example:443")).expect("tls");
+        assert!(
+            Arc::ptr_eq(&a, &b),
+            "same CA (the system's), same client: one config"
+        );
+        let mut lax = https("https://mc-c.example:443");
+        lax.accept_invalid_certs = true;
+        let c = shared_tls(&lax).expect("tls");
+        assert!(!Arc::ptr_eq(&a, &c), "skipping checks is another identity");
+        let mut cert = https("https://mc-d.example:443");
+        cert.auth_info.client_certificate = Some("/nonexistent/tsgnav-client.crt".into());
+        assert_ne!(
+            identity(&cert),
+            identity(&https("https://mc-d.example:443"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_plain_http_server_gets_a_client_without_tls() {
+        // No CA can be loaded for this config (the file is missing): a TLS stack would fail.
+        let mut c = https("http://127.0.0.1:9");
+        c.root_cert_file = Some("/nonexistent/tsgnav-ca.crt".into());
+        assert!(client(c.clone()).is_ok());
+        c.cluster_url = "https://127.0.0.1:9".parse().expect("url");
+        assert!(client(c).is_err(), "the https twin must need its CA");
+    }
 }
