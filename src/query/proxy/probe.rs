@@ -219,6 +219,9 @@ impl SessionProxy {
     }
 }
 
+/// How long tsgnav's own discovery for a context may take before its probe runs without it.
+pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
 /// probe sees the cache read-only, so it can neither poison it nor fill it. Runs
 /// `kubectl api-resources` (a fixed command, outside any jail) through the proxy with the
@@ -246,7 +249,7 @@ async fn fill_cache(grant: &Grant, cache: &Path) {
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
             .status();
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(20), run).await;
+        let _ = tokio::time::timeout(FILL_LIMIT, run).await;
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
