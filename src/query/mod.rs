@@ -378,6 +378,11 @@ pub trait Executor: Send + Sync {
     }
     fn run(&self, req: ProbeRequest, out: OutputSink, cancel: Cancel)
         -> BoxFuture<'_, ProbeResult>;
+    /// The most time `run` may spend before the probe itself starts, on top of its timeout
+    /// (the shell's proxy pass, discovery-cache fill and jail); none by default.
+    fn setup_limit(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Runs `fut` until it finishes, `timeout` passes or `cancel` fires. For backends whose

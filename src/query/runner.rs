@@ -28,6 +28,9 @@ pub struct RunnerConfig {
     /// Probes running at once.
     pub concurrency: usize,
     pub limits: OutputLimits,
+    /// How long past a probe's own timeout (and its executor's setup allowance) the runner
+    /// waits before it gives up on the executor ([`SAFETY_MARGIN`] by default).
+    pub margin: Duration,
 }
 
 impl Default for RunnerConfig {
@@ -35,6 +38,7 @@ impl Default for RunnerConfig {
         RunnerConfig {
             concurrency: 8,
             limits: OutputLimits::default(),
+            margin: SAFETY_MARGIN,
         }
     }
 }
@@ -49,6 +53,7 @@ struct Inner {
     executors: Vec<Arc<dyn Executor>>,
     sem: Arc<Semaphore>,
     limits: OutputLimits,
+    margin: Duration,
     events: UnboundedSender<Event>,
     slots: Mutex<HashMap<ProbeId, Slot>>,
 }
@@ -71,6 +76,7 @@ impl Runner {
             executors,
             sem: Arc::new(Semaphore::new(config.concurrency.max(1))),
             limits: config.limits,
+            margin: config.margin,
             events,
             slots: Mutex::new(HashMap::new()),
         };
@@ -137,7 +143,10 @@ impl Runner {
             target: req.target.shown(),
         });
         let sink = OutputSink::new(id, Some(self.inner.events.clone()), self.inner.limits);
-        let limit = req.timeout + SAFETY_MARGIN;
+        // The probe's own timeout starts when it does: what its executor does first (a shell
+        // probe's proxy pass, discovery-cache fill and jail) is allowed on top, or a busy
+        // machine's slow setup is reported as the probe timing out.
+        let limit = req.timeout + exec.setup_limit() + self.inner.margin;
         let fallback = req.clone();
         match tokio::time::timeout(limit, exec.run(req, sink, cancel)).await {
             Ok(r) => r,
@@ -246,5 +255,71 @@ impl Runner {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::{Executor, ProbeResult, Status};
+    use futures::future::BoxFuture;
+
+    /// A stand-in backend (the real shell's setup cannot be made slow on demand): it spends
+    /// `setup` before its probe "starts", then answers at once.
+    struct SlowStart {
+        setup: Duration,
+        allowance: Duration,
+    }
+
+    impl Executor for SlowStart {
+        fn backend(&self) -> Backend {
+            Backend::Shell
+        }
+        fn run(&self, req: ProbeRequest, _: OutputSink, _: Cancel) -> BoxFuture<'_, ProbeResult> {
+            Box::pin(async move {
+                tokio::time::sleep(self.setup).await;
+                ProbeResult::new(
+                    req.id,
+                    Backend::Shell,
+                    String::new(),
+                    req.code,
+                    chrono::Utc::now(),
+                )
+            })
+        }
+        fn setup_limit(&self) -> Duration {
+            self.allowance
+        }
+    }
+
+    async fn run_with(allowance: Duration) -> ProbeResult {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let exec = SlowStart {
+            setup: Duration::from_millis(300),
+            allowance,
+        };
+        let config = RunnerConfig {
+            margin: Duration::ZERO,
+            ..RunnerConfig::default()
+        };
+        let runner = Runner::new(config, vec![Arc::new(exec)], tx);
+        let probe = crate::tsg::Probe::from_code(Lang::Shell, "true");
+        let mut req = ProbeRequest::from_probe("n#x", &probe, Default::default()).expect("req");
+        req.timeout = Duration::from_millis(1);
+        runner.run(req, Cancel::new()).await
+    }
+
+    #[tokio::test]
+    async fn an_executors_setup_does_not_count_against_the_probes_timeout() {
+        // Setup takes 300 ms, the probe's own timeout is 1 ms: within the allowance the
+        // answer comes through; with none, the runner's backstop gives up first.
+        let r = run_with(Duration::from_secs(60)).await;
+        assert_eq!(r.status, Status::Ok { exit: 0 }, "{:?}", r.status);
+        let r = run_with(Duration::ZERO).await;
+        assert!(
+            matches!(r.status, Status::Failed(ProbeError::Timeout { .. })),
+            "{:?}",
+            r.status
+        );
     }
 }

@@ -513,4 +513,8 @@ impl Executor for ShellExecutor {
     ) -> BoxFuture<'_, ProbeResult> {
         Box::pin(self.run_shell(req, out, cancel))
     }
+
+    fn setup_limit(&self) -> Duration {
+        super::proxy::probe::FILL_LIMIT + super::jail::spawn::SILENCE
+    }
 }

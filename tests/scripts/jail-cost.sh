@@ -15,8 +15,9 @@
 # How tsgnav's own time is separated from its probes': the run is recorded with `perf record`
 # (cpu-clock, ~1 kHz, children followed) and the samples are summed per command name. tsgnav's
 # own names: `tsgnav`, its threads (`tokio-*`, `tsgnav-*`), `exe` (the jail's launcher, which
-# tsgnav starts as /proc/self/exe) and `time`. Everything else (bash, kubectl, test, …) is the
-# probes. A forked child of tsgnav before its exec keeps the forking thread's name, so the old
+# tsgnav starts as /proc/self/exe) and `time`; a second line splits them into the main thread
+# (and its children before their exec), tokio's workers and the launchers. Everything else
+# (bash, kubectl, test, …) is the probes. A forked child of tsgnav before its exec keeps the forking thread's name, so the old
 # fork path's cost counts as tsgnav's, as it should. Sampling: a few ms of error per second.
 # Also printed: user+sys of the whole tree from /usr/bin/time (so the split can be checked
 # against a total), and peak RSS: tsgnav's own VmHWM (read from /proc every 0.1 s; it only
@@ -118,6 +119,9 @@ measure() {
                 comm = $1; ns = $2
                 if (comm == "tsgnav" || comm == "exe" || comm == "time" || comm ~ /^tokio-/ || comm ~ /^tsgnav-/) own += ns
                 else probes += ns
+                if (comm == "exe") launcher += ns
+                else if (comm ~ /^tokio-/) workers += ns
+                else if (comm == "tsgnav" || comm ~ /^tsgnav-/) main += ns
                 if (!(comm in seen)) { seen[comm] = 1; order[++k] = comm }
                 by[comm] += ns
             }
@@ -130,6 +134,7 @@ measure() {
                 for (i = 1; i <= k && i <= 6; i++) top = top sprintf(" %s=%.2fs", order[i], by[order[i]] / 1e9)
                 printf "%-6s %4d contexts: tsgnav own %6.2f s, probes %6.2f s (perf); tree user+sys %6.2f s, wall %6.1f s; peak RSS tsgnav %5.1f MiB, largest in tree %5.1f MiB;%s\n",
                     label, n, own / 1e9, probes / 1e9, f[2] + f[3], f[1], hwm / 1024, f[4] / 1024, top
+                printf "       tsgnav own, split: main thread %.2f s, tokio workers %.2f s, jail launchers %.2f s\n", main / 1e9, workers / 1e9, launcher / 1e9
                 printf "       the run itself says: %s\n", says
             }'
 }

@@ -68,6 +68,21 @@ pub(super) fn mounts(p: &mut Plan) -> io::Result<()> {
         check(p.sock, 5, rc.into())?;
     }
     mkdirs(&p.mkdirs);
+    attach(p)?;
+    for (target, link) in &p.links {
+        // SAFETY: symlink on NUL-terminated paths.
+        unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) };
+    }
+    write_secrets(p)?;
+    // SAFETY: chdir on NUL-terminated paths; the old working folder may be covered now.
+    if unsafe { libc::chdir(p.cwd.as_ptr()) } != 0 {
+        unsafe { libc::chdir(p.fallback_cwd.as_ptr()) };
+    }
+    Ok(())
+}
+
+/// Attaches each copy taken before the covers at its place, read-only or not.
+fn attach(p: &Plan) -> io::Result<()> {
     for (fd, b) in p.trees.iter().zip(&p.binds) {
         mkdirs(&b.dirs);
         if b.file {
@@ -101,10 +116,11 @@ pub(super) fn mounts(p: &mut Plan) -> io::Result<()> {
         // SAFETY: the copy is attached; its descriptor is no longer needed.
         unsafe { libc::close(*fd) };
     }
-    for (target, link) in &p.links {
-        // SAFETY: symlink on NUL-terminated paths.
-        unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) };
-    }
+    Ok(())
+}
+
+/// Writes each secret (the probe's kubeconfig) into the private `/tmp`, for its owner only.
+fn write_secrets(p: &Plan) -> io::Result<()> {
     for s in &p.secrets {
         mkdirs(&s.dirs);
         // SAFETY: a new file readable by its owner only, written whole.
@@ -122,10 +138,6 @@ pub(super) fn mounts(p: &mut Plan) -> io::Result<()> {
             n
         };
         check(p.sock, 7, rc as libc::c_long)?;
-    }
-    // SAFETY: chdir on NUL-terminated paths; the old working folder may be covered now.
-    if unsafe { libc::chdir(p.cwd.as_ptr()) } != 0 {
-        unsafe { libc::chdir(p.fallback_cwd.as_ptr()) };
     }
     Ok(())
 }

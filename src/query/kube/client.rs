@@ -31,8 +31,14 @@ pub fn install_crypto() {
 
 /// Reads a kubeconfig file, or a `KUBECONFIG`-style list (`/a:/b`) merged with kubectl's
 /// rules: files that do not exist are skipped, the first file to set a value or name wins
-/// (so the first `current-context` is the default).
+/// (so the first `current-context` is the default). Parsed once while the files stay as
+/// they are ([`super::kubeconfigs::shared`], which callers that only read it use directly).
 pub fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, KubeError> {
+    super::kubeconfigs::shared(path).map(|k| (*k).clone())
+}
+
+/// [`read_kubeconfig`] from the files themselves.
+pub(super) fn parse_kubeconfig(path: &Path) -> Result<Kubeconfig, KubeError> {
     let err = |p: &Path, detail: String| KubeError::Kubeconfig {
         path: p.display().to_string(),
         detail,
@@ -91,23 +97,6 @@ pub(crate) fn only(kc: &Kubeconfig, context: Option<&str>) -> Kubeconfig {
     }
 }
 
-/// A client for a plain `http://` API server (a port-forward, the simulator): the same base
-/// URI and auth layers as kube-rs's default stack, without building a TLS configuration
-/// (which costs milliseconds per client when fanning out over hundreds of contexts).
-fn plain_http(config: &kube::Config) -> kube::Result<kube::Client> {
-    use kube::client::ConfigExt;
-    let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
-    http.set_connect_timeout(config.connect_timeout);
-    let hyper = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build::<_, kube::client::Body>(http);
-    let service = tower::ServiceBuilder::new()
-        .layer(config.base_uri_layer())
-        .option_layer(config.auth_layer()?)
-        .map_err(tower::BoxError::from)
-        .service(hyper);
-    Ok(kube::Client::new(service, config.default_namespace.clone()))
-}
-
 impl KubeClient {
     /// A client for `context` (the current context when `None`) of `kc`, read from `path`.
     pub async fn new(
@@ -151,12 +140,7 @@ impl KubeClient {
             .trim_end_matches('/')
             .to_string();
         let default_ns = config.default_namespace.clone();
-        let built = if config.cluster_url.scheme_str() == Some("http") {
-            plain_http(&config)
-        } else {
-            kube::Client::try_from(config)
-        };
-        let client = built.map_err(|e| KubeError::Connect {
+        let client = super::connect::client(config).map_err(|e| KubeError::Connect {
             server: server.clone(),
             detail: e.to_string(),
         })?;

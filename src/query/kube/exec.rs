@@ -13,8 +13,9 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::AttachParams;
 use tokio::io::AsyncReadExt;
 
-use super::client::{read_kubeconfig, KubeClient};
+use super::client::KubeClient;
 use super::expand::expand_all;
+use super::kubeconfigs::shared as read_kubeconfig;
 use super::parse::Reject;
 use super::run::DEFAULT_TIMEOUT;
 use super::KubeExecutor;

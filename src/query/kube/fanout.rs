@@ -9,8 +9,9 @@ use std::time::Duration;
 use futures::stream::{self, StreamExt};
 
 use super::super::Table;
-use super::client::{read_kubeconfig, KubeClient};
+use super::client::KubeClient;
 use super::error::KubeError;
+use super::kubeconfigs::shared as read_kubeconfig;
 use super::parse::KubeCommand;
 use super::run::{run_on, KubeOutput, DEFAULT_TIMEOUT};
 

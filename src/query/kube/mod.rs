@@ -10,12 +10,14 @@
 //! `tui`, `nav` or `sim`.
 
 pub mod client;
+pub mod connect;
 pub mod error;
 pub mod exec;
 pub mod expand;
 pub mod fanout;
 pub mod jq;
 pub mod jsonpath;
+pub mod kubeconfigs;
 pub mod parse;
 pub mod portforward;
 pub mod render;
@@ -68,7 +70,7 @@ pub fn default_kubeconfig(explicit: Option<PathBuf>) -> Option<PathBuf> {
 /// The kubeconfig's `current-context`, which kubectl uses when no `--context` is given.
 pub fn current_context(explicit: Option<PathBuf>) -> Option<String> {
     let path = default_kubeconfig(explicit)?;
-    client::read_kubeconfig(&path).ok()?.current_context
+    kubeconfigs::shared(&path).ok()?.current_context.clone()
 }
 
 impl KubeExecutor {
@@ -246,11 +248,14 @@ impl KubeExecutor {
                 })?),
                 None => None,
             };
-        let path = access
-            .as_ref()
-            .map_or(kubeconfig, |a| a.kubeconfig.as_path());
-        let ctx = access.as_ref().map(|a| a.grant.context()).or(context);
-        let ran = run_kube_with(cmd, path, ctx, req.target.namespace.as_deref(), req.timeout).await;
+        let ns = req.target.namespace.as_deref();
+        let ran = match &access {
+            Some(a) => {
+                let ctx = Some(a.grant.context());
+                run::run_kube_in(cmd, &a.kubeconfig, kubeconfig, ctx, ns, req.timeout).await
+            }
+            None => run_kube_with(cmd, kubeconfig, context, ns, req.timeout).await,
+        };
         // An error names the real API server, not the proxy's loopback URL.
         match &access {
             Some(a) => ran.map_err(|e| e.naming_server(&a.grant.url(), a.grant.server())),

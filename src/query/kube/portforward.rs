@@ -18,8 +18,9 @@ use tokio::task::JoinSet;
 
 pub use parse::{parse_probe, parse_words, Kind, PortForward};
 
-use super::client::{read_kubeconfig, KubeClient};
+use super::client::KubeClient;
 use super::error::KubeError;
+use super::kubeconfigs::shared as read_kubeconfig;
 use super::parse::Reject;
 use super::resolve::well_known;
 use super::run::DEFAULT_TIMEOUT;

@@ -6,12 +6,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use chrono::Utc;
+use kube::config::Kubeconfig;
 use serde_json::{json, Value};
 
 use super::super::Table;
-use super::client::{read_kubeconfig, KubeClient};
+use super::client::KubeClient;
 use super::error::KubeError;
 use super::jsonpath;
+use super::kubeconfigs::shared as read_kubeconfig;
 use super::parse::{Format, KubeCommand, Verb};
 use super::render;
 use super::resolve::Resolved;
@@ -51,8 +53,19 @@ pub async fn run_kube_with(
     timeout: Duration,
 ) -> Result<KubeOutput, KubeError> {
     let kc = read_kubeconfig(kubeconfig)?;
-    let client =
-        KubeClient::new(&kc, kubeconfig, cmd.context.as_deref().or(context), timeout).await?;
+    run_kube_in(cmd, &kc, kubeconfig, context, namespace, timeout).await
+}
+
+/// [`run_kube_with`] on a kubeconfig already read (`path` names it in messages).
+pub async fn run_kube_in(
+    cmd: &KubeCommand,
+    kc: &Kubeconfig,
+    path: &Path,
+    context: Option<&str>,
+    namespace: Option<&str>,
+    timeout: Duration,
+) -> Result<KubeOutput, KubeError> {
+    let client = KubeClient::new(kc, path, cmd.context.as_deref().or(context), timeout).await?;
     run_on(&client, cmd, namespace).await
 }
 
@@ -63,13 +76,26 @@ fn fill_kind(o: &mut Value, r: &Resolved) {
     }
 }
 
+/// What the requests of one command brought back, before it is printed.
+#[derive(Default)]
+struct Gathered {
+    out: KubeOutput,
+    /// One table per run of targets of the same kind and columns (tabular formats).
+    tables: Vec<Table>,
+    /// The kind and group of each table.
+    kinds: Vec<(String, String)>,
+    /// `kind.group/name` of each object (the other formats).
+    names: Vec<String>,
+    /// Whether any target was a namespaced resource.
+    namespaced: bool,
+}
+
 /// Runs `cmd` with an existing client.
 pub async fn run_on(
     client: &KubeClient,
     cmd: &KubeCommand,
     namespace: Option<&str>,
 ) -> Result<KubeOutput, KubeError> {
-    let now = Utc::now();
     let ns_owned = cmd
         .namespace
         .clone()
@@ -80,100 +106,114 @@ pub async fn run_on(
     } else {
         Some(ns_owned.as_str())
     };
-    let single = cmd.targets.len() == 1 && cmd.targets[0].name.is_some();
+    let mut g = gather(client, cmd, ns).await?;
     let tabular = matches!(cmd.format, Format::Table | Format::Wide) && cmd.verb == Verb::Get;
-    let mut out = KubeOutput {
-        server: client.server.clone(),
+    if let (Some(by), false) = (&cmd.sort_by, tabular) {
+        let ord = sort::order(&g.out.raw, by).map_err(KubeError::Usage)?;
+        g.out.raw = ord.iter().map(|i| g.out.raw[*i].clone()).collect();
+        g.names = ord
+            .iter()
+            .filter_map(|i| g.names.get(*i).cloned())
+            .collect();
+    }
+    print(cmd, g, ns)
+}
+
+/// Sends each target's request and folds the answers in.
+async fn gather(
+    client: &KubeClient,
+    cmd: &KubeCommand,
+    ns: Option<&str>,
+) -> Result<Gathered, KubeError> {
+    let now = Utc::now();
+    let tabular = matches!(cmd.format, Format::Table | Format::Wide) && cmd.verb == Verb::Get;
+    let mut g = Gathered {
+        out: KubeOutput {
+            server: client.server.clone(),
+            ..Default::default()
+        },
         ..Default::default()
     };
-    let mut tables: Vec<Table> = Vec::new();
-    let mut kinds: Vec<(String, String)> = Vec::new();
-    let mut names = Vec::new();
-    let mut namespaced = false;
     for t in &cmd.targets {
         let r = client.resolve(&t.resource).await?;
-        namespaced |= r.namespaced;
+        g.namespaced |= r.namespaced;
         let v = match &t.name {
             Some(n) => client.get(&r, ns, n, tabular).await?,
             None => {
-                client
-                    .list(
-                        &r,
-                        ns,
-                        cmd.labels.as_deref(),
-                        cmd.fields.as_deref(),
-                        tabular,
-                    )
-                    .await?
+                let (labels, fields) = (cmd.labels.as_deref(), cmd.fields.as_deref());
+                client.list(&r, ns, labels, fields, tabular).await?
             }
         };
         if tabular {
             let ns_col = cmd.all_namespaces && r.namespaced && t.name.is_none();
-            let (tab, objs) = render::from_server_table(
-                &v,
-                cmd.format == Format::Wide,
-                ns_col,
-                &cmd.label_columns,
-            )
-            .unwrap_or_else(|| {
-                let objs = render::items(&v);
-                (
-                    render::fallback_table(&objs, ns_col, &cmd.label_columns, now),
-                    objs,
-                )
-            });
-            let (tab, objs) = match &cmd.sort_by {
-                Some(by) => {
-                    let ord = sort::order(&objs, by).map_err(KubeError::Usage)?;
-                    let rows = ord.iter().map(|i| tab.rows[*i].clone()).collect();
-                    let objs = ord.iter().map(|i| objs[*i].clone()).collect();
-                    (Table { rows, ..tab }, objs)
-                }
-                None => (tab, objs),
-            };
-            out.raw.extend(objs);
-            let kind = (r.ar.kind.clone(), r.ar.group.clone());
-            match tables.last_mut() {
-                Some(last) if kinds.last() == Some(&kind) && last.columns == tab.columns => {
-                    last.rows.extend(tab.rows)
-                }
-                _ => {
-                    tables.push(tab);
-                    kinds.push(kind);
-                }
-            }
+            add_table(&mut g, cmd, &r, &v, ns_col, now)?;
             continue;
         }
         let mut objs = render::items(&v);
         objs.iter_mut().for_each(|o| fill_kind(o, &r));
-        names.extend(
+        g.names.extend(
             objs.iter()
                 .map(|o| render::name_line(&r.ar.kind, &r.ar.group, o)),
         );
-        out.raw.extend(objs);
+        g.out.raw.extend(objs);
     }
-    if let (Some(by), false) = (&cmd.sort_by, tabular) {
-        let ord = sort::order(&out.raw, by).map_err(KubeError::Usage)?;
-        out.raw = ord.iter().map(|i| out.raw[*i].clone()).collect();
-        names = ord.iter().filter_map(|i| names.get(*i).cloned()).collect();
+    Ok(g)
+}
+
+/// One target's answer as a table (the server's, else one built from the objects), sorted
+/// as asked, appended to the last table when kind and columns agree.
+fn add_table(
+    g: &mut Gathered,
+    cmd: &KubeCommand,
+    r: &Resolved,
+    v: &Value,
+    ns_col: bool,
+    now: chrono::DateTime<Utc>,
+) -> Result<(), KubeError> {
+    let wide = cmd.format == Format::Wide;
+    let (tab, objs) = render::from_server_table(v, wide, ns_col, &cmd.label_columns)
+        .unwrap_or_else(|| {
+            let objs = render::items(v);
+            let tab = render::fallback_table(&objs, ns_col, &cmd.label_columns, now);
+            (tab, objs)
+        });
+    let (tab, objs) = match &cmd.sort_by {
+        Some(by) => {
+            let ord = sort::order(&objs, by).map_err(KubeError::Usage)?;
+            let rows = ord.iter().map(|i| tab.rows[*i].clone()).collect();
+            let objs = ord.iter().map(|i| objs[*i].clone()).collect();
+            (Table { rows, ..tab }, objs)
+        }
+        None => (tab, objs),
+    };
+    g.out.raw.extend(objs);
+    let kind = (r.ar.kind.clone(), r.ar.group.clone());
+    match g.tables.last_mut() {
+        Some(last) if g.kinds.last() == Some(&kind) && last.columns == tab.columns => {
+            last.rows.extend(tab.rows)
+        }
+        _ => {
+            g.tables.push(tab);
+            g.kinds.push(kind);
+        }
     }
+    Ok(())
+}
+
+/// The text of the answer in the format asked for.
+fn print(cmd: &KubeCommand, g: Gathered, ns: Option<&str>) -> Result<KubeOutput, KubeError> {
+    let single = cmd.targets.len() == 1 && cmd.targets[0].name.is_some();
+    let empty = || no_resources(ns.filter(|_| g.namespaced));
+    let mut out = g.out;
     match (&cmd.verb, &cmd.format) {
         (Verb::Describe, _) => return Err(KubeError::Usage(
             "kubectl describe prints a layout per kind that only kubectl has; run it with kubectl"
                 .into(),
         )),
         (_, Format::Table | Format::Wide) => {
-            if kinds.len() > 1 {
-                // Several kinds: kubectl names each row `kind.group/name`.
-                for (tab, (kind, group)) in tables.iter_mut().zip(&kinds) {
-                    let at = tab.columns.iter().position(|c| c == "NAME");
-                    for row in &mut tab.rows {
-                        if let Some(cell) = at.and_then(|i| row.get_mut(i)) {
-                            let obj = json!({"metadata": {"name": cell.clone()}});
-                            *cell = render::name_line(kind, group, &obj);
-                        }
-                    }
-                }
+            let mut tables = g.tables;
+            if g.kinds.len() > 1 {
+                name_rows_by_kind(&mut tables, &g.kinds);
             }
             for tab in &tables {
                 if !out.text.is_empty() {
@@ -182,7 +222,7 @@ pub async fn run_on(
                 out.text.push_str(&table_text(tab, cmd.no_headers));
             }
             if tables.iter().all(|t| t.rows.is_empty()) {
-                out.text = no_resources(ns.filter(|_| namespaced));
+                out.text = empty();
             }
             out.table = merge(tables);
         }
@@ -200,13 +240,12 @@ pub async fn run_on(
                     .into(),
             ))
         }
-        (_, Format::Name) => out.text = names.iter().map(|n| format!("{n}\n")).collect(),
+        (_, Format::Name) => out.text = g.names.iter().map(|n| format!("{n}\n")).collect(),
         (_, Format::CustomColumns(cols)) => {
             let t = sort::custom_columns(&out.raw, cols).map_err(KubeError::Usage)?;
-            out.text = if out.raw.is_empty() {
-                no_resources(ns.filter(|_| namespaced))
-            } else {
-                table_text(&t, cmd.no_headers)
+            out.text = match out.raw.is_empty() {
+                true => empty(),
+                false => table_text(&t, cmd.no_headers),
             };
             out.table = Some(t);
         }
@@ -216,6 +255,19 @@ pub async fn run_on(
         }
     }
     Ok(out)
+}
+
+/// Several kinds: kubectl names each row `kind.group/name`.
+fn name_rows_by_kind(tables: &mut [Table], kinds: &[(String, String)]) {
+    for (tab, (kind, group)) in tables.iter_mut().zip(kinds) {
+        let at = tab.columns.iter().position(|c| c == "NAME");
+        for row in &mut tab.rows {
+            if let Some(cell) = at.and_then(|i| row.get_mut(i)) {
+                let obj = json!({"metadata": {"name": cell.clone()}});
+                *cell = render::name_line(kind, group, &obj);
+            }
+        }
+    }
 }
 
 /// What kubectl says (on stderr) when a list is empty.

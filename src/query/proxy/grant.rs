@@ -194,7 +194,7 @@ pub(super) fn token() -> Result<String, GrantError> {
 /// retries (a request is sent once, as the probe sent it).
 pub(super) async fn upstream(path: &Path, context: Option<&str>) -> Result<Upstream, GrantError> {
     super::super::kube::client::install_crypto();
-    let kc = super::super::kube::client::read_kubeconfig(path)
+    let kc = super::super::kube::kubeconfigs::shared(path)
         .map_err(|e| GrantError::Kubeconfig(e.to_string()))?;
     let name = context
         .map(String::from)
@@ -219,7 +219,8 @@ pub(super) async fn upstream(path: &Path, context: Option<&str>) -> Result<Upstr
     config.default_retry = false;
     let ns = config.default_namespace.clone();
     let server = config.cluster_url.to_string();
-    let client = kube::Client::try_from(config)
+    // No TLS for a plain-HTTP server; the session's one TLS configuration per server identity.
+    let client = super::super::kube::connect::client(config)
         .map_err(|e| GrantError::Kubeconfig(format!("{}: {e}", path.display())))?;
     Ok((client, ns, name, server))
 }

@@ -43,10 +43,23 @@ impl Drop for SessionCache {
     }
 }
 
+/// kubectl's discovery cache folder of one probe (a link to the shared one of its context),
+/// removed when the probe's access ends: a wave run over hundreds of contexts would
+/// otherwise leave a link per probe in one folder, and each new one would cost more.
+pub struct CacheLink(Option<PathBuf>);
+
+impl Drop for CacheLink {
+    fn drop(&mut self) {
+        if let Some(link) = &self.0 {
+            let _ = std::fs::remove_file(link);
+        }
+    }
+}
+
 /// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
 /// context; returns the `KUBECACHEDIR` to give the probe (its own scratch cache if linking
-/// fails, which costs only a fresh discovery).
-fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> PathBuf {
+/// fails, which costs only a fresh discovery) and the link.
+fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> (PathBuf, CacheLink) {
     use sha2::Digest;
     let key = hex::encode(sha2::Sha256::digest(format!(
         "{}\0{}",
@@ -66,8 +79,8 @@ fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> Pat
             .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
         && std::os::unix::fs::symlink(&shared, &own).is_ok();
     match linked {
-        true => cache.to_path_buf(),
-        false => scratch.join(".kube-cache"),
+        true => (cache.to_path_buf(), CacheLink(Some(own))),
+        false => (scratch.join(".kube-cache"), CacheLink(None)),
     }
 }
 
@@ -94,6 +107,8 @@ pub enum ProbeAccess {
         kubeconfig: PathBuf,
         /// `KUBECACHEDIR` for the probe.
         cache: PathBuf,
+        /// The probe's link into the shared discovery cache, removed with the access.
+        link: CacheLink,
     },
     Direct {
         why: String,
@@ -183,12 +198,13 @@ impl SessionProxy {
         };
         match written {
             Ok(()) => {
-                let cache = shared_cache(self.1.dir(), &real, &grant, scratch);
+                let (cache, link) = shared_cache(self.1.dir(), &real, &grant, scratch);
                 if jailed {
                     fill_cache(&grant, &cache).await;
                 }
                 ProbeAccess::Proxied {
                     cache,
+                    link,
                     grant,
                     kubeconfig,
                 }
@@ -202,6 +218,9 @@ impl SessionProxy {
         self.1.dir().to_path_buf()
     }
 }
+
+/// How long tsgnav's own discovery for a context may take before its probe runs without it.
+pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
 /// probe sees the cache read-only, so it can neither poison it nor fill it. Runs
@@ -230,7 +249,7 @@ async fn fill_cache(grant: &Grant, cache: &Path) {
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
             .status();
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(20), run).await;
+        let _ = tokio::time::timeout(FILL_LIMIT, run).await;
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -248,16 +267,11 @@ fn tempfile_dir() -> std::io::Result<PathBuf> {
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
 pub const GRANT_KUBECONFIG: &str = "/tmp/tsgnav-grant/kubeconfig";
 
-/// A kubeconfig file of the native backend's own, removed when dropped.
+/// The native backend's pass: the grant, and the kubeconfig that names it (held in memory:
+/// the backend is tsgnav itself, so no file is written for it).
 pub struct NativeAccess {
     pub grant: Grant,
-    pub kubeconfig: PathBuf,
-}
-
-impl Drop for NativeAccess {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.kubeconfig);
-    }
+    pub kubeconfig: kube::config::Kubeconfig,
 }
 
 impl SessionProxy {
@@ -267,25 +281,19 @@ impl SessionProxy {
     }
 
     /// A read-only pass for the native backend: `context` (else the current one) of
-    /// `kubeconfig`, with its kubeconfig written to a temporary file of its own.
+    /// `kubeconfig`, with the kubeconfig that points at the proxy.
     pub async fn native(
         &self,
         kubeconfig: &Path,
         context: Option<&str>,
     ) -> Result<NativeAccess, super::GrantError> {
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let proxy = self.0.get_or_try_init(Proxy::start).await?;
         let grant = proxy.grant(kubeconfig, context, false).await?;
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "tsgnav-native-{}-{n}.kubeconfig",
-            std::process::id()
-        ));
-        grant.write_kubeconfig(&path)?;
-        Ok(NativeAccess {
-            grant,
-            kubeconfig: path,
-        })
+        let text = grant.kubeconfig();
+        let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).map_err(|e| {
+            super::GrantError::Kubeconfig(format!("the proxy's own kubeconfig does not read: {e}"))
+        })?;
+        Ok(NativeAccess { grant, kubeconfig })
     }
 }
 
