@@ -16,6 +16,7 @@ use super::probes::Probes;
 use super::waves_engine::{self as engine, Ended, Engine, Observer};
 use super::waves_plan::{self, Plan};
 use super::waves_probes::{Aim, Step};
+use super::waves_resume::{carry_over, split, Earlier};
 use super::Msg;
 use crate::evidence::Record;
 use crate::mitigate::waves::{check_phrase, Choice, WaveSpec};
@@ -127,6 +128,7 @@ impl Probes {
             }
             WavesOp::RestoreFailed => choose(&self.waves.control, Choice::RestoreFailed),
             WavesOp::RestoreWave => choose(&self.waves.control, Choice::RestoreWave),
+            WavesOp::RestoreAll => choose(&self.waves.control, Choice::RestoreAll),
             WavesOp::Stop => choose(&self.waves.control, Choice::Stop),
             WavesOp::Close => {
                 self.waves.prepared = None;
@@ -147,8 +149,22 @@ impl Probes {
     ) -> Result<PlanView, String> {
         let n = (app.nav.index.node(&app.lib, node)).ok_or_else(|| format!("No step {node}"))?;
         let spec = WaveSpec::parse(sizes).map_err(|e| e.to_string())?;
-        let contexts = waves_plan::contexts(self.settings.kubeconfig.clone(), glob)?;
-        let plan = waves_plan::build(waves_plan::Ask {
+        let found = waves_plan::contexts(self.settings.kubeconfig.clone(), glob)?;
+        // An earlier run of this step that a crash or a pause cut short goes on from where
+        // its journal left it (the reader `tsgnav run --waves --resume` uses).
+        let before = app
+            .current_guide()
+            .map(|g| Earlier::for_guide(&crate::evidence::state_dir(), &g.file, node))
+            .filter(Earlier::resumable)
+            .unwrap_or_default();
+        let (contexts, done) = split(found, &before);
+        if contexts.is_empty() {
+            return Err(format!(
+                "every context matching `{glob}` is done in the earlier wave run of this step \
+                 (validated or restored): nothing is left to run"
+            ));
+        }
+        let mut plan = waves_plan::build(waves_plan::Ask {
             lib: &app.lib,
             node: n,
             name: node,
@@ -158,6 +174,7 @@ impl Probes {
             contexts,
             policies: &self.settings.policies,
         })?;
+        carry_over(&mut plan, &before, done);
         let values: Vec<(String, String)> = bindings
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -180,6 +197,8 @@ impl Probes {
             policies: plan.policies.iter().map(ToString::to_string).collect(),
             phrase: plan.phrase.clone(),
             preconditions: pre.clone(),
+            earlier: plan.earlier.clone(),
+            interrupted: plan.interrupted.clone(),
         };
         let mut vars = Vars::new();
         for (k, v) in bindings {

@@ -18,7 +18,7 @@ use futures::stream::{self, StreamExt};
 
 use super::waves_plan::Plan;
 use super::waves_probes::{run_probes, Aim, Step, WriteMode};
-use crate::evidence::{Note, Record};
+use crate::evidence::Record;
 use crate::mitigate::waves::{eta, Choice, State};
 use crate::query::vars::Vars;
 use crate::query::{Executor, ProbeError, Status};
@@ -181,14 +181,11 @@ impl Engine<'_> {
     }
 }
 
+use super::waves_resume as resume;
 use super::waves_soak as soak;
 
-fn note(wave: usize, of: usize, o: &Outcome) -> Record {
-    Record::Note(Note {
-        text: crate::mitigate::waves::note_text(wave, of, &o.context, &o.state),
-        topic: Some("wave".into()),
-        ..Default::default()
-    })
+fn note(engine: &Engine<'_>, wave: usize, of: usize, o: &Outcome) -> Record {
+    resume::context_note(engine.node, wave, of, &o.context, &o.state)
 }
 
 /// `failed: why`, `restored (what)`, or the state's word.
@@ -207,14 +204,21 @@ pub async fn execute<O: Observer>(
     obs: &mut O,
 ) -> Result<Ended, String> {
     let of = plan.waves.len();
+    let node = engine.node;
+    let opening = resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len());
+    obs.journal(&[], opening)?;
     let mut times = Vec::new();
     let mut history: Vec<(usize, Outcome)> = Vec::new();
     let mut stopped = None;
     for (i, wave) in plan.waves.iter().enumerate() {
         if obs.pause_asked() {
             let left = plan.waves[i..].iter().map(Vec::len).sum();
+            obs.journal(&[], resume::end_note(node, "paused"))?;
             return Ok(Ended::Paused(i, left));
         }
+        // Before any change of the wave: a crash from here on leaves these contexts as
+        // "interrupted" for a resume, not as untouched.
+        obs.journal(&[], resume::starts_note(node, i + 1, of, wave))?;
         let started = Instant::now();
         let mut done = Vec::new();
         let mut results = stream::iter(wave.iter().cloned())
@@ -227,7 +231,7 @@ pub async fn execute<O: Observer>(
                 o.context,
                 describe(&o.state)
             ));
-            obs.journal(&o.steps, note(i + 1, of, &o))?;
+            obs.journal(&o.steps, note(engine, i + 1, of, &o))?;
             done.push(o);
         }
         drop(results);
@@ -255,6 +259,7 @@ pub async fn execute<O: Observer>(
         obs.wave_done(i, times[i], eta(&times, of - i - 1));
     }
     let Some(i) = stopped else {
+        obs.journal(&[], resume::end_note(node, "validated"))?;
         return Ok(Ended::Validated);
     };
     let skipped: usize = plan.waves[i + 1..].iter().map(Vec::len).sum();
@@ -264,6 +269,7 @@ pub async fn execute<O: Observer>(
     ));
     let choice = obs.decide(i).await;
     restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
+    obs.journal(&[], resume::end_note(node, "stopped"))?;
     Ok(Ended::Stopped(i, skipped))
 }
 
@@ -307,7 +313,7 @@ async fn restore_chosen<O: Observer>(
             o.context,
             describe(&o.state)
         ));
-        obs.journal(&steps, note(*w + 1, of, o))?;
+        obs.journal(&steps, note(engine, *w + 1, of, o))?;
     }
     Ok(())
 }
