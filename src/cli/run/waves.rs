@@ -80,9 +80,14 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
     let (left, done) = split(contexts, &before);
     let contexts = left;
     if !done.is_empty() {
+        let restored = done.iter().filter(|(_, s)| *s != plan::State::Ok).count();
+        let also = match restored {
+            0 => String::new(),
+            r => format!(" (and {r} restored)"),
+        };
         eprintln!(
-            "resuming: {} contexts validated or restored in that session are left as they are; {} remain",
-            done.len(),
+            "resuming: {} contexts validated in that session{also} are left as they are; {} remain",
+            done.len() - restored,
             contexts.len()
         );
     }

@@ -19,7 +19,7 @@ use super::waves_probes::{Aim, Step};
 use super::waves_resume::{carry_over, split, Earlier};
 use super::Msg;
 use crate::evidence::Record;
-use crate::mitigate::waves::{check_phrase, Choice, WaveSpec};
+use crate::mitigate::waves::{check_phrase, Choice, State, WaveSpec};
 use crate::query::vars::{Source, Vars};
 use crate::tui::action::Action;
 use crate::tui::app::App;
@@ -80,6 +80,19 @@ impl Observer for Tui {
 
     fn pause_asked(&self) -> bool {
         self.pause.load(Ordering::SeqCst)
+    }
+
+    fn recorded(&mut self, wave: usize, context: &str, state: &State) {
+        let context = context.to_string();
+        let state = state.clone();
+        ui(
+            &self.tx,
+            WavesEvent::Progress {
+                wave,
+                context,
+                state,
+            },
+        );
     }
 
     fn decide(&mut self, wave: usize) -> impl std::future::Future<Output = Choice> + Send {
@@ -248,6 +261,10 @@ impl Probes {
         let tx = self.tx.clone();
         let progress_tx = tx.clone();
         let progress: engine::Progress = Arc::new(move |wave, ctx, state| {
+            // A final state is shown once it is journaled ([`Observer::recorded`]).
+            if matches!(state, State::Ok | State::Failed(_) | State::Restored(_)) {
+                return;
+            }
             let e = WavesEvent::Progress {
                 wave,
                 context: ctx.to_string(),

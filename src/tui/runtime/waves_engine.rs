@@ -39,6 +39,9 @@ pub trait Observer {
     fn pause_asked(&self) -> bool;
     /// After wave `wave` (from 0) failed: what to do.
     fn decide(&mut self, wave: usize) -> impl Future<Output = Choice> + Send;
+    /// A context's final state (ok, failed, restored), once its records were journaled; a
+    /// screen shows it from here, so nothing is shown done that a crash could still lose.
+    fn recorded(&mut self, _wave: usize, _context: &str, _state: &State) {}
 }
 
 /// Everything a wave run needs besides the plan.
@@ -232,6 +235,7 @@ pub async fn execute<O: Observer>(
                 describe(&o.state)
             ));
             obs.journal(&o.steps, note(engine, i + 1, of, &o))?;
+            obs.recorded(i, &o.context, &o.state);
             done.push(o);
         }
         drop(results);
@@ -246,7 +250,8 @@ pub async fn execute<O: Observer>(
             obs.line(&format!("wave {}/{of} · {b}", i + 1));
             for o in done.iter_mut() {
                 o.state = State::Failed(b.clone());
-                (engine.progress)(i, &o.context, &o.state);
+                obs.journal(&[], note(engine, i + 1, of, o))?;
+                obs.recorded(i, &o.context, &o.state);
             }
         }
         let failed = done.iter().any(|o| matches!(o.state, State::Failed(_)));
@@ -314,6 +319,7 @@ async fn restore_chosen<O: Observer>(
             describe(&o.state)
         ));
         obs.journal(&steps, note(engine, *w + 1, of, o))?;
+        obs.recorded(*w, &o.context, &o.state);
     }
     Ok(())
 }
