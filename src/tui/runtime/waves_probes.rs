@@ -208,7 +208,7 @@ impl Run<'_> {
         &self,
         p: &crate::tsg::Probe,
         vars: &mut Vars,
-    ) -> Result<(ProbeRequest, Option<evidence::Confirmation>), Step> {
+    ) -> Result<(ProbeRequest, Option<evidence::Confirmation>), Box<Step>> {
         let node_id = self.node_id;
         let bindings = resolve(p, vars);
         let values = bindings.clone().unwrap_or_default();
@@ -216,7 +216,7 @@ impl Run<'_> {
             ProbeRequest::from_probe_with(node_id, p, values, self.node_shell).map_err(|e| {
                 // A node-shell command is refused on purpose, not failed.
                 let refused = matches!(e, ProbeError::Refused { .. });
-                (failed(node_id, p, e), refused, Vec::new())
+                Box::new((failed(node_id, p, e), refused, Vec::new()))
             })?;
         self.aim.apply(p, &mut req);
         if req.class == SafetyClass::LongRunning {
@@ -225,17 +225,17 @@ impl Run<'_> {
                 reason: "it runs until stopped".into(),
                 what: "the TUI runs it as a background task; tsgnav run does not".into(),
             };
-            return Err((failed(node_id, p, e), true, Vec::new()));
+            return Err(Box::new((failed(node_id, p, e), true, Vec::new())));
         }
         let confirmation = (self.mode.confirm(&mut req, node_id, self.pre))
-            .map_err(|e| (failed(node_id, p, e), true, Vec::new()))?;
+            .map_err(|e| Box::new((failed(node_id, p, e), true, Vec::new())))?;
         if let Err(e) = bindings {
-            return Err((failed(node_id, p, e), false, Vec::new()));
+            return Err(Box::new((failed(node_id, p, e), false, Vec::new())));
         }
         // A probe that escapes the chosen target is refused before anything of it runs,
         // the prior-state capture included.
         if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
-            return Err((failed(node_id, p, e), true, Vec::new()));
+            return Err(Box::new((failed(node_id, p, e), true, Vec::new())));
         }
         Ok((req, confirmation))
     }
@@ -244,7 +244,7 @@ impl Run<'_> {
     async fn probe(&self, p: &crate::tsg::Probe, vars: &mut Vars, out: &mut Vec<Step>) {
         let (req, confirmation) = match self.request(p, vars) {
             Ok(r) => r,
-            Err(step) => return out.push(step),
+            Err(step) => return out.push(*step),
         };
         let runner = &self.runner;
         let mut before = Vec::new();
