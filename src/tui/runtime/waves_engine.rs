@@ -210,6 +210,9 @@ pub async fn execute<O: Observer>(
     let node = engine.node;
     let opening = resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len());
     obs.journal(&[], opening)?;
+    for n in resume::earlier_notes(node, &plan.earlier) {
+        obs.journal(&[], n)?;
+    }
     let mut times = Vec::new();
     let mut history: Vec<(usize, Outcome)> = Vec::new();
     let mut stopped = None;

@@ -1,6 +1,7 @@
 //! Where an earlier wave run of a step left each context, read back from the journal: the one
 //! reader `tsgnav run --waves --resume SESSION` and the navigator's `:waves` share. The wave
-//! engine journals a `wave` note when a run starts (or resumes an earlier one), a note naming
+//! engine journals a `wave` note when a run starts (or resumes an earlier one, then naming what
+//! that one left done, so every session holds the whole story), a note naming
 //! every context of a wave before that wave starts (their change may run from then on), one
 //! note per context when it is done with (ok, failed, restored), and one when the run ends
 //! (validated, paused, stopped). From those: the contexts done (validated, or restored by the
@@ -18,6 +19,10 @@ use crate::mitigate::waves::{parse_note, State};
 const RUN: &str = "wave run";
 /// The second part of the note written before a wave starts: `wave 2/4 · starts · a, b`.
 const STARTS: &str = "starts";
+/// The first part of the notes a resumed run opens with, naming what the run it goes on
+/// from left done (`wave earlier · ok · a, b`), so each session holds the whole story and a
+/// resume of a resumed run still leaves those alone.
+const EARLIER: &str = "wave earlier";
 
 /// What the journal says about the last wave run of one step.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,6 +69,14 @@ impl Earlier {
             return;
         }
         let parts: Vec<&str> = text.splitn(3, " · ").collect();
+        if let [EARLIER, word, names] = parts[..] {
+            if let Some(state) = State::from_word(word) {
+                for c in names.split(", ").filter(|c| !c.is_empty()) {
+                    self.set(c.to_string(), state.clone());
+                }
+            }
+            return;
+        }
         if let [_, STARTS, names] = parts[..] {
             for c in names.split(", ").filter(|c| !c.is_empty()) {
                 if !self.interrupted.iter().any(|i| i == c) {
@@ -72,9 +85,12 @@ impl Earlier {
             }
             return;
         }
-        let Some((ctx, state)) = parse_note(text) else {
-            return;
-        };
+        if let Some((ctx, state)) = parse_note(text) {
+            self.set(ctx, state);
+        }
+    }
+
+    fn set(&mut self, ctx: String, state: State) {
         self.interrupted.retain(|c| *c != ctx);
         match self.states.iter_mut().find(|(c, _)| *c == ctx) {
             Some((_, s)) => *s = state,
@@ -159,6 +175,21 @@ pub fn run_note(node: &str, glob: &str, count: usize, done_before: usize) -> Rec
     wave_note(text, node)
 }
 
+/// The notes a resumed run opens with: the contexts the earlier run left done, by state.
+pub fn earlier_notes(node: &str, earlier: &[(String, State)]) -> Vec<Record> {
+    ["ok", "restored"]
+        .iter()
+        .filter_map(|word| {
+            let names: Vec<&str> = (earlier.iter())
+                .filter(|(_, s)| s.word() == *word)
+                .map(|(c, _)| c.as_str())
+                .collect();
+            (!names.is_empty())
+                .then(|| wave_note(format!("{EARLIER} · {word} · {}", names.join(", ")), node))
+        })
+        .collect()
+}
+
 /// The note written before wave `wave` (from 1) of `of` starts, naming its contexts.
 pub fn starts_note(node: &str, wave: usize, of: usize, contexts: &[String]) -> Record {
     let text = format!("wave {wave}/{of} · {STARTS} · {}", contexts.join(", "));
@@ -231,6 +262,22 @@ mod tests {
         let e = notes(&recs);
         assert_eq!(e.done(), vec!["c".to_string()], "{e:?}");
         assert_eq!(e.ended, None, "a resumed run is under way again");
+    }
+
+    #[test]
+    fn a_resumed_run_carries_what_the_one_before_left_done() {
+        let earlier = vec![
+            ("a".to_string(), State::Ok),
+            ("b".to_string(), State::Restored(String::new())),
+        ];
+        // The resumed run's session alone: its opening notes name a and b.
+        let mut recs = vec![run_note(STEP, "mc-*", 2, 2)];
+        recs.extend(earlier_notes(STEP, &earlier));
+        recs.push(starts_note(STEP, 1, 1, &["c".to_string(), "d".to_string()]));
+        recs.push(context_note(STEP, 1, 1, "c", &State::Ok));
+        let e = notes(&recs);
+        assert_eq!(e.done(), vec!["a", "b", "c"]);
+        assert_eq!(e.interrupted, vec!["d".to_string()]);
     }
 
     #[test]
