@@ -6,9 +6,12 @@
 //! changed. After a wave, gates with `{soak=5m abort_if="<PromQL>"}` are evaluated every
 //! `every=` (30 s by default) until the soak ends; a breach stops the run the same way. The
 //! caller's [`Observer`] then chooses: restore the failed contexts, the whole wave, every
-//! change, or stop. A pause asked for takes effect after the wave under way. Every context's
-//! runs and a `wave` note per context and wave go to the observer's journal. Part of the
-//! runtime, the IO edge; must not import `cli`.
+//! change, or stop ([`super::waves_restore`]). A pause asked for takes effect after the wave
+//! under way. Every context's runs and a `wave` note per context and wave go to the
+//! observer's journal, with the notes [`super::waves_resume`] reads back: the run's start and
+//! end, and each wave's contexts before its first change. A final state reaches the
+//! observer's screen only once it is journaled. Part of the runtime, the IO edge; must not
+//! import `cli`.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -22,7 +25,7 @@ use crate::evidence::Record;
 use crate::mitigate::waves::{eta, Choice, State};
 use crate::query::vars::Vars;
 use crate::query::{Executor, ProbeError, Status};
-use crate::tsg::{Lang, Probe, SafetyClass};
+use crate::tsg::SafetyClass;
 
 /// Every context's state change as it happens: (wave index from 0, context, state).
 pub type Progress = Arc<dyn Fn(usize, &str, &State) + Send + Sync>;
@@ -77,7 +80,7 @@ pub struct Outcome {
     pub steps: Vec<Step>,
 }
 
-fn failure(steps: &[Step]) -> Option<String> {
+pub(super) fn failure(steps: &[Step]) -> Option<String> {
     steps.iter().find_map(|(r, _, _)| match &r.status {
         Status::Ok { .. } => None,
         Status::Failed(ProbeError::Refused { class, .. }) if *class == SafetyClass::LongRunning => {
@@ -88,7 +91,7 @@ fn failure(steps: &[Step]) -> Option<String> {
 }
 
 impl Engine<'_> {
-    fn for_context(&self, ctx: &str, plan: &Plan) -> (Aim, WriteMode) {
+    pub(super) fn for_context(&self, ctx: &str, plan: &Plan) -> (Aim, WriteMode) {
         let aim = Aim {
             context: Some(ctx.to_string()),
             contexts: None,
@@ -144,50 +147,12 @@ impl Engine<'_> {
             steps,
         }
     }
-
-    /// The restore of one context: a `kubectl scale` back to each replica count captured
-    /// before the change (other captured state is named, not restored: there is no safe
-    /// generic undo).
-    async fn restore(&self, plan: &Plan, wave: usize, o: &Outcome) -> (State, Vec<Step>) {
-        let mut code = String::new();
-        for (_, _, recs) in &o.steps {
-            for r in recs {
-                if let Record::PriorState(p) = r {
-                    if p.field == "spec.replicas"
-                        && p.value.chars().all(|c| c.is_ascii_digit())
-                        && !p.value.is_empty()
-                    {
-                        code.push_str(&format!(
-                            "kubectl scale {} --replicas={}\n",
-                            p.resource, p.value
-                        ));
-                    }
-                }
-            }
-        }
-        if code.is_empty() {
-            let why = "no replica count was captured before the change: restore it by hand";
-            return (State::Failed(why.into()), Vec::new());
-        }
-        let (aim, mode) = self.for_context(&o.context, plan);
-        (self.progress)(wave, &o.context, &State::Mutating);
-        let probe = Probe::from_code(Lang::Shell, &code);
-        let ex = self.executors.clone();
-        let modes = (&mode, &[][..], self.node_shell);
-        let steps = run_probes(&aim, self.node, &[probe], self.vars.clone(), ex, modes).await;
-        let state = match failure(&steps) {
-            None => State::Restored(code.trim_end().replace('\n', "; ")),
-            Some(why) => State::Failed(format!("restore failed: {why}")),
-        };
-        (self.progress)(wave, &o.context, &state);
-        (state, steps)
-    }
 }
 
 use super::waves_resume as resume;
 use super::waves_soak as soak;
 
-fn note(engine: &Engine<'_>, wave: usize, of: usize, o: &Outcome) -> Record {
+pub(super) fn note(engine: &Engine<'_>, wave: usize, of: usize, o: &Outcome) -> Record {
     resume::context_note(engine.node, wave, of, &o.context, &o.state)
 }
 
@@ -276,55 +241,9 @@ pub async fn execute<O: Observer>(
         i + 1
     ));
     let choice = obs.decide(i).await;
-    restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
+    super::waves_restore::restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
     obs.journal(&[], resume::end_note(node, "stopped"))?;
     Ok(Ended::Stopped(i, skipped))
-}
-
-/// Restores what `choice` names of the run's `history`, journaling each restore.
-async fn restore_chosen<O: Observer>(
-    engine: &Engine<'_>,
-    plan: &Plan,
-    obs: &mut O,
-    history: &mut [(usize, Outcome)],
-    (i, choice): (usize, Choice),
-) -> Result<(), String> {
-    let of = plan.waves.len();
-    let wanted: Vec<usize> = (0..history.len())
-        .filter(|k| {
-            let (w, o) = &history[*k];
-            match choice {
-                Choice::Stop => false,
-                Choice::RestoreFailed => *w == i && matches!(o.state, State::Failed(_)),
-                Choice::RestoreWave => *w == i,
-                Choice::RestoreAll => true,
-            }
-        })
-        .collect();
-    let restored: Vec<(usize, (State, Vec<Step>))> = stream::iter(wanted)
-        .map(|k| {
-            let history = &*history;
-            async move {
-                let (w, o) = &history[k];
-                (k, engine.restore(plan, *w, o).await)
-            }
-        })
-        .buffer_unordered(plan.parallel)
-        .collect()
-        .await;
-    for (k, (state, steps)) in restored {
-        let (w, o) = &mut history[k];
-        o.state = state;
-        obs.line(&format!(
-            "wave {}/{of} · {} · {}",
-            *w + 1,
-            o.context,
-            describe(&o.state)
-        ));
-        obs.journal(&steps, note(engine, *w + 1, of, o))?;
-        obs.recorded(*w, &o.context, &o.state);
-    }
-    Ok(())
 }
 
 /// The default time between two evaluations of a soak's `abort_if`.

@@ -115,10 +115,12 @@ impl Earlier {
             .map(|(_, s)| s)
     }
 
-    /// Whether the run can go on: something is done, and it was paused or never ended (a
-    /// crash, a kill). A run that validated, or that a failure stopped, starts afresh.
+    /// Whether the run can go on: something is done or was under way, and it was paused or
+    /// never ended (a crash, a kill). A run that validated, or that a failure stopped, starts
+    /// afresh.
     pub fn resumable(&self) -> bool {
-        !self.done().is_empty() && self.ended.as_deref().is_none_or(|e| e == "paused")
+        let begun = !self.done().is_empty() || !self.interrupted.is_empty();
+        begun && self.ended.as_deref().is_none_or(|e| e == "paused")
     }
 
     /// The last wave run of `step` in the sessions of `guide` under `state_dir`, oldest first.
