@@ -172,9 +172,20 @@ impl Probes {
             .unwrap_or_default();
         let (contexts, done) = split(found, &before);
         if contexts.is_empty() {
+            // A run cut short after its last context was done is over: journaled so, the
+            // next `:waves` plans every context afresh.
+            let over = before.interrupted.is_empty() && before.done().len() == before.states.len();
+            if over {
+                let end = super::waves_resume::end_note(node, "validated");
+                let _ = self.tx.send(Msg::Record(Box::new(end)));
+            }
+            let next = match over {
+                true => "; it is now journaled as over, and :waves again plans them all afresh",
+                false => "",
+            };
             return Err(format!(
                 "every context matching `{glob}` is done in the earlier wave run of this step \
-                 (validated or restored): nothing is left to run"
+                 (validated or restored): nothing is left to run{next}"
             ));
         }
         let mut plan = waves_plan::build(waves_plan::Ask {
