@@ -67,8 +67,9 @@ fn a_run_killed_mid_wave_goes_on_with_the_rest_and_never_writes_a_done_context_a
     std::fs::write(&script, body).expect("launch script");
     // Waves of 1, 1 and 4, one context at a time: the third wave takes a while.
     f.run_waves(&format!("sh '{}'", script.display()), "1,1,rest 1", 6);
+    // A row turns mutating after its wave's note is journaled: the kill lands mid-wave.
     t.wait_for("two contexts done, the third wave under way", |s| {
-        s.contains("ok 2 ·") && s.contains("wave 3/3")
+        s.contains("ok 2 ·") && s.contains("mutating 1")
     });
     let pid = std::fs::read_to_string(&pid).expect("pid");
     let killed = std::process::Command::new("kill")
@@ -105,6 +106,11 @@ fn a_run_killed_mid_wave_goes_on_with_the_rest_and_never_writes_a_done_context_a
     assert!(
         plan.contains(&format!("mc-* · {rest} contexts")),
         "the count typed back is the rest:\n{plan}"
+    );
+    // Every context left was in the wave the kill cut short: named as such.
+    assert!(
+        flat(&plan).contains(&format!("{rest} were changing when it was cut short")),
+        "{plan}"
     );
     let s = t.wait_for("the rest validated", |s| {
         flat(s).contains(&format!("All {rest} contexts validated"))

@@ -141,6 +141,15 @@ pub fn show(p: &Plan, node: &str) -> String {
     for pol in &p.policies {
         let _ = writeln!(s, "  policy {pol}");
     }
+    if !p.interrupted.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {} were changing when that run was cut short ({}): they run again, and the \
+             capture reads them as they are now",
+            p.interrupted.len(),
+            p.interrupted.join(", ")
+        );
+    }
     s
 }
 
