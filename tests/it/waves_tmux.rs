@@ -5,7 +5,9 @@
 //! wave written to (writes counted per cluster by the simulator), and the restore of the
 //! whole wave chosen from the screen, back to the count captured before. Waits on the
 //! screen's content, never on a fixed sleep. Skips with a SKIP line when tmux or kubectl is
-//! missing, unless TSGNAV_REQUIRE_SERVERS=1.
+//! missing, unless TSGNAV_REQUIRE_SERVERS=1. [`Fleet`] is the set-up every waves test in a
+//! terminal shares (here and in `waves_tmux_resume`): tmux, the seeded simulator on a
+//! runtime of its own, its kubeconfig, the navigator's command line.
 
 use std::path::{Path, PathBuf};
 
