@@ -75,6 +75,8 @@ pub enum WavesOp {
     RestoreFailed,
     /// After a failure: restore every context of the failing wave.
     RestoreWave,
+    /// After a failure: restore every context the run changed, in every wave.
+    RestoreAll,
     /// After a failure: restore nothing.
     Stop,
     /// The screen was closed (before the run, or after it ended).

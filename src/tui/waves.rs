@@ -34,6 +34,10 @@ pub struct PlanView {
     /// What the operator types back.
     pub phrase: String,
     pub preconditions: Vec<String>,
+    /// Contexts an earlier run of the step left done (a resume): shown, never changed.
+    pub earlier: Vec<(String, State)>,
+    /// Contexts whose wave was under way when the earlier run was cut short.
+    pub interrupted: Vec<String>,
 }
 
 impl PlanView {
@@ -93,6 +97,17 @@ pub struct Row {
     pub wave: usize,
     pub context: String,
     pub state: State,
+    /// Done by an earlier run of the step (a resume): in no wave of this one.
+    pub earlier: bool,
+}
+
+/// A question the screen asks before it acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// `a` after a failure: restore every context this run changed? (`y`)
+    RestoreAll,
+    /// `q` while the run goes on: pause after this wave and quit (`p`), or keep running.
+    Quit,
 }
 
 /// The wave screen.
@@ -116,6 +131,10 @@ pub struct Waves {
     pub line: Option<String>,
     /// First row of the table shown; `None` follows the run.
     pub scroll: Option<usize>,
+    /// The question on screen, if any.
+    pub ask: Option<Ask>,
+    /// `q` then `p`: the navigator quits once the run has ended.
+    pub quit_after: bool,
 }
 
 impl Waves {
@@ -134,30 +153,48 @@ impl Waves {
             error: None,
             line: None,
             scroll: None,
+            ask: None,
+            quit_after: false,
         }
     }
 
-    /// How many contexts are in `state`'s word.
+    /// How many contexts of this run are in `state`'s word.
     pub fn count(&self, word: &str) -> usize {
-        self.rows.iter().filter(|r| r.state.word() == word).count()
+        self.rows
+            .iter()
+            .filter(|r| !r.earlier && r.state.word() == word)
+            .count()
+    }
+
+    /// How many contexts an earlier run left done.
+    pub fn done_earlier(&self) -> usize {
+        self.rows.iter().filter(|r| r.earlier).count()
+    }
+
+    /// How many contexts this run changed (or tried to): what "restore all" restores.
+    pub fn changed(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| !r.earlier && !matches!(r.state, State::Pending | State::Skipped))
+            .count()
     }
 
     /// The wave under way (from 0): the first wave with a context not yet ok.
     pub fn current_wave(&self) -> usize {
         self.rows
             .iter()
-            .find(|r| r.state != State::Ok)
+            .find(|r| !r.earlier && r.state != State::Ok)
             .map_or(self.plan.waves.len().saturating_sub(1), |r| r.wave)
     }
 
     /// The first row the table shows when it follows the run: a little above the first
-    /// row that is not ok (a failure, or the wave under way).
+    /// row of this run that is not ok (a failure, or the wave under way).
     pub fn follow_row(&self) -> usize {
         let first = self
             .rows
             .iter()
             .position(|r| matches!(r.state, State::Failed(_)))
-            .or_else(|| self.rows.iter().position(|r| r.state != State::Ok))
+            .or_else(|| (self.rows.iter()).position(|r| !r.earlier && r.state != State::Ok))
             .unwrap_or(0);
         first.saturating_sub(2)
     }

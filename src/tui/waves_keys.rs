@@ -1,14 +1,16 @@
 //! The keys of the wave screen ([`super::waves`]) and the runtime's events folded into it.
 //! Plan: `j` `k` move, `Space` acknowledges a precondition, then the phrase is typed
 //! (`Ctrl-u` clears it), `Enter` confirms, `Esc` closes. Running: `Esc` pauses after the wave
-//! under way, `j` `k` scroll. After a failure: `c` restores the failed contexts, `w` the whole
-//! wave, `s` stops. Over: `Esc`, `q` or `Enter` closes. Pure; must not import IO.
+//! under way, `j` `k` scroll, `q` (or Ctrl-c) asks: `p` pauses after the wave under way and
+//! quits once the run has ended and is journaled, any other key keeps it running. After a
+//! failure: `c` restores the failed contexts, `w` the whole wave, `a` (then `y`) every context
+//! the run changed, `s` stops. Over: `Esc`, `q` or `Enter` closes. Pure; must not import IO.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use super::effect::{Effect, WavesOp};
-use super::waves::{Phase, Row, Waves, WavesEvent};
+use super::waves::{Ask, Phase, Row, Waves, WavesEvent};
 use crate::mitigate::waves::{check_phrase, State};
 
 /// A key while the wave screen is open.
@@ -17,7 +19,27 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     };
     let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    if let Some(ask) = w.ask.take() {
+        return answer(w, ask, ev.code);
+    }
+    let quit_key = ev.code == KeyCode::Char('q') || (ctrl && ev.code == KeyCode::Char('c'));
     match w.phase {
+        Phase::Running | Phase::Starting | Phase::Pausing | Phase::Restoring if quit_key => {
+            w.ask = Some(Ask::Quit);
+            Vec::new()
+        }
+        Phase::Choosing if quit_key => {
+            w.error = Some(
+                "A wave failed: choose first (c, w, a restore; s stops and leaves them as they are), then q quits."
+                    .into(),
+            );
+            Vec::new()
+        }
+        Phase::Choosing if ev.code == KeyCode::Char('a') => {
+            w.error = None;
+            w.ask = Some(Ask::RestoreAll);
+            Vec::new()
+        }
         Phase::Loading | Phase::Plan | Phase::Over if ev.code == KeyCode::Esc => {
             app.waves = None;
             vec![Effect::Waves(WavesOp::Close)]
@@ -42,7 +64,7 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
                 KeyCode::Char('s') => WavesOp::Stop,
                 _ => {
                     w.error = Some(
-                        "A wave failed: c restores the failed contexts, w the whole wave, s stops (leaves them as they are)."
+                        "A wave failed: c restores the failed contexts, w the whole wave, a every context this run changed, s stops (leaves them as they are)."
                             .into(),
                     );
                     return Vec::new();
@@ -59,6 +81,32 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             scroll(w, ev.code);
             Vec::new()
         }
+    }
+}
+
+/// The answer to the question on screen; any other key puts it away.
+fn answer(w: &mut Waves, ask: Ask, code: KeyCode) -> Vec<Effect> {
+    match (ask, code) {
+        (Ask::RestoreAll, KeyCode::Char('y')) => {
+            w.phase = Phase::Restoring;
+            vec![Effect::Waves(WavesOp::RestoreAll)]
+        }
+        (Ask::Quit, KeyCode::Char('p')) => {
+            w.quit_after = true;
+            w.line = Some(match w.phase {
+                Phase::Restoring => "Quitting once the restore has ended and is journaled.".into(),
+                _ => format!(
+                    "Quitting after wave {}: its contexts finish (change, validation, journal), no later wave starts.",
+                    w.current_wave() + 1
+                ),
+            });
+            if matches!(w.phase, Phase::Running | Phase::Starting) {
+                w.phase = Phase::Pausing;
+                return vec![Effect::Waves(WavesOp::Pause)];
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -147,18 +195,21 @@ pub fn event(app: &mut App, e: WavesEvent) -> Vec<Effect> {
     match e {
         WavesEvent::Ready(plan) => {
             w.acks = vec![false; plan.preconditions.len()];
-            w.rows = plan
-                .waves
-                .iter()
-                .enumerate()
-                .flat_map(|(i, wave)| {
-                    wave.iter().map(move |c| Row {
-                        wave: i,
-                        context: c.clone(),
-                        state: State::Pending,
-                    })
+            let earlier = plan.earlier.iter().map(|(c, s)| Row {
+                wave: 0,
+                context: c.clone(),
+                state: s.clone(),
+                earlier: true,
+            });
+            let rows = plan.waves.iter().enumerate().flat_map(|(i, wave)| {
+                wave.iter().map(move |c| Row {
+                    wave: i,
+                    context: c.clone(),
+                    state: State::Pending,
+                    earlier: false,
                 })
-                .collect();
+            });
+            w.rows = earlier.chain(rows).collect();
             w.plan = *plan;
             w.phase = Phase::Plan;
         }
@@ -176,7 +227,7 @@ pub fn event(app: &mut App, e: WavesEvent) -> Vec<Effect> {
             context,
             state,
         } => {
-            if let Some(r) = w.rows.iter_mut().find(|r| r.context == context) {
+            if let Some(r) = (w.rows.iter_mut()).find(|r| !r.earlier && r.context == context) {
                 r.wave = wave;
                 r.state = state;
             }
@@ -199,6 +250,10 @@ pub fn event(app: &mut App, e: WavesEvent) -> Vec<Effect> {
             w.phase = Phase::Over;
             w.eta = None;
             w.line = Some(how);
+            // `q` then `p`: every record of the run reached the journal before this event.
+            if w.quit_after {
+                app.session.quit = true;
+            }
         }
     }
     Vec::new()

@@ -46,6 +46,8 @@ fn plan() -> PlanView {
         policies: vec!["mc-lab-*: at most 3 per wave phrase \"window open\"".into()],
         phrase: "mc-lab-* · 6 contexts · window open".into(),
         preconditions: vec!["the window is open.".into()],
+        earlier: Vec::new(),
+        interrupted: Vec::new(),
     }
 }
 
@@ -259,7 +261,7 @@ fn the_table_follows_the_run_pauses_and_offers_the_choices_after_a_failure() {
     update(&mut a, Action::Waves(WavesEvent::Failed { wave: 1 }));
     let s = screen(&a);
     assert!(
-        s.contains("wave 2 failed: c restore the 1 failed · w restore the whole wave (2) · s stop"),
+        s.contains("wave 2 failed: c restore the 1 failed · w the wave (2) · a all (3) · s stop"),
         "{s}"
     );
     assert!(key(&mut a, KeyCode::Char('x')).is_empty());
@@ -315,3 +317,6 @@ fn a_large_table_follows_the_first_failure_and_scrolls_with_j_k() {
     key(&mut a, KeyCode::Char('G'));
     assert!(screen(&a).contains("mc-lab-45 "));
 }
+
+#[path = "waves_ask_tests.rs"]
+mod ask;

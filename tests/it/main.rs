@@ -141,3 +141,4 @@ mod tui_snapshots;
 mod tui_tmux;
 mod waves;
 mod waves_tmux;
+mod waves_tmux_resume;

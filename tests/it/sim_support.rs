@@ -140,11 +140,17 @@ pub const STUCK_ID: &str = "2lq3stuck0maestro0cluster0id1";
 /// A simulator of `name` with `clusters` contexts on a runtime of its own (kept alive by the
 /// caller), for synchronous tests that run tsgnav or the navigator against it.
 pub fn on_own_runtime(name: &str, clusters: Option<usize>) -> (tokio::runtime::Runtime, AsyncSim) {
+    seeded_on_own_runtime(scenario(name, clusters))
+}
+
+/// [`on_own_runtime`] for a scenario the test has seeded first (contexts that fail their
+/// validation, a frozen clock …).
+pub fn seeded_on_own_runtime(s: Scenario) -> (tokio::runtime::Runtime, AsyncSim) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let sim = rt.block_on(start(name, clusters));
+    let sim = rt.block_on(start_scenario(s));
     (rt, sim)
 }

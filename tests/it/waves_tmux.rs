@@ -5,14 +5,17 @@
 //! wave written to (writes counted per cluster by the simulator), and the restore of the
 //! whole wave chosen from the screen, back to the count captured before. Waits on the
 //! screen's content, never on a fixed sleep. Skips with a SKIP line when tmux or kubectl is
-//! missing, unless TSGNAV_REQUIRE_SERVERS=1.
+//! missing, unless TSGNAV_REQUIRE_SERVERS=1. [`Fleet`] is the set-up every waves test in a
+//! terminal shares (here and in `waves_tmux_resume`): tmux, the seeded simulator on a
+//! runtime of its own, its kubeconfig, the navigator's command line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::sim_support::AsyncSim;
 use crate::tui_common::Tmux;
 
-const GUIDE: &str = "tests/fixtures/waves/pause-agent.md";
-const STEP: &str = "strategy-scale-the-agent-down";
+pub const GUIDE: &str = "tests/fixtures/waves/pause-agent.md";
+pub const STEP: &str = "strategy-scale-the-agent-down";
 
 async fn spec_replicas(kc: &Path, ctx: &str) -> i32 {
     use k8s_openapi::api::apps::v1::Deployment;
@@ -22,8 +25,68 @@ async fn spec_replicas(kc: &Path, ctx: &str) -> i32 {
     d.spec.replicas.unwrap_or(-1)
 }
 
+/// What every wave test in a terminal shares: tmux at 80×24, the simulator serving `n`
+/// management clusters (those at the indices of `failing` fail their validation) on a
+/// runtime of its own, its kubeconfig beside the terminal's state folder.
+pub struct Fleet {
+    pub sim: AsyncSim,
+    pub rt: tokio::runtime::Runtime,
+    pub t: Tmux,
+    pub kc: PathBuf,
+    pub names: Vec<String>,
+}
+
+impl Fleet {
+    /// `None` (after a SKIP line) when tmux or kubectl is missing.
+    pub fn start(test: &str, tag: &str, n: usize, failing: &[usize]) -> Option<Fleet> {
+        crate::sim_support::kubectl(test)?;
+        let t = Tmux::start_sized(tag, 80, 24)?;
+        let mut s = crate::sim_support::scenario("maestro", Some(n));
+        let names = s.clusters.clone();
+        s.fail_validation = failing.iter().map(|i| names[*i].clone()).collect();
+        let (rt, sim) = crate::sim_support::seeded_on_own_runtime(s);
+        let kc = t.dir.join("fleet.yaml");
+        std::fs::copy(&sim.kubeconfig, &kc).expect("kubeconfig");
+        Some(Fleet {
+            sim,
+            rt,
+            t,
+            kc,
+            names,
+        })
+    }
+
+    /// The navigator's command line: write mode on `ctx`, then `rest` (the guide and the
+    /// step, or `--resume …`).
+    pub fn command(&self, ctx: &str, rest: &str) -> String {
+        format!(
+            "{} --kubeconfig '{}' --context {ctx} --write {rest}",
+            env!("CARGO_BIN_EXE_tsgnav"),
+            self.kc.display(),
+        )
+    }
+
+    /// The guide and the step, as the command line names them.
+    pub fn on_the_step(&self) -> String {
+        let guide = crate::common::root().join(GUIDE);
+        format!("'{}' --node {STEP}", guide.display())
+    }
+
+    /// The agent's replica count on `ctx`.
+    pub fn replicas(&self, ctx: &str) -> i32 {
+        self.rt.block_on(spec_replicas(&self.kc, ctx))
+    }
+
+    /// The writes the simulator counted, per cluster, in the order of `names`.
+    pub fn writes(&self) -> Vec<u64> {
+        (self.names.iter())
+            .map(|n| self.sim.handle.writes_to(n))
+            .collect()
+    }
+}
+
 /// The `wave` notes of every evidence session under `state`.
-fn wave_notes(state: &Path) -> Vec<String> {
+pub fn wave_notes(state: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for d in std::fs::read_dir(state).into_iter().flatten().flatten() {
         let Ok(j) = std::fs::read_to_string(d.path().join("journal.jsonl")) else {
@@ -44,34 +107,14 @@ fn wave_notes(state: &Path) -> Vec<String> {
 #[test]
 fn waves_plan_run_stop_at_the_failing_wave_and_restore_it_at_80x24() {
     let test = "waves_plan_run_stop_at_the_failing_wave_and_restore_it_at_80x24";
-    if crate::sim_support::kubectl(test).is_none() {
-        return;
-    }
-    let Some(t) = Tmux::start_sized("waves", 80, 24) else {
+    // Waves of 1, 3 (25%) and 8: index 2 is in the second wave.
+    let Some(f) = Fleet::start(test, "waves", 12, &[2]) else {
         return;
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let mut s = crate::sim_support::scenario("maestro", Some(12));
-    let names = s.clusters.clone();
-    // Waves of 1, 3 (25%) and 8: index 2 is in the second wave.
-    s.fail_validation = vec![names[2].clone()];
-    let sim = rt.block_on(crate::sim_support::start_scenario(s));
-    let kc = t.dir.join("fleet.yaml");
-    std::fs::copy(&sim.kubeconfig, &kc).expect("kubeconfig");
-    let before = rt.block_on(spec_replicas(&kc, &names[0]));
+    let (t, sim, names) = (&f.t, &f.sim, &f.names);
+    let before = f.replicas(&names[0]);
     assert!(before > 0, "the agent runs before the change: {before}");
-    let guide = crate::common::root().join(GUIDE);
-    t.send_line(&format!(
-        "{} --kubeconfig '{}' --context {} --write '{}' --node {STEP}",
-        env!("CARGO_BIN_EXE_tsgnav"),
-        kc.display(),
-        names[0],
-        guide.display()
-    ));
+    t.send_line(&f.command(&names[0], &f.on_the_step()));
     t.wait_for("the step", |s| s.contains("Strategy: scale the agent down"));
     t.send_line(":waves mc-* 1,25%,rest 4");
     let s = t.wait_for("the plan", |s| s.contains("wave 1 (canary): 1"));
@@ -132,7 +175,7 @@ fn waves_plan_run_stop_at_the_failing_wave_and_restore_it_at_80x24() {
             _ => 0,
         };
         assert_eq!(w, want, "{name} (index {i}): writes {w} after the restore");
-        let replicas = rt.block_on(spec_replicas(&kc, name));
+        let replicas = f.replicas(name);
         match i {
             0 => assert_eq!(replicas, 0, "the canary validated and stays changed"),
             _ => assert_eq!(replicas, before, "{name} is at its count from before"),
@@ -191,22 +234,10 @@ fn flat(s: &str) -> String {
 #[test]
 fn the_single_confirmation_and_the_wave_plan_read_policy_where_the_run_is_built() {
     let test = "the_single_confirmation_and_the_wave_plan_read_policy_where_the_run_is_built";
-    if crate::sim_support::kubectl(test).is_none() {
-        return;
-    }
-    let Some(t) = Tmux::start_sized("wavepolicy", 80, 24) else {
+    let Some(f) = Fleet::start(test, "wavepolicy", 3, &[]) else {
         return;
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let s = crate::sim_support::scenario("maestro", Some(3));
-    let names = s.clusters.clone();
-    let sim = rt.block_on(crate::sim_support::start_scenario(s));
-    let kc = t.dir.join("fleet.yaml");
-    std::fs::copy(&sim.kubeconfig, &kc).expect("kubeconfig");
+    let (t, sim, names) = (&f.t, &f.sim, &f.names);
     let (ro, phrased) = (&names[0], &names[1]);
     std::fs::write(
         t.dir.join("config.toml"),
@@ -215,14 +246,8 @@ fn the_single_confirmation_and_the_wave_plan_read_policy_where_the_run_is_built(
         ),
     )
     .expect("config");
-    let guide = crate::common::root().join(GUIDE);
     let launch = |ctx: &str| {
-        t.send_line(&format!(
-            "clear; {} --kubeconfig '{}' --context {ctx} --write '{}' --node {STEP}",
-            env!("CARGO_BIN_EXE_tsgnav"),
-            kc.display(),
-            guide.display()
-        ));
+        t.send_line(&format!("clear; {}", f.command(ctx, &f.on_the_step())));
         t.wait_for("the step", |s| s.contains("Strategy: scale the agent down"));
     };
     let tabs = tabs_to_the_change();

@@ -45,9 +45,11 @@ pub struct Input<'a> {
 }
 
 pub use crate::tui::runtime::waves_plan::Plan;
+use crate::tui::runtime::waves_resume::{carry_over, split, Earlier};
 
-/// The contexts an earlier wave run of this same step left validated, from its journal.
-fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
+/// Where an earlier wave run of this same step left each context, from its journal (the
+/// reader the navigator's `:waves` uses too).
+fn earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Earlier> {
     use crate::evidence::{Record, SessionLog};
     let dir = crate::evidence::resolve(&crate::evidence::state_dir(), query)?;
     let log = SessionLog::read(&dir)?;
@@ -62,11 +64,7 @@ fn done_earlier(query: &str, input: &Input<'_>) -> anyhow::Result<Vec<String>> {
             dir.display()
         ));
     }
-    let notes = log.entries.iter().filter_map(|e| match &e.record {
-        Record::Note(n) if n.topic.as_deref() == Some("wave") => Some(n.text.as_str()),
-        _ => None,
-    });
-    Ok(plan::done_contexts(notes))
+    Ok(Earlier::read(log.entries.iter().map(|e| &e.record), &node))
 }
 
 /// Builds the plan, or says what is missing.
@@ -75,15 +73,21 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
     let glob = args.contexts.clone().unwrap_or_default();
     let spec = WaveSpec::parse(args.waves.as_deref().unwrap_or_default())?;
     let contexts = waves_plan::contexts(args.kubeconfig.clone(), &glob).map_err(|e| anyhow!(e))?;
-    let done = match &args.resume {
-        Some(q) => done_earlier(q, input)?,
-        None => Vec::new(),
+    let before = match &args.resume {
+        Some(q) => earlier(q, input)?,
+        None => Earlier::default(),
     };
-    let contexts: Vec<String> = contexts.into_iter().filter(|c| !done.contains(c)).collect();
+    let (left, done) = split(contexts, &before);
+    let contexts = left;
     if !done.is_empty() {
+        let restored = done.iter().filter(|(_, s)| *s != plan::State::Ok).count();
+        let also = match restored {
+            0 => String::new(),
+            r => format!(" (and {r} restored)"),
+        };
         eprintln!(
-            "resuming: {} contexts validated in that session are left as they are; {} remain",
-            done.len(),
+            "resuming: {} contexts validated in that session{also} are left as they are; {} remain",
+            done.len() - restored,
             contexts.len()
         );
     }
@@ -94,7 +98,7 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
     }
     let policies = super::config::config()?.policy;
     let name = format!("{}#{}", input.file, input.slug);
-    waves_plan::build(waves_plan::Ask {
+    let mut plan = waves_plan::build(waves_plan::Ask {
         lib: input.lib,
         node: input.node,
         name: &name,
@@ -104,7 +108,9 @@ pub fn build(args: &RunArgs, input: &Input<'_>) -> anyhow::Result<Plan> {
         contexts,
         policies: &policies,
     })
-    .map_err(|e| anyhow!(e))
+    .map_err(|e| anyhow!(e))?;
+    carry_over(&mut plan, &before, done);
+    Ok(plan)
 }
 
 /// The plan screen, as text.
@@ -134,6 +140,15 @@ pub fn show(p: &Plan, node: &str) -> String {
     }
     for pol in &p.policies {
         let _ = writeln!(s, "  policy {pol}");
+    }
+    if !p.interrupted.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {} were changing when that run was cut short ({}): they run again, and the \
+             capture reads them as they are now",
+            p.interrupted.len(),
+            p.interrupted.join(", ")
+        );
     }
     s
 }

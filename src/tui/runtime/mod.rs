@@ -27,6 +27,8 @@ pub mod waves;
 pub mod waves_engine;
 pub mod waves_plan;
 pub mod waves_probes;
+pub mod waves_restore;
+pub mod waves_resume;
 pub mod waves_soak;
 
 use std::io::{self, Stdout, Write};

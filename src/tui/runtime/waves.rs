@@ -16,9 +16,10 @@ use super::probes::Probes;
 use super::waves_engine::{self as engine, Ended, Engine, Observer};
 use super::waves_plan::{self, Plan};
 use super::waves_probes::{Aim, Step};
+use super::waves_resume::{carry_over, split, Earlier};
 use super::Msg;
 use crate::evidence::Record;
-use crate::mitigate::waves::{check_phrase, Choice, WaveSpec};
+use crate::mitigate::waves::{check_phrase, Choice, State, WaveSpec};
 use crate::query::vars::{Source, Vars};
 use crate::tui::action::Action;
 use crate::tui::app::App;
@@ -81,6 +82,19 @@ impl Observer for Tui {
         self.pause.load(Ordering::SeqCst)
     }
 
+    fn recorded(&mut self, wave: usize, context: &str, state: &State) {
+        let context = context.to_string();
+        let state = state.clone();
+        ui(
+            &self.tx,
+            WavesEvent::Progress {
+                wave,
+                context,
+                state,
+            },
+        );
+    }
+
     fn decide(&mut self, wave: usize) -> impl std::future::Future<Output = Choice> + Send {
         ui(&self.tx, WavesEvent::Failed { wave });
         async move { self.choices.recv().await.unwrap_or(Choice::Stop) }
@@ -127,6 +141,7 @@ impl Probes {
             }
             WavesOp::RestoreFailed => choose(&self.waves.control, Choice::RestoreFailed),
             WavesOp::RestoreWave => choose(&self.waves.control, Choice::RestoreWave),
+            WavesOp::RestoreAll => choose(&self.waves.control, Choice::RestoreAll),
             WavesOp::Stop => choose(&self.waves.control, Choice::Stop),
             WavesOp::Close => {
                 self.waves.prepared = None;
@@ -147,8 +162,33 @@ impl Probes {
     ) -> Result<PlanView, String> {
         let n = (app.nav.index.node(&app.lib, node)).ok_or_else(|| format!("No step {node}"))?;
         let spec = WaveSpec::parse(sizes).map_err(|e| e.to_string())?;
-        let contexts = waves_plan::contexts(self.settings.kubeconfig.clone(), glob)?;
-        let plan = waves_plan::build(waves_plan::Ask {
+        let found = waves_plan::contexts(self.settings.kubeconfig.clone(), glob)?;
+        // An earlier run of this step that a crash or a pause cut short goes on from where
+        // its journal left it (the reader `tsgnav run --waves --resume` uses).
+        let before = app
+            .current_guide()
+            .map(|g| Earlier::for_guide(&crate::evidence::state_dir(), &g.file, node))
+            .filter(Earlier::resumable)
+            .unwrap_or_default();
+        let (contexts, done) = split(found, &before);
+        if contexts.is_empty() {
+            // A run cut short after its last context was done is over: journaled so, the
+            // next `:waves` plans every context afresh.
+            let over = before.interrupted.is_empty() && before.done().len() == before.states.len();
+            if over {
+                let end = super::waves_resume::end_note(node, "validated");
+                let _ = self.tx.send(Msg::Record(Box::new(end)));
+            }
+            let next = match over {
+                true => "; it is now journaled as over, and :waves again plans them all afresh",
+                false => "",
+            };
+            return Err(format!(
+                "every context matching `{glob}` is done in the earlier wave run of this step \
+                 (validated or restored): nothing is left to run{next}"
+            ));
+        }
+        let mut plan = waves_plan::build(waves_plan::Ask {
             lib: &app.lib,
             node: n,
             name: node,
@@ -158,6 +198,7 @@ impl Probes {
             contexts,
             policies: &self.settings.policies,
         })?;
+        carry_over(&mut plan, &before, done);
         let values: Vec<(String, String)> = bindings
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -180,6 +221,8 @@ impl Probes {
             policies: plan.policies.iter().map(ToString::to_string).collect(),
             phrase: plan.phrase.clone(),
             preconditions: pre.clone(),
+            earlier: plan.earlier.clone(),
+            interrupted: plan.interrupted.clone(),
         };
         let mut vars = Vars::new();
         for (k, v) in bindings {
@@ -229,6 +272,10 @@ impl Probes {
         let tx = self.tx.clone();
         let progress_tx = tx.clone();
         let progress: engine::Progress = Arc::new(move |wave, ctx, state| {
+            // A final state is shown once it is journaled ([`Observer::recorded`]).
+            if matches!(state, State::Ok | State::Failed(_) | State::Restored(_)) {
+                return;
+            }
             let e = WavesEvent::Progress {
                 wave,
                 context: ctx.to_string(),

@@ -6,9 +6,12 @@
 //! changed. After a wave, gates with `{soak=5m abort_if="<PromQL>"}` are evaluated every
 //! `every=` (30 s by default) until the soak ends; a breach stops the run the same way. The
 //! caller's [`Observer`] then chooses: restore the failed contexts, the whole wave, every
-//! change, or stop. A pause asked for takes effect after the wave under way. Every context's
-//! runs and a `wave` note per context and wave go to the observer's journal. Part of the
-//! runtime, the IO edge; must not import `cli`.
+//! change, or stop ([`super::waves_restore`]). A pause asked for takes effect after the wave
+//! under way. Every context's runs and a `wave` note per context and wave go to the
+//! observer's journal, with the notes [`super::waves_resume`] reads back: the run's start and
+//! end, and each wave's contexts before its first change. A final state reaches the
+//! observer's screen only once it is journaled. Part of the runtime, the IO edge; must not
+//! import `cli`.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -18,11 +21,11 @@ use futures::stream::{self, StreamExt};
 
 use super::waves_plan::Plan;
 use super::waves_probes::{run_probes, Aim, Step, WriteMode};
-use crate::evidence::{Note, Record};
+use crate::evidence::Record;
 use crate::mitigate::waves::{eta, Choice, State};
 use crate::query::vars::Vars;
 use crate::query::{Executor, ProbeError, Status};
-use crate::tsg::{Lang, Probe, SafetyClass};
+use crate::tsg::SafetyClass;
 
 /// Every context's state change as it happens: (wave index from 0, context, state).
 pub type Progress = Arc<dyn Fn(usize, &str, &State) + Send + Sync>;
@@ -39,6 +42,9 @@ pub trait Observer {
     fn pause_asked(&self) -> bool;
     /// After wave `wave` (from 0) failed: what to do.
     fn decide(&mut self, wave: usize) -> impl Future<Output = Choice> + Send;
+    /// A context's final state (ok, failed, restored), once its records were journaled; a
+    /// screen shows it from here, so nothing is shown done that a crash could still lose.
+    fn recorded(&mut self, _wave: usize, _context: &str, _state: &State) {}
 }
 
 /// Everything a wave run needs besides the plan.
@@ -74,7 +80,7 @@ pub struct Outcome {
     pub steps: Vec<Step>,
 }
 
-fn failure(steps: &[Step]) -> Option<String> {
+pub(super) fn failure(steps: &[Step]) -> Option<String> {
     steps.iter().find_map(|(r, _, _)| match &r.status {
         Status::Ok { .. } => None,
         Status::Failed(ProbeError::Refused { class, .. }) if *class == SafetyClass::LongRunning => {
@@ -85,7 +91,7 @@ fn failure(steps: &[Step]) -> Option<String> {
 }
 
 impl Engine<'_> {
-    fn for_context(&self, ctx: &str, plan: &Plan) -> (Aim, WriteMode) {
+    pub(super) fn for_context(&self, ctx: &str, plan: &Plan) -> (Aim, WriteMode) {
         let aim = Aim {
             context: Some(ctx.to_string()),
             contexts: None,
@@ -141,54 +147,13 @@ impl Engine<'_> {
             steps,
         }
     }
-
-    /// The restore of one context: a `kubectl scale` back to each replica count captured
-    /// before the change (other captured state is named, not restored: there is no safe
-    /// generic undo).
-    async fn restore(&self, plan: &Plan, wave: usize, o: &Outcome) -> (State, Vec<Step>) {
-        let mut code = String::new();
-        for (_, _, recs) in &o.steps {
-            for r in recs {
-                if let Record::PriorState(p) = r {
-                    if p.field == "spec.replicas"
-                        && p.value.chars().all(|c| c.is_ascii_digit())
-                        && !p.value.is_empty()
-                    {
-                        code.push_str(&format!(
-                            "kubectl scale {} --replicas={}\n",
-                            p.resource, p.value
-                        ));
-                    }
-                }
-            }
-        }
-        if code.is_empty() {
-            let why = "no replica count was captured before the change: restore it by hand";
-            return (State::Failed(why.into()), Vec::new());
-        }
-        let (aim, mode) = self.for_context(&o.context, plan);
-        (self.progress)(wave, &o.context, &State::Mutating);
-        let probe = Probe::from_code(Lang::Shell, &code);
-        let ex = self.executors.clone();
-        let modes = (&mode, &[][..], self.node_shell);
-        let steps = run_probes(&aim, self.node, &[probe], self.vars.clone(), ex, modes).await;
-        let state = match failure(&steps) {
-            None => State::Restored(code.trim_end().replace('\n', "; ")),
-            Some(why) => State::Failed(format!("restore failed: {why}")),
-        };
-        (self.progress)(wave, &o.context, &state);
-        (state, steps)
-    }
 }
 
+use super::waves_resume as resume;
 use super::waves_soak as soak;
 
-fn note(wave: usize, of: usize, o: &Outcome) -> Record {
-    Record::Note(Note {
-        text: crate::mitigate::waves::note_text(wave, of, &o.context, &o.state),
-        topic: Some("wave".into()),
-        ..Default::default()
-    })
+pub(super) fn note(engine: &Engine<'_>, wave: usize, of: usize, o: &Outcome) -> Record {
+    resume::context_note(engine.node, wave, of, &o.context, &o.state)
 }
 
 /// `failed: why`, `restored (what)`, or the state's word.
@@ -207,14 +172,24 @@ pub async fn execute<O: Observer>(
     obs: &mut O,
 ) -> Result<Ended, String> {
     let of = plan.waves.len();
+    let node = engine.node;
+    let opening = resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len());
+    obs.journal(&[], opening)?;
+    for n in resume::earlier_notes(node, &plan.earlier) {
+        obs.journal(&[], n)?;
+    }
     let mut times = Vec::new();
     let mut history: Vec<(usize, Outcome)> = Vec::new();
     let mut stopped = None;
     for (i, wave) in plan.waves.iter().enumerate() {
         if obs.pause_asked() {
             let left = plan.waves[i..].iter().map(Vec::len).sum();
+            obs.journal(&[], resume::end_note(node, "paused"))?;
             return Ok(Ended::Paused(i, left));
         }
+        // Before any change of the wave: a crash from here on leaves these contexts as
+        // "interrupted" for a resume, not as untouched.
+        obs.journal(&[], resume::starts_note(node, i + 1, of, wave))?;
         let started = Instant::now();
         let mut done = Vec::new();
         let mut results = stream::iter(wave.iter().cloned())
@@ -227,7 +202,8 @@ pub async fn execute<O: Observer>(
                 o.context,
                 describe(&o.state)
             ));
-            obs.journal(&o.steps, note(i + 1, of, &o))?;
+            obs.journal(&o.steps, note(engine, i + 1, of, &o))?;
+            obs.recorded(i, &o.context, &o.state);
             done.push(o);
         }
         drop(results);
@@ -242,7 +218,8 @@ pub async fn execute<O: Observer>(
             obs.line(&format!("wave {}/{of} · {b}", i + 1));
             for o in done.iter_mut() {
                 o.state = State::Failed(b.clone());
-                (engine.progress)(i, &o.context, &o.state);
+                obs.journal(&[], note(engine, i + 1, of, o))?;
+                obs.recorded(i, &o.context, &o.state);
             }
         }
         let failed = done.iter().any(|o| matches!(o.state, State::Failed(_)));
@@ -255,6 +232,7 @@ pub async fn execute<O: Observer>(
         obs.wave_done(i, times[i], eta(&times, of - i - 1));
     }
     let Some(i) = stopped else {
+        obs.journal(&[], resume::end_note(node, "validated"))?;
         return Ok(Ended::Validated);
     };
     let skipped: usize = plan.waves[i + 1..].iter().map(Vec::len).sum();
@@ -263,53 +241,9 @@ pub async fn execute<O: Observer>(
         i + 1
     ));
     let choice = obs.decide(i).await;
-    restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
+    super::waves_restore::restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
+    obs.journal(&[], resume::end_note(node, "stopped"))?;
     Ok(Ended::Stopped(i, skipped))
-}
-
-/// Restores what `choice` names of the run's `history`, journaling each restore.
-async fn restore_chosen<O: Observer>(
-    engine: &Engine<'_>,
-    plan: &Plan,
-    obs: &mut O,
-    history: &mut [(usize, Outcome)],
-    (i, choice): (usize, Choice),
-) -> Result<(), String> {
-    let of = plan.waves.len();
-    let wanted: Vec<usize> = (0..history.len())
-        .filter(|k| {
-            let (w, o) = &history[*k];
-            match choice {
-                Choice::Stop => false,
-                Choice::RestoreFailed => *w == i && matches!(o.state, State::Failed(_)),
-                Choice::RestoreWave => *w == i,
-                Choice::RestoreAll => true,
-            }
-        })
-        .collect();
-    let restored: Vec<(usize, (State, Vec<Step>))> = stream::iter(wanted)
-        .map(|k| {
-            let history = &*history;
-            async move {
-                let (w, o) = &history[k];
-                (k, engine.restore(plan, *w, o).await)
-            }
-        })
-        .buffer_unordered(plan.parallel)
-        .collect()
-        .await;
-    for (k, (state, steps)) in restored {
-        let (w, o) = &mut history[k];
-        o.state = state;
-        obs.line(&format!(
-            "wave {}/{of} · {} · {}",
-            *w + 1,
-            o.context,
-            describe(&o.state)
-        ));
-        obs.journal(&steps, note(*w + 1, of, o))?;
-    }
-    Ok(())
 }
 
 /// The default time between two evaluations of a soak's `abort_if`.

@@ -23,6 +23,12 @@ pub struct Plan {
     pub policies: Vec<Policy>,
     /// What the operator types back to confirm (`GLOB · N contexts`, then policy phrases).
     pub phrase: String,
+    /// Contexts matching the glob that an earlier run of the step left done (validated or
+    /// restored): not in any wave, never changed again by this run.
+    pub earlier: Vec<(String, crate::mitigate::waves::State)>,
+    /// Contexts of the waves whose wave was under way when the earlier run stopped without
+    /// its end journaled (a crash): their change may have been made without its record.
+    pub interrupted: Vec<String>,
 }
 
 impl Plan {
@@ -120,6 +126,8 @@ pub fn build(ask: Ask<'_>) -> Result<Plan, String> {
         gates_from,
         policies: applied.policies.into_iter().cloned().collect(),
         phrase,
+        earlier: Vec::new(),
+        interrupted: Vec::new(),
     })
 }
 

@@ -171,7 +171,14 @@ pub async fn run_probes(
         },
         ..RunnerConfig::default()
     };
-    let runner = Runner::new(config, executors, tx);
+    let run = Run {
+        aim,
+        node_id,
+        mode,
+        pre,
+        node_shell,
+        runner: Runner::new(config, executors, tx),
+    };
     let mut out = Vec::new();
     for p in probes.iter().filter(|p| p.lang != Lang::Text) {
         // A mitigation stops at its first failed or refused step: the rest do not run.
@@ -179,48 +186,71 @@ pub async fn run_probes(
             out.push((failed(node_id, p, e), false, Vec::new()));
             continue;
         }
-        let bindings = resolve(p, &mut vars);
+        run.probe(p, &mut vars, &mut out).await;
+    }
+    out
+}
+
+/// What every probe of one [`run_probes`] shares.
+struct Run<'a> {
+    aim: &'a Aim,
+    node_id: &'a str,
+    mode: &'a WriteMode,
+    pre: &'a [String],
+    node_shell: Option<&'a crate::query::entry::NodeShell>,
+    runner: Runner,
+}
+
+impl Run<'_> {
+    /// The request of `p`, aimed and confirmed (with the confirmation's record), or the step
+    /// that says why it does not run.
+    fn request(
+        &self,
+        p: &crate::tsg::Probe,
+        vars: &mut Vars,
+    ) -> Result<(ProbeRequest, Option<evidence::Confirmation>), Box<Step>> {
+        let node_id = self.node_id;
+        let bindings = resolve(p, vars);
         let values = bindings.clone().unwrap_or_default();
-        let mut req = match ProbeRequest::from_probe_with(node_id, p, values, node_shell) {
-            Ok(r) => r,
-            Err(e) => {
+        let mut req =
+            ProbeRequest::from_probe_with(node_id, p, values, self.node_shell).map_err(|e| {
                 // A node-shell command is refused on purpose, not failed.
-                let refused = matches!(e, crate::query::ProbeError::Refused { .. });
-                out.push((failed(node_id, p, e), refused, Vec::new()));
-                continue;
-            }
-        };
-        aim.apply(p, &mut req);
+                let refused = matches!(e, ProbeError::Refused { .. });
+                Box::new((failed(node_id, p, e), refused, Vec::new()))
+            })?;
+        self.aim.apply(p, &mut req);
         if req.class == SafetyClass::LongRunning {
-            let e = crate::query::ProbeError::Refused {
+            let e = ProbeError::Refused {
                 class: req.class,
                 reason: "it runs until stopped".into(),
                 what: "the TUI runs it as a background task; tsgnav run does not".into(),
             };
-            out.push((failed(node_id, p, e), true, Vec::new()));
-            continue;
+            return Err(Box::new((failed(node_id, p, e), true, Vec::new())));
         }
-        let confirmation = match mode.confirm(&mut req, node_id, pre) {
-            Ok(c) => c,
-            Err(e) => {
-                out.push((failed(node_id, p, e), true, Vec::new()));
-                continue;
-            }
-        };
+        let confirmation = (self.mode.confirm(&mut req, node_id, self.pre))
+            .map_err(|e| Box::new((failed(node_id, p, e), true, Vec::new())))?;
         if let Err(e) = bindings {
-            out.push((failed(node_id, p, e), false, Vec::new()));
-            continue;
+            return Err(Box::new((failed(node_id, p, e), false, Vec::new())));
         }
         // A probe that escapes the chosen target is refused before anything of it runs,
         // the prior-state capture included.
         if let Some(e) = crate::query::runner::target_escape(&req, req.class) {
-            out.push((failed(node_id, p, e), true, Vec::new()));
-            continue;
+            return Err(Box::new((failed(node_id, p, e), true, Vec::new())));
         }
+        Ok((req, confirmation))
+    }
+
+    /// Probe `p`: its prior-state capture first when it was confirmed, then its run.
+    async fn probe(&self, p: &crate::tsg::Probe, vars: &mut Vars, out: &mut Vec<Step>) {
+        let (req, confirmation) = match self.request(p, vars) {
+            Ok(r) => r,
+            Err(step) => return out.push(*step),
+        };
+        let runner = &self.runner;
         let mut before = Vec::new();
         if let Some(c) = confirmation {
             before.push(Record::Confirmation(c));
-            match crate::query::capture::capture(&runner, &req).await {
+            match crate::query::capture::capture(runner, &req).await {
                 Ok(caps) => {
                     for (r, prior) in caps {
                         out.push((r, false, std::mem::take(&mut before)));
@@ -229,14 +259,11 @@ pub async fn run_probes(
                         }));
                     }
                 }
-                Err(e) => {
-                    out.push((failed(node_id, p, e), false, before));
-                    continue;
-                }
+                Err(e) => return out.push((failed(self.node_id, p, e), false, before)),
             }
         }
         let refused = crate::query::runner::gate(&req).is_some();
-        let fan = aim.contexts.as_deref().filter(|_| {
+        let fan = self.aim.contexts.as_deref().filter(|_| {
             p.lang == Lang::Shell
                 && runner
                     .route(&req)
@@ -244,15 +271,14 @@ pub async fn run_probes(
         });
         let r = match fan {
             Some(pattern) => {
-                let kubeconfig = aim.kubeconfig.clone();
-                fanout::run(&runner, req, kubeconfig, pattern, Cancel::new()).await
+                let kubeconfig = self.aim.kubeconfig.clone();
+                fanout::run(runner, req, kubeconfig, pattern, Cancel::new()).await
             }
             None => runner.run(req, Cancel::new()).await,
         };
         vars.absorb(&r.captured);
         out.push((r, refused, before));
     }
-    out
 }
 
 /// In a write run, why the next step does not run: an earlier one failed or was refused.

@@ -13,7 +13,7 @@ use ratatui::Frame;
 
 use crate::mitigate::waves::State;
 use crate::tui::app::App;
-use crate::tui::waves::{Phase, Waves};
+use crate::tui::waves::{Ask, Phase, Waves};
 
 /// Draws the wave screen over `area`, when it is open.
 pub fn draw(f: &mut Frame, area: Rect, app: &App) {
@@ -104,6 +104,26 @@ fn plan_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
         t.get("ui.key"),
     ));
     out.extend(p.gates.iter().map(|g| Line::raw(format!("  {g}"))));
+    if !p.earlier.is_empty() {
+        out.push(Line::styled(
+            format!(
+                "resuming: {} contexts done in the earlier run are left as they are; {} remain",
+                p.earlier.len(),
+                p.count()
+            ),
+            t.get("ui.warning"),
+        ));
+    }
+    if !p.interrupted.is_empty() {
+        out.push(Line::styled(
+            format!(
+                "{} were changing when it was cut short ({}): run again, the capture reads them as they are now",
+                p.interrupted.len(),
+                names(&p.interrupted)
+            ),
+            t.get("ui.warning"),
+        ));
+    }
     for pol in &p.policies {
         out.push(Line::styled(format!("policy {pol}"), t.get("ui.warning")));
     }
@@ -160,21 +180,26 @@ fn table_lines(w: &Waves, app: &App, height: usize) -> Vec<Line<'static>> {
             t.get("ui.strong"),
         ),
         Line::raw(
-            [
-                "ok",
-                "mutating",
-                "validating",
-                "soaking",
-                "pending",
-                "failed",
-                "restored",
-                "skipped",
-            ]
-            .iter()
-            .filter(|s| **s == "ok" || w.count(s) > 0)
-            .map(|s| format!("{s} {}", w.count(s)))
-            .collect::<Vec<_>>()
-            .join(" · "),
+            (w.done_earlier() > 0)
+                .then(|| format!("done earlier {}", w.done_earlier()))
+                .into_iter()
+                .chain(
+                    [
+                        "ok",
+                        "mutating",
+                        "validating",
+                        "soaking",
+                        "pending",
+                        "failed",
+                        "restored",
+                        "skipped",
+                    ]
+                    .iter()
+                    .filter(|s| **s == "ok" || w.count(s) > 0)
+                    .map(|s| format!("{s} {}", w.count(s))),
+                )
+                .collect::<Vec<_>>()
+                .join(" · "),
         ),
         Line::styled(
             format!("{:<5} {:<28} {:<10} DETAIL", "WAVE", "CONTEXT", "STATE"),
@@ -186,19 +211,18 @@ fn table_lines(w: &Waves, app: &App, height: usize) -> Vec<Line<'static>> {
     let first = first.min(w.rows.len().saturating_sub(room));
     for r in w.rows.iter().skip(first).take(room) {
         let detail = match &r.state {
+            _ if r.earlier => "earlier run".to_string(),
             State::Failed(d) | State::Restored(d) => d.clone(),
             _ => String::new(),
         };
+        let (wave, word) = match (r.earlier, &r.state) {
+            (true, State::Ok) => ("-".to_string(), "done"),
+            (true, s) => ("-".to_string(), s.word()),
+            (false, s) => (format!("{}/{of}", r.wave + 1), s.word()),
+        };
         out.push(Line::from(vec![
-            Span::raw(format!(
-                "{:<5} {:<28} ",
-                format!("{}/{of}", r.wave + 1),
-                r.context
-            )),
-            Span::styled(
-                format!("{:<10}", r.state.word()),
-                state_style(app, &r.state),
-            ),
+            Span::raw(format!("{wave:<5} {:<28} ", r.context)),
+            Span::styled(format!("{word:<10}"), state_style(app, &r.state)),
             Span::raw(format!(" {detail}")),
         ]));
     }
@@ -232,7 +256,7 @@ fn bottom_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
             "Space acknowledges · Enter runs · Ctrl-u clears · Esc cancels".to_string()
         }
         Phase::Running => {
-            "Esc pauses after the wave under way · j k scroll · G follows".to_string()
+            "Esc pauses after the wave under way · q quits · j k scroll · G follows".to_string()
         }
         Phase::Pausing => "pausing after the wave under way · j k scroll".to_string(),
         Phase::Choosing => {
@@ -244,8 +268,9 @@ fn bottom_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
                 .count();
             let all = w.rows.iter().filter(|r| r.wave == wave).count();
             format!(
-                "wave {} failed: c restore the {failed} failed · w restore the whole wave ({all}) · s stop",
-                wave + 1
+                "wave {} failed: c restore the {failed} failed · w the wave ({all}) · a all ({}) · s stop",
+                wave + 1,
+                w.changed()
             )
         }
         Phase::Restoring => "restoring from the captured prior state…".to_string(),
@@ -254,10 +279,22 @@ fn bottom_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
     if let Some(l) = &w.line {
         out.push(Line::styled(l.clone(), t.get("ui.dim")));
     }
+    let keys = match w.ask {
+        Some(Ask::RestoreAll) => format!(
+            "Restore all {} contexts this run changed to their captured values? y restores them · any other key goes back",
+            w.changed()
+        ),
+        Some(Ask::Quit) => format!(
+            "Quit while wave {} runs? p pauses after it and quits once it is journaled · any other key keeps running",
+            w.current_wave() + 1
+        ),
+        None => keys,
+    };
     if let Some(e) = &w.error {
         out.push(Line::styled(e.clone(), t.get("ui.error")));
     }
     let style = match w.phase {
+        _ if w.ask.is_some() => t.get("ui.warning"),
         Phase::Choosing => t.get("ui.error"),
         _ => t.get("ui.key"),
     };

@@ -1,0 +1,105 @@
+//! The restores of a wave run once a failure stopped it, as the operator (or `--on-failure`)
+//! chose: the failed contexts, the whole failing wave, or every context the run changed. Each
+//! is a `kubectl scale` back to the replica counts captured before the change, run with that
+//! context's own confirmation like the change itself, then journaled with its `wave` note.
+//! Part of the runtime, the IO edge; must not import `cli`.
+
+use futures::stream::{self, StreamExt};
+
+use super::waves_engine::{describe, failure, note, Engine, Observer, Outcome};
+use super::waves_plan::Plan;
+use super::waves_probes::{run_probes, Step};
+use crate::evidence::Record;
+use crate::mitigate::waves::{Choice, State};
+use crate::tsg::{Lang, Probe};
+
+impl Engine<'_> {
+    /// The restore of one context: a `kubectl scale` back to each replica count captured
+    /// before the change (other captured state is named, not restored: there is no safe
+    /// generic undo).
+    pub(super) async fn restore(
+        &self,
+        plan: &Plan,
+        wave: usize,
+        o: &Outcome,
+    ) -> (State, Vec<Step>) {
+        let mut code = String::new();
+        for (_, _, recs) in &o.steps {
+            for r in recs {
+                if let Record::PriorState(p) = r {
+                    if p.field == "spec.replicas"
+                        && p.value.chars().all(|c| c.is_ascii_digit())
+                        && !p.value.is_empty()
+                    {
+                        code.push_str(&format!(
+                            "kubectl scale {} --replicas={}\n",
+                            p.resource, p.value
+                        ));
+                    }
+                }
+            }
+        }
+        if code.is_empty() {
+            let why = "no replica count was captured before the change: restore it by hand";
+            return (State::Failed(why.into()), Vec::new());
+        }
+        let (aim, mode) = self.for_context(&o.context, plan);
+        (self.progress)(wave, &o.context, &State::Mutating);
+        let probe = Probe::from_code(Lang::Shell, &code);
+        let ex = self.executors.clone();
+        let modes = (&mode, &[][..], self.node_shell);
+        let steps = run_probes(&aim, self.node, &[probe], self.vars.clone(), ex, modes).await;
+        let state = match failure(&steps) {
+            None => State::Restored(code.trim_end().replace('\n', "; ")),
+            Some(why) => State::Failed(format!("restore failed: {why}")),
+        };
+        (self.progress)(wave, &o.context, &state);
+        (state, steps)
+    }
+}
+
+/// Restores what `choice` names of the run's `history`, journaling each restore.
+pub(super) async fn restore_chosen<O: Observer>(
+    engine: &Engine<'_>,
+    plan: &Plan,
+    obs: &mut O,
+    history: &mut [(usize, Outcome)],
+    (i, choice): (usize, Choice),
+) -> Result<(), String> {
+    let of = plan.waves.len();
+    let wanted: Vec<usize> = (0..history.len())
+        .filter(|k| {
+            let (w, o) = &history[*k];
+            match choice {
+                Choice::Stop => false,
+                Choice::RestoreFailed => *w == i && matches!(o.state, State::Failed(_)),
+                Choice::RestoreWave => *w == i,
+                Choice::RestoreAll => true,
+            }
+        })
+        .collect();
+    let restored: Vec<(usize, (State, Vec<Step>))> = stream::iter(wanted)
+        .map(|k| {
+            let history = &*history;
+            async move {
+                let (w, o) = &history[k];
+                (k, engine.restore(plan, *w, o).await)
+            }
+        })
+        .buffer_unordered(plan.parallel)
+        .collect()
+        .await;
+    for (k, (state, steps)) in restored {
+        let (w, o) = &mut history[k];
+        o.state = state;
+        obs.line(&format!(
+            "wave {}/{of} · {} · {}",
+            *w + 1,
+            o.context,
+            describe(&o.state)
+        ));
+        obs.journal(&steps, note(engine, *w + 1, of, o))?;
+        obs.recorded(*w, &o.context, &o.state);
+    }
+    Ok(())
+}

@@ -1,0 +1,294 @@
+//! Where an earlier wave run of a step left each context, read back from the journal: the one
+//! reader `tsgnav run --waves --resume SESSION` and the navigator's `:waves` share. The wave
+//! engine journals a `wave` note when a run starts (or resumes an earlier one, then naming what
+//! that one left done, so every session holds the whole story), a note naming
+//! every context of a wave before that wave starts (their change may run from then on), one
+//! note per context when it is done with (ok, failed, restored), and one when the run ends
+//! (validated, paused, stopped). From those: the contexts done (validated, or restored by the
+//! operator's choice), never to be changed again by a resume; the contexts a crash caught
+//! while their wave ran (their change may have been made without its record); and whether the
+//! last run can be resumed at all (it was paused, or it never ended). Part of the runtime, the
+//! IO edge (it reads the state folder); must not import `cli`.
+
+use std::path::Path;
+
+use crate::evidence::{Note, Record};
+use crate::mitigate::waves::{parse_note, State};
+
+/// The start of a run's first note; a resumed run's says `resumed` instead of `started`.
+const RUN: &str = "wave run";
+/// The second part of the note written before a wave starts: `wave 2/4 · starts · a, b`.
+const STARTS: &str = "starts";
+/// The first part of the notes a resumed run opens with, naming what the run it goes on
+/// from left done (`wave earlier · ok · a, b`), so each session holds the whole story and a
+/// resume of a resumed run still leaves those alone.
+const EARLIER: &str = "wave earlier";
+
+/// What the journal says about the last wave run of one step.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Earlier {
+    /// Each context's last word, in the order they were first seen.
+    pub states: Vec<(String, State)>,
+    /// Contexts whose wave started and that have no word since.
+    pub interrupted: Vec<String>,
+    /// How the run ended (`validated`, `paused`, `stopped`), when its end is journaled.
+    pub ended: Option<String>,
+}
+
+/// Whether two node ids name the same step: the same `#slug` (a session records the id as
+/// the navigator or the command line spelled the guide's path).
+fn same_step(a: &str, b: &str) -> bool {
+    let slug = |s: &str| s.rsplit_once('#').map(|(_, s)| s.to_string());
+    slug(a).is_some() && slug(a) == slug(b)
+}
+
+impl Earlier {
+    /// Reads the `wave` notes of `step` in `records` (in journal order). A note with no node
+    /// (a session written before notes carried one) counts as the step's.
+    pub fn read<'a>(records: impl IntoIterator<Item = &'a Record>, step: &str) -> Earlier {
+        let mut out = Earlier::default();
+        for r in records {
+            let Record::Note(n) = r else { continue };
+            let ours = n.node.as_deref().is_none_or(|node| same_step(node, step));
+            if n.topic.as_deref() == Some("wave") && ours {
+                out.fold(&n.text);
+            }
+        }
+        out
+    }
+
+    fn fold(&mut self, text: &str) {
+        if let Some(rest) = text.strip_prefix(RUN) {
+            if rest.starts_with(" started") {
+                *self = Earlier::default();
+            } else if let Some(how) = rest.strip_prefix(" ended · ") {
+                self.ended = Some(how.to_string());
+            } else {
+                self.ended = None;
+            }
+            return;
+        }
+        let parts: Vec<&str> = text.splitn(3, " · ").collect();
+        if let [EARLIER, word, names] = parts[..] {
+            if let Some(state) = State::from_word(word) {
+                for c in names.split(", ").filter(|c| !c.is_empty()) {
+                    self.set(c.to_string(), state.clone());
+                }
+            }
+            return;
+        }
+        if let [_, STARTS, names] = parts[..] {
+            for c in names.split(", ").filter(|c| !c.is_empty()) {
+                if !self.interrupted.iter().any(|i| i == c) {
+                    self.interrupted.push(c.to_string());
+                }
+            }
+            return;
+        }
+        if let Some((ctx, state)) = parse_note(text) {
+            self.set(ctx, state);
+        }
+    }
+
+    fn set(&mut self, ctx: String, state: State) {
+        self.interrupted.retain(|c| *c != ctx);
+        match self.states.iter_mut().find(|(c, _)| *c == ctx) {
+            Some((_, s)) => *s = state,
+            None => self.states.push((ctx, state)),
+        }
+    }
+
+    /// The contexts a resume leaves alone: validated, or restored.
+    pub fn done(&self) -> Vec<String> {
+        self.states
+            .iter()
+            .filter(|(_, s)| matches!(s, State::Ok | State::Restored(_)))
+            .map(|(c, _)| c.clone())
+            .collect()
+    }
+
+    /// The state of `context`, when the run left it done.
+    pub fn done_state(&self, context: &str) -> Option<&State> {
+        self.states
+            .iter()
+            .find(|(c, s)| c == context && matches!(s, State::Ok | State::Restored(_)))
+            .map(|(_, s)| s)
+    }
+
+    /// Whether the run can go on: something is done or was under way, and it was paused or
+    /// never ended (a crash, a kill). A run that validated, or that a failure stopped, starts
+    /// afresh.
+    pub fn resumable(&self) -> bool {
+        let begun = !self.done().is_empty() || !self.interrupted.is_empty();
+        begun && self.ended.as_deref().is_none_or(|e| e == "paused")
+    }
+
+    /// The last wave run of `step` in the sessions of `guide` under `state_dir`, oldest first.
+    pub fn for_guide(state_dir: &Path, guide: &str, step: &str) -> Earlier {
+        let records = crate::evidence::guide_records(state_dir, guide, None);
+        Earlier::read(&records, step)
+    }
+}
+
+/// Splits the contexts matching a glob into those still to run and those `earlier` left done
+/// (with their state), each in the order given.
+pub fn split(contexts: Vec<String>, earlier: &Earlier) -> (Vec<String>, Vec<(String, State)>) {
+    let mut done = Vec::new();
+    let mut left = Vec::new();
+    for c in contexts {
+        match earlier.done_state(&c) {
+            Some(s) => done.push((c, s.clone())),
+            None => left.push(c),
+        }
+    }
+    (left, done)
+}
+
+/// Puts what `before` says into a plan built from the contexts still to run: the contexts
+/// left done (`done`, from [`split`]) and those of its waves a crash caught mid-wave.
+pub fn carry_over(
+    plan: &mut super::waves_plan::Plan,
+    before: &Earlier,
+    done: Vec<(String, State)>,
+) {
+    plan.interrupted = (before.interrupted.iter())
+        .filter(|c| plan.waves.iter().flatten().any(|w| w == *c))
+        .cloned()
+        .collect();
+    plan.earlier = done;
+}
+
+fn wave_note(text: String, node: &str) -> Record {
+    Record::Note(Note {
+        text,
+        topic: Some("wave".into()),
+        node: Some(node.to_string()),
+        ..Default::default()
+    })
+}
+
+/// The note that opens a run: `wave run started · GLOB · N contexts`, or `resumed`, with the
+/// count left out because an earlier run did them.
+pub fn run_note(node: &str, glob: &str, count: usize, done_before: usize) -> Record {
+    let text = match done_before {
+        0 => format!("{RUN} started · {glob} · {count} contexts"),
+        d => format!("{RUN} resumed · {glob} · {count} contexts · {d} done earlier"),
+    };
+    wave_note(text, node)
+}
+
+/// The notes a resumed run opens with: the contexts the earlier run left done, by state.
+pub fn earlier_notes(node: &str, earlier: &[(String, State)]) -> Vec<Record> {
+    ["ok", "restored"]
+        .iter()
+        .filter_map(|word| {
+            let names: Vec<&str> = (earlier.iter())
+                .filter(|(_, s)| s.word() == *word)
+                .map(|(c, _)| c.as_str())
+                .collect();
+            (!names.is_empty())
+                .then(|| wave_note(format!("{EARLIER} · {word} · {}", names.join(", ")), node))
+        })
+        .collect()
+}
+
+/// The note written before wave `wave` (from 1) of `of` starts, naming its contexts.
+pub fn starts_note(node: &str, wave: usize, of: usize, contexts: &[String]) -> Record {
+    let text = format!("wave {wave}/{of} · {STARTS} · {}", contexts.join(", "));
+    wave_note(text, node)
+}
+
+/// The note that closes a run: `wave run ended · validated|paused|stopped`.
+pub fn end_note(node: &str, how: &str) -> Record {
+    wave_note(format!("{RUN} ended · {how}"), node)
+}
+
+/// One context's note: `wave 2/4 · mc-westus3-1 · ok`.
+pub fn context_note(node: &str, wave: usize, of: usize, context: &str, state: &State) -> Record {
+    let text = crate::mitigate::waves::note_text(wave, of, context, state);
+    wave_note(text, node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STEP: &str = "g.md#scale";
+
+    fn notes(recs: &[Record]) -> Earlier {
+        Earlier::read(recs, STEP)
+    }
+
+    #[test]
+    fn a_killed_run_leaves_its_done_contexts_and_those_caught_mid_wave() {
+        let w = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let recs = vec![
+            run_note(STEP, "mc-*", 4, 0),
+            starts_note(STEP, 1, 2, &w(&["a"])),
+            context_note(STEP, 1, 2, "a", &State::Ok),
+            starts_note(STEP, 2, 2, &w(&["b", "c", "d"])),
+            context_note(STEP, 2, 2, "c", &State::Ok),
+        ];
+        let e = notes(&recs);
+        assert_eq!(e.done(), w(&["a", "c"]));
+        assert_eq!(e.interrupted, w(&["b", "d"]));
+        assert!(e.resumable(), "no end was journaled: a crash");
+    }
+
+    #[test]
+    fn restored_counts_as_done_and_a_failure_or_a_success_ends_the_run() {
+        let mut recs = vec![
+            run_note(STEP, "mc-*", 2, 0),
+            context_note(STEP, 1, 1, "a", &State::Failed("x".into())),
+            context_note(STEP, 1, 1, "a", &State::Restored("scale".into())),
+            context_note(STEP, 1, 1, "b", &State::Failed("y".into())),
+        ];
+        let e = notes(&recs);
+        assert_eq!(e.done(), vec!["a".to_string()]);
+        assert!(e.done_state("b").is_none());
+        recs.push(end_note(STEP, "stopped"));
+        assert!(!notes(&recs).resumable(), "a failure stopped it");
+        recs.push(end_note(STEP, "paused"));
+        assert!(notes(&recs).resumable(), "a pause is meant to be resumed");
+    }
+
+    #[test]
+    fn a_fresh_start_forgets_the_run_before_and_other_steps_do_not_count() {
+        let recs = vec![
+            context_note(STEP, 1, 1, "a", &State::Ok),
+            context_note("g.md#other", 1, 1, "b", &State::Ok),
+            run_note("./g.md#scale", "mc-*", 3, 0),
+            context_note("./g.md#scale", 1, 1, "c", &State::Ok),
+            run_note(STEP, "mc-*", 2, 1),
+        ];
+        let e = notes(&recs);
+        assert_eq!(e.done(), vec!["c".to_string()], "{e:?}");
+        assert_eq!(e.ended, None, "a resumed run is under way again");
+    }
+
+    #[test]
+    fn a_resumed_run_carries_what_the_one_before_left_done() {
+        let earlier = vec![
+            ("a".to_string(), State::Ok),
+            ("b".to_string(), State::Restored(String::new())),
+        ];
+        // The resumed run's session alone: its opening notes name a and b.
+        let mut recs = vec![run_note(STEP, "mc-*", 2, 2)];
+        recs.extend(earlier_notes(STEP, &earlier));
+        recs.push(starts_note(STEP, 1, 1, &["c".to_string(), "d".to_string()]));
+        recs.push(context_note(STEP, 1, 1, "c", &State::Ok));
+        let e = notes(&recs);
+        assert_eq!(e.done(), vec!["a", "b", "c"]);
+        assert_eq!(e.interrupted, vec!["d".to_string()]);
+    }
+
+    #[test]
+    fn a_note_without_a_node_is_the_sessions_step() {
+        let old = Record::Note(Note {
+            text: "wave 1/1 · a · ok".into(),
+            topic: Some("wave".into()),
+            ..Default::default()
+        });
+        assert_eq!(notes(&[old]).done(), vec!["a".to_string()]);
+    }
+}
