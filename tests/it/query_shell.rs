@@ -182,18 +182,23 @@ async fn cancelling_kills_the_process_group() {
         OutputSink::detached(ProbeId("x".into())),
         cancel.clone(),
     );
+    // Cancel only once the background child's pid is written whole: on a loaded machine the
+    // shell may take seconds to get there, and a cancel before it proves nothing.
+    let written = || {
+        std::fs::read_to_string(&pids)
+            .ok()
+            .filter(|p| p.ends_with('\n'))
+    };
     let r = tokio::join!(run, async {
-        for _ in 0..100 {
-            if pids.exists() {
-                break;
-            }
+        let until = Instant::now() + Duration::from_secs(30);
+        while written().is_none() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         cancel.cancel();
     })
     .0;
     assert_eq!(r.status, Status::Failed(ProbeError::Cancelled));
-    let pid = std::fs::read_to_string(&pids).unwrap();
+    let pid = written().expect("the probe wrote its background child's pid within 30 s");
     assert!(gone_soon(&pid), "background child {pid} was orphaned");
 }
 
