@@ -261,6 +261,14 @@ impl Keymap {
         find(context).or_else(|| find("global"))
     }
 
+    /// Whether any screen binds `ev`.
+    pub fn binds(&self, ev: &KeyEvent) -> bool {
+        let key = Key::from_event(ev);
+        self.rows
+            .iter()
+            .any(|(_, r)| r.on.iter().any(|k| k.key == key))
+    }
+
     /// The rows of one screen, for the help screen (a command bound twice is shown once).
     pub fn rows(&self, context: &str) -> Vec<&Row> {
         let mut seen: Vec<&Command> = Vec::new();

@@ -2,6 +2,8 @@
 //! runtime must carry out (run a probe, record evidence, export). Must not import IO
 //! (std::fs, std::process, std::env, tokio, reqwest, kube).
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
 use super::action::Action;
 use super::app::{App, Input, Item, Panel, Screen};
 use super::command::Command;
@@ -71,6 +73,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
     match action {
         Action::Key(ev) => {
+            if let Some([esc, key]) = coalesced_escape(app, &ev) {
+                let mut effects = update(app, Action::Key(esc));
+                effects.extend(update(app, Action::Key(key)));
+                return effects;
+            }
             if app.mitigation.is_some() {
                 return super::mitigation::key(app, ev);
             }
@@ -359,4 +366,22 @@ pub(super) fn activate(app: &mut App, items: &[Item]) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// Esc and the key after it, when the terminal delivered them in one read: the bytes of
+/// Esc then `W` (typed fast, or joined on a slow SSH link) are the bytes of Alt-W. A keymap
+/// that binds that Alt key keeps it; otherwise it is read as the two keys it was.
+fn coalesced_escape(app: &App, ev: &KeyEvent) -> Option<[KeyEvent; 2]> {
+    let KeyCode::Char(_) = ev.code else {
+        return None;
+    };
+    if ev.modifiers != KeyModifiers::ALT && ev.modifiers != KeyModifiers::ALT | KeyModifiers::SHIFT
+    {
+        return None;
+    }
+    if app.keymap.binds(ev) {
+        return None;
+    }
+    let key = KeyEvent::new(ev.code, ev.modifiers - KeyModifiers::ALT);
+    Some([KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), key])
 }

@@ -117,6 +117,7 @@ mod tree_json;
 mod tui_assets;
 mod tui_cancel;
 mod tui_chart;
+mod tui_coalesced_keys;
 mod tui_common;
 mod tui_confirm_rules;
 mod tui_confirm_visible;
