@@ -37,6 +37,18 @@ pub struct Fleet {
 }
 
 impl Fleet {
+    /// Out of the navigator (its wave screen closed) and back at the shell.
+    pub fn leave(&self) {
+        let t = &self.t;
+        t.keys(&["Escape"]);
+        t.wait_for("the step again", |s| {
+            s.contains("Strategy: scale the agent down")
+        });
+        t.keys(&["C-c"]);
+        t.keys(&["C-c"]);
+        t.wait_for("the shell", |s| s.contains("READY$"));
+    }
+
     /// `None` (after a SKIP line) when tmux or kubectl is missing.
     pub fn start(test: &str, tag: &str, n: usize, failing: &[usize]) -> Option<Fleet> {
         crate::sim_support::kubectl(test)?;
@@ -181,13 +193,7 @@ fn waves_plan_run_stop_at_the_failing_wave_and_restore_it_at_80x24() {
             _ => assert_eq!(replicas, before, "{name} is at its count from before"),
         }
     }
-    t.keys(&["Escape"]);
-    t.wait_for("the step again", |s| {
-        s.contains("Strategy: scale the agent down")
-    });
-    t.keys(&["C-c"]);
-    t.keys(&["C-c"]);
-    t.wait_for("the shell", |s| s.contains("READY$"));
+    f.leave();
     let notes = wave_notes(&t.dir.join("state"));
     for name in &names[..4] {
         assert!(

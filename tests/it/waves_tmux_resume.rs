@@ -35,18 +35,6 @@ impl Fleet {
         t.send_line(&format!("mc-* . {count} contexts"));
         plan
     }
-
-    /// Out of the navigator (its wave screen closed) and back at the shell.
-    fn leave(&self) {
-        let t = &self.t;
-        t.keys(&["Escape"]);
-        t.wait_for("the step again", |s| {
-            s.contains("Strategy: scale the agent down")
-        });
-        t.keys(&["C-c"]);
-        t.keys(&["C-c"]);
-        t.wait_for("the shell", |s| s.contains("READY$"));
-    }
 }
 
 #[test]
