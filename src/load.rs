@@ -9,7 +9,9 @@ mod pack;
 pub mod parallel;
 
 pub use cache::{tool_stamp, Cache};
-pub use parallel::{parse_each, parse_steps, parse_steps_writing, Stats, Step};
+pub use parallel::{
+    parse_each, parse_each_with, parse_steps, parse_steps_writing, Finish, Stats, Step,
+};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -79,9 +81,19 @@ pub fn load_library_cached(
     roots: &[PathBuf],
     cache: Option<&Cache>,
 ) -> (Library, Vec<LoadError>, Stats) {
+    load_library_cached_with(roots, cache, &|_| {})
+}
+
+/// [`load_library_cached`] with `finish` done on each guide on the thread that read it (see
+/// [`Finish`]), before the library's links are resolved.
+pub fn load_library_cached_with(
+    roots: &[PathBuf],
+    cache: Option<&Cache>,
+    finish: Finish<'_>,
+) -> (Library, Vec<LoadError>, Stats) {
     let (files, mut errors) = discover(roots);
     let mut lib = Library::default();
-    let stats = parse_each(&files, cache, |_, r| match r {
+    let stats = parse_each_with(&files, cache, finish, |_, r| match r {
         Ok(g) => lib.guides.push(g),
         Err(e) => errors.push(e),
     });
@@ -108,7 +120,13 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
             }),
             Ok(m) if m.is_dir() => {
                 let mut seen = HashSet::new();
-                walk_dir(root, root, 0, &mut seen, &mut files, &mut errors);
+                let mut walk = Walk {
+                    root,
+                    seen: &mut seen,
+                    files: &mut files,
+                    errors: &mut errors,
+                };
+                walk.dir(root, None, 0);
             }
             Ok(_) => {
                 let name = root
@@ -137,85 +155,107 @@ fn is_markdown(p: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
-fn walk_dir(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    seen: &mut HashSet<PathBuf>,
-    files: &mut Vec<(PathBuf, String, Option<PathBuf>)>,
-    errors: &mut Vec<LoadError>,
-) {
-    if depth > MAX_DEPTH {
-        errors.push(LoadError::TooDeep {
-            path: dir.display().to_string(),
-        });
-        return;
+/// One root's folders being walked: the canonical folders met so far (a symlink loop), and
+/// the files and problems found.
+struct Walk<'a> {
+    root: &'a Path,
+    seen: &'a mut HashSet<PathBuf>,
+    files: &'a mut Vec<(PathBuf, String, Option<PathBuf>)>,
+    errors: &'a mut Vec<LoadError>,
+}
+
+impl Walk<'_> {
+    /// Walks `dir`; `canonical` is its canonical path when it is known without asking the
+    /// file system (a folder reached through no link: its parent's canonical path plus its
+    /// name), else it is resolved here.
+    fn dir(&mut self, dir: &Path, canonical: Option<PathBuf>, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.errors.push(LoadError::TooDeep {
+                path: dir.display().to_string(),
+            });
+            return;
+        }
+        let resolved = match canonical {
+            Some(c) => Ok(c),
+            None => std::fs::canonicalize(dir),
+        };
+        let canonical_dir = match resolved {
+            Ok(c) if !self.seen.insert(c.clone()) => {
+                let target = c.display().to_string();
+                self.errors.push(LoadError::SymlinkLoop {
+                    path: dir.display().to_string(),
+                    target,
+                });
+                return;
+            }
+            Ok(c) => c,
+            Err(e) => {
+                self.errors.push(LoadError::Io {
+                    path: dir.display().to_string(),
+                    source: e,
+                });
+                return;
+            }
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.errors.push(LoadError::Io {
+                    path: dir.display().to_string(),
+                    source: e,
+                });
+                return;
+            }
+        };
+        // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
+        let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+            .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+            .collect();
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        for (p, kind) in paths {
+            self.entry(&canonical_dir, p, kind, depth);
+        }
     }
-    let canonical_dir = match std::fs::canonicalize(dir) {
-        Ok(c) if !seen.insert(c.clone()) => {
-            let target = c.display().to_string();
-            errors.push(LoadError::SymlinkLoop {
-                path: dir.display().to_string(),
-                target,
-            });
-            return;
-        }
-        Ok(c) => c,
-        Err(e) => {
-            errors.push(LoadError::Io {
-                path: dir.display().to_string(),
-                source: e,
-            });
-            return;
-        }
-    };
-    let entries = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => {
-            errors.push(LoadError::Io {
-                path: dir.display().to_string(),
-                source: e,
-            });
-            return;
-        }
-    };
-    // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
-    let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
-        .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
-        .collect();
-    paths.sort_by(|a, b| a.0.cmp(&b.0));
-    for (p, kind) in paths {
+
+    /// One entry of a folder whose canonical path is `canonical_dir`.
+    fn entry(
+        &mut self,
+        canonical_dir: &Path,
+        p: PathBuf,
+        kind: Option<std::fs::FileType>,
+        depth: usize,
+    ) {
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if name.starts_with('.') || name == "target" || name == "node_modules" {
-            continue;
+            return;
         }
         let linked = kind.is_none_or(|k| k.is_symlink());
         let is_dir = match kind.filter(|_| !linked) {
             Some(k) => Ok(k.is_dir()),
             None => std::fs::metadata(&p).map(|m| m.is_dir()),
         };
+        // An entry reached through no link is its folder's canonical path plus its name.
+        let canonical = (!linked).then(|| canonical_dir.join(p.file_name().unwrap_or_default()));
         match is_dir {
-            Ok(true) => walk_dir(root, &p, depth + 1, seen, files, errors),
+            Ok(true) => self.dir(&p, canonical, depth + 1),
             Ok(false) if is_markdown(&p) => {
-                let rel = p.strip_prefix(root).unwrap_or(&p);
+                let rel = p.strip_prefix(self.root).unwrap_or(&p);
                 let rel = rel
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy())
                     .collect::<Vec<_>>()
                     .join("/");
-                // A file reached through no link is its folder's canonical path plus its name.
-                let canonical = if linked {
-                    std::fs::canonicalize(&p).ok()
-                } else {
-                    Some(canonical_dir.join(p.file_name().unwrap_or_default()))
+                let canonical = match canonical {
+                    Some(c) => Some(c),
+                    None => std::fs::canonicalize(&p).ok(),
                 };
-                files.push((p, rel, canonical));
+                self.files.push((p, rel, canonical));
             }
             Ok(false) => {}
-            Err(e) if is_markdown(&p) => errors.push(LoadError::Io {
+            Err(e) if is_markdown(&p) => self.errors.push(LoadError::Io {
                 path: p.display().to_string(),
                 source: e,
             }),
@@ -232,8 +272,23 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
         source,
     };
     // One open; the size is read from the open file, so the path is looked up once.
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    read_open(path, file, &meta)
+}
+
+/// [`read_text`] of a file already open, whose metadata (read from the open file) is `meta`.
+pub fn read_open(
+    path: &Path,
+    mut file: std::fs::File,
+    meta: &std::fs::Metadata,
+) -> Result<String, LoadError> {
+    let display = path.display().to_string();
+    let io = |source| LoadError::Io {
+        path: display.clone(),
+        source,
+    };
+    let len = meta.len();
     if len > MAX_BYTES {
         return Err(LoadError::TooLarge {
             path: display,

@@ -73,7 +73,6 @@ impl Buf {
     }
 
     fn into_para(self) -> RawPara {
-        let text = super::text::squash(&self.text);
         let (label, value) = match self.label {
             LabelState::Labeled(l, end, _) => {
                 let rest = self.text.get(end..).unwrap_or("");
@@ -82,6 +81,7 @@ impl Buf {
             }
             _ => (None, String::new()),
         };
+        let text = super::text::squash_owned(self.text);
         RawPara {
             label,
             value,
@@ -117,6 +117,7 @@ pub fn walk(src: &str) -> RawDoc {
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_GFM;
     let mut w = Walker::default();
+    w.doc.lines = lines.count();
     w.doc.sections.push(RawSection::default());
     let mut near = 0;
     for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
@@ -298,7 +299,7 @@ impl Walker {
             TagEnd::TableCell => {
                 if let (Some(b), Some(t)) = (self.cell.take(), self.table.as_mut()) {
                     let cell = Cell {
-                        text: super::text::squash(&b.text),
+                        text: super::text::squash_owned(b.text),
                         codes: b.codes,
                         links: b.links,
                     };

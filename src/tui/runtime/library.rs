@@ -80,26 +80,26 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
         let mut last = Instant::now();
         let mut every = BATCH_EVERY;
         let mut open = true;
-        let (_, writer) = load::parse_steps_writing(&files, cache.as_ref(), BATCH_EVERY, |step| {
-            if let load::Step::Ready(_, r) = step {
-                loaded += 1;
-                match r {
-                    Ok(mut g) => {
-                        crate::safety::refine_roles(&mut g);
-                        batch.push(g);
+        // Each guide's roles are refined on the thread that parsed it, not on this one.
+        let refine: load::Finish<'_> = &crate::safety::refine_roles;
+        let (_, writer) =
+            load::parse_steps_writing(&files, cache.as_ref(), BATCH_EVERY, refine, |step| {
+                if let load::Step::Ready(_, r) = step {
+                    loaded += 1;
+                    match r {
+                        Ok(g) => batch.push(g),
+                        Err(e) => note(e),
                     }
-                    Err(e) => note(e),
                 }
-            }
-            // A batch every interval, and whatever is ready when a slow file holds up the rest.
-            // (an idle step means the interval passed with nothing new to read).
-            if open && loaded > shown && last.elapsed() >= every {
-                open = send(std::mem::take(&mut batch), loaded, None);
-                shown = loaded;
-                last = Instant::now();
-                every = (every * 2).min(BATCH_MAX);
-            }
-        });
+                // A batch every interval, and whatever is ready when a slow file holds up the rest.
+                // (an idle step means the interval passed with nothing new to read).
+                if open && loaded > shown && last.elapsed() >= every {
+                    open = send(std::mem::take(&mut batch), loaded, None);
+                    shown = loaded;
+                    last = Instant::now();
+                    every = (every * 2).min(BATCH_MAX);
+                }
+            });
         if open {
             send(batch, loaded, Some(failed));
         }
