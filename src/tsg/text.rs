@@ -31,10 +31,17 @@ impl LineIndex {
     /// [`LineIndex::line`] for offsets that mostly stay on or near the line of the one
     /// before: `near` is that line's index, checked first (and updated).
     pub fn line_near(&self, offset: usize, near: &mut usize) -> usize {
-        let starts_here = self.starts.get(*near).is_some_and(|s| *s <= offset);
-        let before_next = self.starts.get(*near + 1).is_none_or(|s| offset < *s);
-        if !(starts_here && before_next) {
-            *near = self.line(offset).saturating_sub(1);
+        let holds = |i: usize| {
+            self.starts.get(i).is_some_and(|s| *s <= offset)
+                && self.starts.get(i + 1).is_none_or(|s| offset < *s)
+        };
+        // The same line, else the next one (a block that starts on the following line).
+        if !holds(*near) {
+            *near = if holds(*near + 1) {
+                *near + 1
+            } else {
+                self.line(offset).saturating_sub(1)
+            };
         }
         *near + 1
     }

@@ -28,13 +28,6 @@ enum LabelState {
 }
 
 impl Buf {
-    fn at(line: usize) -> Self {
-        Buf {
-            line,
-            ..Buf::default()
-        }
-    }
-
     /// A buffer for a block whose markdown is `len` bytes: its text is at most that long.
     fn sized(line: usize, len: usize) -> Self {
         Buf {
@@ -121,9 +114,13 @@ pub fn walk(src: &str) -> RawDoc {
     w.doc.sections.push(RawSection::default());
     let mut near = 0;
     for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
-        let line = lines.line_near(range.start, &mut near);
         match ev {
-            Event::Start(tag) => w.start(tag, line, range),
+            // Only a block's start needs its line: an end or a text event goes back to a
+            // block's start offset, which would cost a search each time.
+            Event::Start(tag) => {
+                let line = lines.line_near(range.start, &mut near);
+                w.start(tag, line, range)
+            }
             Event::End(tag) => w.end(tag, range.end),
             Event::Text(t) => w.text(&t, false),
             Event::Code(t) => w.text(&t, true),
@@ -205,13 +202,13 @@ impl Walker {
             Tag::Item => {
                 let idx = self.section().items.len();
                 self.section().items.push(RawItem::default());
-                self.items.push((idx, Buf::at(line), None));
+                self.items.push((idx, Buf::sized(line, len), None));
             }
             Tag::BlockQuote(kind) => {
                 self.quote_depth += 1;
                 if self.quote_depth == 1 {
                     let gfm = kind.map(|k| format!("{k:?}").to_ascii_uppercase());
-                    self.quote = Some((Buf::at(line), gfm));
+                    self.quote = Some((Buf::sized(line, len), gfm));
                 }
             }
             Tag::Table(_) => self.table = Some((RawTable::default(), false, Vec::new())),
@@ -225,7 +222,7 @@ impl Walker {
                     t.0.rows.push((line, Vec::new()));
                 }
             }
-            Tag::TableCell => self.cell = Some(Buf::at(line)),
+            Tag::TableCell => self.cell = Some(Buf::sized(line, len)),
             Tag::Strong => {
                 if let Some(b) = self.target() {
                     b.strong(true);
