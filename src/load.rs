@@ -4,14 +4,17 @@
 //! one is given. Must not import `cli` or any UI code.
 
 mod cache;
+mod discover;
 mod mirror;
 mod pack;
 pub mod parallel;
 
 pub use cache::{tool_stamp, Cache};
-pub use parallel::{parse_each, parse_steps, parse_steps_writing, Stats, Step};
+pub use discover::discover;
+pub use parallel::{
+    parse_each, parse_each_with, parse_steps, parse_steps_writing, Finish, Stats, Step,
+};
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::tsg::{self, Library};
@@ -79,149 +82,24 @@ pub fn load_library_cached(
     roots: &[PathBuf],
     cache: Option<&Cache>,
 ) -> (Library, Vec<LoadError>, Stats) {
+    load_library_cached_with(roots, cache, &|_| {})
+}
+
+/// [`load_library_cached`] with `finish` done on each guide on the thread that read it (see
+/// [`Finish`]), before the library's links are resolved.
+pub fn load_library_cached_with(
+    roots: &[PathBuf],
+    cache: Option<&Cache>,
+    finish: Finish<'_>,
+) -> (Library, Vec<LoadError>, Stats) {
     let (files, mut errors) = discover(roots);
     let mut lib = Library::default();
-    let stats = parse_each(&files, cache, |_, r| match r {
+    let stats = parse_each_with(&files, cache, finish, |_, r| match r {
         Ok(g) => lib.guides.push(g),
         Err(e) => errors.push(e),
     });
     tsg::link_library(&mut lib);
     (lib, errors, stats)
-}
-
-/// The markdown files under `roots`, in order (each folder sorted), each file once even when
-/// two roots or links lead to it, and the problems met on the way.
-pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
-    // Each file with its canonical path (`None`: it could not be resolved), which says
-    // whether two roots or links lead to it.
-    let mut files: Vec<(PathBuf, String, Option<PathBuf>)> = Vec::new();
-    let mut errors = Vec::new();
-    for root in roots {
-        let display = root.display().to_string();
-        match std::fs::metadata(root) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                errors.push(LoadError::Missing { path: display })
-            }
-            Err(e) => errors.push(LoadError::Io {
-                path: display,
-                source: e,
-            }),
-            Ok(m) if m.is_dir() => {
-                let mut seen = HashSet::new();
-                walk_dir(root, root, 0, &mut seen, &mut files, &mut errors);
-            }
-            Ok(_) => {
-                let name = root
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let canonical = std::fs::canonicalize(root).ok();
-                files.push((root.clone(), name, canonical));
-            }
-        }
-    }
-    let mut read = HashSet::new();
-    let files = files
-        .into_iter()
-        .filter(|(_, _, canonical)| match canonical {
-            Some(c) => read.insert(c.clone()),
-            None => true,
-        })
-        .map(|(file, rel, _)| Source { file, rel })
-        .collect();
-    (files, errors)
-}
-
-fn is_markdown(p: &Path) -> bool {
-    p.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-}
-
-fn walk_dir(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    seen: &mut HashSet<PathBuf>,
-    files: &mut Vec<(PathBuf, String, Option<PathBuf>)>,
-    errors: &mut Vec<LoadError>,
-) {
-    if depth > MAX_DEPTH {
-        errors.push(LoadError::TooDeep {
-            path: dir.display().to_string(),
-        });
-        return;
-    }
-    let canonical_dir = match std::fs::canonicalize(dir) {
-        Ok(c) if !seen.insert(c.clone()) => {
-            let target = c.display().to_string();
-            errors.push(LoadError::SymlinkLoop {
-                path: dir.display().to_string(),
-                target,
-            });
-            return;
-        }
-        Ok(c) => c,
-        Err(e) => {
-            errors.push(LoadError::Io {
-                path: dir.display().to_string(),
-                source: e,
-            });
-            return;
-        }
-    };
-    let entries = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => {
-            errors.push(LoadError::Io {
-                path: dir.display().to_string(),
-                source: e,
-            });
-            return;
-        }
-    };
-    // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
-    let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
-        .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
-        .collect();
-    paths.sort_by(|a, b| a.0.cmp(&b.0));
-    for (p, kind) in paths {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.starts_with('.') || name == "target" || name == "node_modules" {
-            continue;
-        }
-        let linked = kind.is_none_or(|k| k.is_symlink());
-        let is_dir = match kind.filter(|_| !linked) {
-            Some(k) => Ok(k.is_dir()),
-            None => std::fs::metadata(&p).map(|m| m.is_dir()),
-        };
-        match is_dir {
-            Ok(true) => walk_dir(root, &p, depth + 1, seen, files, errors),
-            Ok(false) if is_markdown(&p) => {
-                let rel = p.strip_prefix(root).unwrap_or(&p);
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                // A file reached through no link is its folder's canonical path plus its name.
-                let canonical = if linked {
-                    std::fs::canonicalize(&p).ok()
-                } else {
-                    Some(canonical_dir.join(p.file_name().unwrap_or_default()))
-                };
-                files.push((p, rel, canonical));
-            }
-            Ok(false) => {}
-            Err(e) if is_markdown(&p) => errors.push(LoadError::Io {
-                path: p.display().to_string(),
-                source: e,
-            }),
-            Err(_) => {}
-        }
-    }
 }
 
 /// Reads one file as UTF-8 markdown, refusing huge, binary and non-UTF-8 files.
@@ -232,8 +110,23 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
         source,
     };
     // One open; the size is read from the open file, so the path is looked up once.
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    read_open(path, file, &meta)
+}
+
+/// [`read_text`] of a file already open, whose metadata (read from the open file) is `meta`.
+pub fn read_open(
+    path: &Path,
+    mut file: std::fs::File,
+    meta: &std::fs::Metadata,
+) -> Result<String, LoadError> {
+    let display = path.display().to_string();
+    let io = |source| LoadError::Io {
+        path: display.clone(),
+        source,
+    };
+    let len = meta.len();
     if len > MAX_BYTES {
         return Err(LoadError::TooLarge {
             path: display,

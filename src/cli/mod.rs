@@ -118,15 +118,17 @@ fn load_with(paths: &[PathBuf], classified: bool) -> (Library, bool) {
         }
         return (lib, false);
     }
-    let (mut lib, errors, _) = crate::load::load_library_cached(paths, guide_cache().as_ref());
-    if classified {
-        each_guide(&mut lib, &|g| {
+    // Each guide is classified and its roles refined on the thread that read it.
+    let finish: crate::load::Finish<'_> = if classified {
+        &|g| {
             classify_guide(g);
             crate::safety::refine_roles(g);
-        });
+        }
     } else {
-        refine_roles(&mut lib);
-    }
+        &crate::safety::refine_roles
+    };
+    let (lib, errors, _) =
+        crate::load::load_library_cached_with(paths, guide_cache().as_ref(), finish);
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };

@@ -46,25 +46,31 @@ impl TreeArgs {
 /// Streams the JSON a batch of guides at a time, serialising the model directly (each probe's
 /// safety class filled in first), so a large library is never copied into a JSON tree. The
 /// guides of a batch are classified and serialised on every core; the output is in order.
+/// Each core's buffer is kept from batch to batch, so its memory is not asked for again.
 pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::Result<()> {
     /// Guides per batch: enough to keep every core busy, little enough to hold in memory.
     const BATCH: usize = 256;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     out.write_all(b"{\"guides\":[")?;
     let mut first = true;
+    let mut bufs: Vec<Vec<u8>> = (0..workers).map(|_| Vec::new()).collect();
     for batch in lib.guides.chunks_mut(BATCH) {
         let per = batch.len().div_ceil(workers).max(1);
-        let parts: Vec<serde_json::Result<Vec<u8>>> = std::thread::scope(|s| {
+        let done: Vec<serde_json::Result<()>> = std::thread::scope(|s| {
             let jobs: Vec<_> = batch
                 .chunks_mut(per)
-                .map(|guides| s.spawn(move || guides_json(guides)))
+                .zip(bufs.iter_mut())
+                .map(|(guides, buf)| {
+                    buf.clear();
+                    s.spawn(move || guides_json(guides, buf))
+                })
                 .collect();
             jobs.into_iter()
                 .map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .collect()
         });
-        for part in parts {
-            let part = part?;
+        for (r, part) in done.into_iter().zip(&bufs) {
+            r?;
             if part.is_empty() {
                 continue;
             }
@@ -72,16 +78,15 @@ pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::R
                 out.write_all(b",")?;
             }
             first = false;
-            out.write_all(&part)?;
+            out.write_all(part)?;
         }
     }
     out.write_all(b"]}\n")?;
     Ok(())
 }
 
-/// `guides`, each probe classified, as JSON objects separated by commas.
-fn guides_json(guides: &mut [Guide]) -> serde_json::Result<Vec<u8>> {
-    let mut buf = Vec::new();
+/// `guides`, each probe classified, as JSON objects separated by commas, into `buf`.
+fn guides_json(guides: &mut [Guide], buf: &mut Vec<u8>) -> serde_json::Result<()> {
     for (i, g) in guides.iter_mut().enumerate() {
         if i > 0 {
             buf.push(b',');
@@ -91,9 +96,9 @@ fn guides_json(guides: &mut [Guide]) -> serde_json::Result<Vec<u8>> {
                 p.safety = Some(super::classify(p));
             }
         }
-        serde_json::to_writer(&mut buf, &*g)?;
+        serde_json::to_writer(&mut *buf, &*g)?;
     }
-    Ok(buf)
+    Ok(())
 }
 
 fn glyph(role: Role) -> &'static str {

@@ -9,8 +9,13 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::cache::{Opened, Slot};
-use super::{read_text, Cache, LoadError, Source};
+use super::{Cache, LoadError, Source};
 use crate::tsg::{self, Guide};
+
+/// Work done on each guide by the thread that read it, before it is handed back (the safety
+/// classes and the role refinement of the caller, which `load` may not name): so it is spread
+/// over the cores with the parsing, not done after it on one thread.
+pub type Finish<'a> = &'a (dyn Fn(&mut Guide) + Sync);
 
 /// How many guides came from the cache and how many were parsed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -33,13 +38,27 @@ pub enum Step {
 pub fn parse_each(
     files: &[Source],
     cache: Option<&Cache>,
+    emit: impl FnMut(usize, Result<Guide, LoadError>),
+) -> Stats {
+    parse_each_with(files, cache, &|_| {}, emit)
+}
+
+/// [`parse_each`] with `finish` done on each guide on the thread that read it.
+pub fn parse_each_with(
+    files: &[Source],
+    cache: Option<&Cache>,
+    finish: Finish<'_>,
     mut emit: impl FnMut(usize, Result<Guide, LoadError>),
 ) -> Stats {
-    parse_steps(files, cache, Duration::MAX, |s| {
+    let (stats, writer) = parse_steps_writing(files, cache, Duration::MAX, finish, |s| {
         if let Step::Ready(i, r) = s {
             emit(i, r)
         }
-    })
+    });
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    stats
 }
 
 /// [`parse_each`] that also reports [`Step::Idle`] when no result arrived for `idle`; returns
@@ -50,7 +69,7 @@ pub fn parse_steps(
     idle: Duration,
     emit: impl FnMut(Step),
 ) -> Stats {
-    let (stats, writer) = parse_steps_writing(files, cache, idle, emit);
+    let (stats, writer) = parse_steps_writing(files, cache, idle, &|_| {}, emit);
     if let Some(w) = writer {
         let _ = w.join();
     }
@@ -58,11 +77,13 @@ pub fn parse_steps(
 }
 
 /// [`parse_steps`] that returns as soon as every guide is emitted, with the thread still
-/// writing the library's new cache pack (join it before the process exits, so it is not lost).
+/// writing the library's new cache pack (join it before the process exits, so it is not lost),
+/// and with `finish` done on each guide on the thread that read it.
 pub fn parse_steps_writing(
     files: &[Source],
     cache: Option<&Cache>,
     idle: Duration,
+    finish: Finish<'_>,
     mut emit: impl FnMut(Step),
 ) -> (Stats, Option<std::thread::JoinHandle<()>>) {
     let workers = std::thread::available_parallelism()
@@ -96,7 +117,10 @@ pub fn parse_steps_writing(
                     return;
                 };
                 let writing = opened.as_deref().zip(writes.as_ref());
-                let (result, hit) = parse_one(i, src, writing);
+                let (mut result, hit) = parse_one(i, src, writing);
+                if let Ok(g) = result.as_mut() {
+                    finish(g);
+                }
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
@@ -135,24 +159,21 @@ pub fn parse_steps_writing(
 
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
 /// either way its slot in the next pack goes to the writer. The flag says whether the cache
-/// answered.
+/// answered. The file is opened once: its metadata (for the cache) is read from the open file.
 fn parse_one(
     i: usize,
     src: &Source,
     cache: Option<(&Opened, &mpsc::Sender<(usize, Slot)>)>,
 ) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
-    let meta = match std::fs::metadata(&src.file) {
-        Ok(m) => m,
-        Err(source) => {
-            return (
-                Err(LoadError::Io {
-                    path: shown,
-                    source,
-                }),
-                false,
-            )
-        }
+    let io = |source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let opened = std::fs::File::open(&src.file).and_then(|f| f.metadata().map(|m| (f, m)));
+    let (file, meta) = match opened {
+        Ok(x) => x,
+        Err(e) => return (Err(io(e)), false),
     };
     if let Some((mut g, slot)) = cache.and_then(|(c, _)| c.get(&shown, &src.rel, &meta)) {
         if let Some((_, w)) = cache {
@@ -161,7 +182,7 @@ fn parse_one(
         g.file = shown;
         return (Ok(g), true);
     }
-    let result = read_text(&src.file).map(|text| {
+    let result = super::read_open(&src.file, file, &meta).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, &text);
         g.file = shown.clone();
         if let Some((c, w)) = cache {

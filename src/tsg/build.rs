@@ -52,7 +52,7 @@ fn callout_text(q: &RawQuote) -> String {
 /// Builds the nodes of one guide from its raw sections.
 pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<Node> {
     // The line of the last byte, as `LineIndex` counts: one more than the newlines.
-    let total_lines = src.bytes().filter(|b| *b == b'\n').count() + 1;
+    let total_lines = doc.lines;
     let mut slugger = Slugger::default();
     let mut stack: Vec<(u8, usize)> = Vec::new();
     let mut nodes: Vec<Node> = Vec::new();

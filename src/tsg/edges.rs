@@ -214,7 +214,9 @@ fn target_id(path: &str, nodes: &[Node], refs: &RefIndex, t: &RawTarget) -> Opti
 }
 
 fn is_condition(text: &str) -> bool {
-    let t = text.trim_start().to_lowercase();
+    // Compared in ASCII case: no other letter lower-cases to one of these words' letters
+    // (only the Kelvin sign becomes an ASCII `k`), so this is `to_lowercase` without the copy.
+    let t = text.trim_start().as_bytes();
     [
         "if ",
         "if/",
@@ -225,7 +227,10 @@ fn is_condition(text: &str) -> bool {
         "only if",
     ]
     .iter()
-    .any(|w| t.starts_with(w))
+    .any(|w| {
+        t.get(..w.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(w.as_bytes()))
+    })
 }
 
 /// Adds edges to every node and returns the guide's alert routes.

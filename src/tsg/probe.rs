@@ -448,13 +448,11 @@ fn analyse(p: &mut Probe, code: String) {
     let mut hints = BackendHints::default();
     let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
-            // Lexed once for the hints and the assignments.
-            let cmds = super::shell::commands(&code);
-            kube_hints(&cmds, &mut hints);
-            (
-                vars::shell_uses(&code),
-                vars::shell_assigns_in(&code, &cmds),
-            )
+            // Lexed once for the hints, the assignments and the names it reads.
+            let parsed = super::shell::parse(&code);
+            kube_hints(&parsed.commands, &mut hints);
+            let assigns = vars::shell_assigns_in(&code, &parsed.commands);
+            (super::shell::quoting::names_in(parsed.quoting), assigns)
         }
         Lang::Kql => {
             kusto_hints(&code, &mut hints);

@@ -91,5 +91,7 @@ pub struct RawSection {
 #[derive(Debug, Clone, Default)]
 pub struct RawDoc {
     pub front_matter: Option<(String, usize)>,
+    /// How many lines the file has, as `LineIndex` counts them (one more than its newlines).
+    pub lines: usize,
     pub sections: Vec<RawSection>,
 }

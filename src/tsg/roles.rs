@@ -95,129 +95,130 @@ impl Synonyms {
     }
 }
 
+/// The bundled heading words of each role, checked in order.
+const STANDARD_WORDS: &[(Role, &[&str])] = &[
+    (
+        Role::Triage,
+        &[
+            "alert triage",
+            "triage",
+            "alerts routing",
+            "alert routing",
+            "meaning",
+        ],
+    ),
+    (
+        Role::BlastRadius,
+        &["blast radius", "scope of impact", "impact assessment"],
+    ),
+    (
+        Role::WhenToUse,
+        &["when to use", "when to apply", "applies when", "scope"],
+    ),
+    (
+        Role::Rollback,
+        &["rollback", "roll back", "restore", "revert", "undo"],
+    ),
+    (Role::Escalation, &["escalat", "who to engage", "contacts"]),
+    (
+        Role::Validation,
+        &[
+            "validation",
+            "validate",
+            "verify",
+            "verification",
+            "confirmation",
+        ],
+    ),
+    (
+        Role::Postmortem,
+        &[
+            "postmortem",
+            "post-mortem",
+            "after incident",
+            "after the incident",
+            "post-incident",
+            "retrospective",
+        ],
+    ),
+    (
+        Role::Mitigation,
+        &[
+            "mitigat",
+            "scenario",
+            "strategy",
+            "strategies",
+            "remediat",
+            "workaround",
+            "fix ",
+        ],
+    ),
+    (
+        Role::Access,
+        &[
+            "cluster access",
+            "access",
+            "breakglass",
+            "break-glass",
+            "credentials",
+            "login",
+        ],
+    ),
+    (
+        Role::Glossary,
+        &["glossary", "terminology", "definitions", "terms"],
+    ),
+    (Role::Severity, &["severity", "impact"]),
+    (Role::Symptoms, &["symptom"]),
+    (
+        Role::Prerequisites,
+        &[
+            "prerequisite",
+            "before you begin",
+            "requirements",
+            "pre-requisite",
+        ],
+    ),
+    (
+        Role::Reference,
+        &[
+            "appendix",
+            "reference",
+            "table of contents",
+            "contents",
+            "purpose",
+            "background",
+            "overview",
+            "see also",
+            "related",
+            "architecture",
+            "components",
+        ],
+    ),
+    (
+        Role::Diagnostic,
+        &[
+            "diagnos",
+            "identify",
+            "investigat",
+            "troubleshoot",
+            "step",
+            "check",
+            "dashboards",
+            "logging",
+            "queries",
+            "logs",
+            "inspect",
+            "find the",
+        ],
+    ),
+];
+
 fn standard_table() -> Vec<(Role, Vec<String>)> {
-    {
-        let t: &[(Role, &[&str])] = &[
-            (
-                Role::Triage,
-                &[
-                    "alert triage",
-                    "triage",
-                    "alerts routing",
-                    "alert routing",
-                    "meaning",
-                ],
-            ),
-            (
-                Role::BlastRadius,
-                &["blast radius", "scope of impact", "impact assessment"],
-            ),
-            (
-                Role::WhenToUse,
-                &["when to use", "when to apply", "applies when", "scope"],
-            ),
-            (
-                Role::Rollback,
-                &["rollback", "roll back", "restore", "revert", "undo"],
-            ),
-            (Role::Escalation, &["escalat", "who to engage", "contacts"]),
-            (
-                Role::Validation,
-                &[
-                    "validation",
-                    "validate",
-                    "verify",
-                    "verification",
-                    "confirmation",
-                ],
-            ),
-            (
-                Role::Postmortem,
-                &[
-                    "postmortem",
-                    "post-mortem",
-                    "after incident",
-                    "after the incident",
-                    "post-incident",
-                    "retrospective",
-                ],
-            ),
-            (
-                Role::Mitigation,
-                &[
-                    "mitigat",
-                    "scenario",
-                    "strategy",
-                    "strategies",
-                    "remediat",
-                    "workaround",
-                    "fix ",
-                ],
-            ),
-            (
-                Role::Access,
-                &[
-                    "cluster access",
-                    "access",
-                    "breakglass",
-                    "break-glass",
-                    "credentials",
-                    "login",
-                ],
-            ),
-            (
-                Role::Glossary,
-                &["glossary", "terminology", "definitions", "terms"],
-            ),
-            (Role::Severity, &["severity", "impact"]),
-            (Role::Symptoms, &["symptom"]),
-            (
-                Role::Prerequisites,
-                &[
-                    "prerequisite",
-                    "before you begin",
-                    "requirements",
-                    "pre-requisite",
-                ],
-            ),
-            (
-                Role::Reference,
-                &[
-                    "appendix",
-                    "reference",
-                    "table of contents",
-                    "contents",
-                    "purpose",
-                    "background",
-                    "overview",
-                    "see also",
-                    "related",
-                    "architecture",
-                    "components",
-                ],
-            ),
-            (
-                Role::Diagnostic,
-                &[
-                    "diagnos",
-                    "identify",
-                    "investigat",
-                    "troubleshoot",
-                    "step",
-                    "check",
-                    "dashboards",
-                    "logging",
-                    "queries",
-                    "logs",
-                    "inspect",
-                    "find the",
-                ],
-            ),
-        ];
-        t.iter()
-            .map(|(r, words)| (*r, words.iter().map(|w| w.to_string()).collect()))
-            .collect()
-    }
+    STANDARD_WORDS
+        .iter()
+        .map(|(r, words)| (*r, words.iter().map(|w| w.to_string()).collect()))
+        .collect()
 }
 
 /// Headings that open with a word of the troubleshooting-article style name their role
@@ -364,34 +365,40 @@ fn numbered_option(title: &str) -> bool {
 /// mitigation steps. `mutates` says whether a probe changes a system (from `crate::safety`,
 /// which `tsg` may not import).
 pub fn refine(guide: &mut Guide, synonyms: &Synonyms, mutates: &dyn Fn(&Probe) -> bool) {
-    // A step under a heading that names its phase ("Diagnostics") keeps that phase's role.
-    // Each heading is read once; a parent is found by its id (the last node of that id).
-    let neutral: Vec<bool> = guide
+    // Only an open step (diagnostic or other) with a command that changes a system can
+    // change; most guides have none, and then no heading is read again.
+    let open: Vec<usize> = guide
         .nodes
         .iter()
-        .map(|n| synonyms.neutral(&n.title))
+        .enumerate()
+        .filter(|(_, n)| matches!(n.role, Role::Diagnostic | Role::Other))
+        .filter(|(_, n)| n.probes.iter().any(mutates))
+        .map(|(i, _)| i)
         .collect();
+    if open.is_empty() {
+        return;
+    }
+    // A step under a heading that names its phase ("Diagnostics") keeps that phase's role.
+    // A parent is found by its id (the last node of that id).
     let by_id: std::collections::HashMap<&str, usize> = guide
         .nodes
         .iter()
         .enumerate()
         .map(|(i, n)| (n.id.as_str(), i))
         .collect();
-    let parent_neutral: Vec<bool> = guide
-        .nodes
-        .iter()
-        .map(|n| {
-            n.parent
-                .as_deref()
-                .and_then(|p| by_id.get(p))
-                .is_none_or(|&i| neutral[i])
+    let change: Vec<usize> = open
+        .into_iter()
+        .filter(|&i| {
+            let n = &guide.nodes[i];
+            synonyms.neutral(&n.title)
+                && n.parent
+                    .as_deref()
+                    .and_then(|p| by_id.get(p))
+                    .is_none_or(|&p| synonyms.neutral(&guide.nodes[p].title))
         })
         .collect();
-    for (i, n) in guide.nodes.iter_mut().enumerate() {
-        let open = matches!(n.role, Role::Diagnostic | Role::Other);
-        if open && parent_neutral[i] && neutral[i] && n.probes.iter().any(mutates) {
-            n.role = Role::Mitigation;
-        }
+    for i in change {
+        guide.nodes[i].role = Role::Mitigation;
     }
 }
 

@@ -78,6 +78,9 @@ fn console(inside: Option<&RunsIn>, via: &str, console: Console, target: &str) -
 
 /// Whether `text` (one logical command line) enters a shell, leaves one, or neither.
 pub fn step(text: &str, inside: Option<&RunsIn>) -> Step {
+    if surely_plain(text) {
+        return Step::Plain;
+    }
     let cmds = shell::commands(text);
     let Some(c) = cmds.first().filter(|c| c.nested_in.is_none()) else {
         return Step::Plain;
@@ -206,32 +209,48 @@ fn with_entry_vars(p: &mut Probe) {
     }
 }
 
+/// Words one of which an entering or leaving command holds (`rsh`, `exec`, `sudo`, a console's
+/// name …), for [`may_enter`].
+const ENTERING: &[&str] = &[
+    "rsh",
+    "exec",
+    "debug",
+    "ssh",
+    "sudo",
+    "su",
+    "toolbox",
+    "chroot",
+    "exit",
+    "logout",
+    "psql",
+    "mysql",
+    "redis-cli",
+    "rails",
+    "irb",
+    "pry",
+    "python",
+    "mongo",
+    "sqlite3",
+    "sqlcmd",
+];
+
+/// All of [`ENTERING`] in one automaton, built once (`None` only if it could not be built).
+static ENTERING_AC: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+    std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::new(ENTERING).ok());
+
 /// Quick test before splitting a script into lines: can it enter or leave a shell at all?
 fn may_enter(code: &str) -> bool {
-    [
-        "rsh",
-        "exec",
-        "debug",
-        "ssh",
-        "sudo",
-        "su",
-        "toolbox",
-        "chroot",
-        "exit",
-        "logout",
-        "psql",
-        "mysql",
-        "redis-cli",
-        "rails",
-        "irb",
-        "pry",
-        "python",
-        "mongo",
-        "sqlite3",
-        "sqlcmd",
-    ]
-    .iter()
-    .any(|w| code.contains(w))
+    match ENTERING_AC.as_ref() {
+        Some(ac) => ac.is_match(code),
+        None => ENTERING.iter().any(|w| code.contains(w)),
+    }
+}
+
+/// Whether one command line surely neither enters nor leaves a shell, without lexing it: it
+/// holds no entering word and no shell's name (`sh` is in `bash`, `zsh` …), and no quote or
+/// backslash could join letters into one.
+fn surely_plain(text: &str) -> bool {
+    !text.contains(['\\', '\'', '"']) && !text.contains("sh") && !may_enter(text)
 }
 
 /// The cue of the prose between the previous block (which starts on line `after`) and the
@@ -313,22 +332,51 @@ pub fn section_probes(
     prose: &[(usize, &str)],
     carried: &mut Option<RunsIn>,
 ) -> Vec<Probe> {
-    let mut stack: Vec<RunsIn> = carried.take().into_iter().collect();
-    let mut out: Vec<Probe> = Vec::new();
-    let mut entered: Option<(usize, usize, String)> = None;
+    let mut r = SectionReader {
+        stack: carried.take().into_iter().collect(),
+        out: Vec::new(),
+        entered: None,
+    };
     let mut after = 0;
     for raw in codes {
         let cue = cue_before(prose, after, raw.line);
         after = raw.line;
-        let Some((p, commands)) = read_block(raw, cue, &mut stack, &mut out) else {
-            continue;
+        r.block(raw, cue);
+    }
+    *carried = r.stack.pop().filter(|r| r.console.is_some());
+    let mut out = r.out;
+    if let Some((idx, line, via)) = r.entered {
+        let idx = idx.min(out.len().saturating_sub(1));
+        if let Some(p) = out.get_mut(idx) {
+            p.problems.push((
+                line,
+                format!("`{via}` enters a shell that this section never leaves (no `exit`); the commands after it are read as typed inside it"),
+            ));
+        }
+    }
+    out
+}
+
+/// One section's blocks being read in order: the shells entered so far, the probes made, and
+/// the shell the section entered and has not left (probe index, line, entering command).
+struct SectionReader {
+    stack: Vec<RunsIn>,
+    out: Vec<Probe>,
+    entered: Option<(usize, usize, String)>,
+}
+
+impl SectionReader {
+    /// Reads one block into probes, split where it crosses a shell boundary.
+    fn block(&mut self, raw: &RawCode, cue: Option<Cue>) {
+        let Some((p, commands)) = read_block(raw, cue, &mut self.stack, &mut self.out) else {
+            return;
         };
         let foreign = commands
             .as_ref()
             .is_some_and(|c| c.iter().any(|c| super::transcript::foreign_prompt(&c.2)));
-        if p.lang != Lang::Shell || stack.is_empty() && !foreign && !may_enter(&p.code) {
-            out.push(p);
-            continue;
+        if p.lang != Lang::Shell || self.stack.is_empty() && !foreign && !may_enter(&p.code) {
+            self.out.push(p);
+            return;
         }
         let commands = commands.unwrap_or_else(|| {
             super::transcript::script_lines(&p.code)
@@ -339,98 +387,97 @@ pub fn section_probes(
         // A later block that starts with an operator-side CLI has left the shell.
         if let Some((_, first, _)) = commands.first() {
             let name = first.split_whitespace().next().unwrap_or("");
-            if !stack.is_empty() && OPERATOR_CLIS.contains(&name) {
-                stack.clear();
-                entered = None;
+            if !self.stack.is_empty() && OPERATOR_CLIS.contains(&name) {
+                self.stack.clear();
+                self.entered = None;
             }
         }
-        let mut segs: Vec<Segment> = Vec::new();
-        let mut changed = false;
-        for (i, text, prompt) in commands {
-            let step = step(&text, stack.last());
-            if stack.is_empty() && step == Step::Plain && super::transcript::foreign_prompt(&prompt)
-            {
-                // Typed at a root or container prompt the section never entered.
-                let ctx = Some(prompt_shell(&prompt));
-                match segs.last_mut() {
-                    Some((c, lines)) if *c == ctx => lines.push((i, text)),
-                    _ => segs.push((ctx, vec![(i, text)])),
-                }
-                changed = true;
-                continue;
-            }
-            match step {
-                Step::Exit => {
-                    stack.pop();
-                    changed = true;
-                }
-                Step::Enter(r) => {
-                    // A console is left by closing it, which guides seldom write down.
-                    if stack.is_empty() && r.console.is_none() {
-                        entered = Some((out.len(), raw.line + i, r.via.clone()));
-                    }
-                    stack.push(r);
-                    changed = true;
-                }
-                Step::Plain => {
-                    let ctx = stack.last().cloned();
-                    match segs.last_mut() {
-                        Some((c, lines)) if *c == ctx => lines.push((i, text)),
-                        _ => segs.push((ctx, vec![(i, text)])),
-                    }
-                }
-            }
-            if stack.is_empty() {
-                entered = None;
-            }
-        }
+        let (mut segs, changed) = self.segments(commands, raw.line);
         if segs.is_empty() || !changed && segs.len() == 1 && segs[0].0.is_none() {
-            out.push(p);
-            continue;
+            self.out.push(p);
+            return;
         }
         if !changed {
             let runs_in = segs.pop().and_then(|s| s.0);
             let mut q = Probe { runs_in, ..p };
             with_entry_vars(&mut q);
-            out.push(q);
-            continue;
+            self.out.push(q);
+            return;
         }
-        // Each part keeps the output lines printed after its own commands.
-        let starts: Vec<usize> = segs
-            .iter()
-            .map(|(_, l)| l.first().map_or(0, |l| l.0))
-            .collect();
-        let outputs: Vec<&str> = p.expected_output.lines().collect();
-        let source: Vec<&str> = p.source.lines().collect();
-        for (k, (runs_in, lines)) in segs.into_iter().enumerate() {
-            let code: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
-            let end = starts.get(k + 1).copied().unwrap_or(source.len());
-            // Output before the first part (what the entering command printed) stays with it.
-            let start = if k == 0 { 0 } else { starts[k] };
-            let own: Vec<&str> = source
-                .get(start..end.max(start))
-                .unwrap_or_default()
-                .iter()
-                .copied()
-                .filter(|l| outputs.contains(l))
-                .collect();
-            let mut q = super::probe::reanalyse(&p, &code.join("\n"));
-            q.expected_output = own.join("\n");
-            q.line = raw.line + lines.first().map_or(0, |l| l.0);
-            q.runs_in = runs_in;
-            with_entry_vars(&mut q);
-            out.push(q);
-        }
+        self.out.extend(split_probe(&p, raw.line, segs));
     }
-    *carried = stack.pop().filter(|r| r.console.is_some());
-    if let Some((idx, line, via)) = entered {
-        let idx = idx.min(out.len().saturating_sub(1));
-        if let Some(p) = out.get_mut(idx) {
-            p.problems.push((
-                line,
-                format!("`{via}` enters a shell that this section never leaves (no `exit`); the commands after it are read as typed inside it"),
-            ));
+
+    /// The block's command lines grouped into runs by the shell each is typed in, following
+    /// the enters and exits among them; the flag says whether any line entered or left one.
+    fn segments(&mut self, commands: super::probe::Commands, first: usize) -> (Vec<Segment>, bool) {
+        let mut segs: Vec<Segment> = Vec::new();
+        let mut changed = false;
+        for (i, text, prompt) in commands {
+            let step = step(&text, self.stack.last());
+            let foreign = super::transcript::foreign_prompt(&prompt);
+            let ctx = match step {
+                // Typed at a root or container prompt the section never entered.
+                Step::Plain if self.stack.is_empty() && foreign => {
+                    changed = true;
+                    Some(Some(prompt_shell(&prompt)))
+                }
+                Step::Plain => Some(self.stack.last().cloned()),
+                Step::Exit => {
+                    self.stack.pop();
+                    changed = true;
+                    None
+                }
+                Step::Enter(r) => {
+                    // A console is left by closing it, which guides seldom write down.
+                    if self.stack.is_empty() && r.console.is_none() {
+                        self.entered = Some((self.out.len(), first + i, r.via.clone()));
+                    }
+                    self.stack.push(r);
+                    changed = true;
+                    None
+                }
+            };
+            if let Some(ctx) = ctx {
+                match segs.last_mut() {
+                    Some((c, lines)) if *c == ctx => lines.push((i, text)),
+                    _ => segs.push((ctx, vec![(i, text)])),
+                }
+            }
+            if self.stack.is_empty() {
+                self.entered = None;
+            }
         }
+        (segs, changed)
+    }
+}
+
+/// One probe per run of `segs`, each with the output lines printed after its own commands.
+fn split_probe(p: &Probe, first: usize, segs: Vec<Segment>) -> Vec<Probe> {
+    let starts: Vec<usize> = segs
+        .iter()
+        .map(|(_, l)| l.first().map_or(0, |l| l.0))
+        .collect();
+    let outputs: Vec<&str> = p.expected_output.lines().collect();
+    let source: Vec<&str> = p.source.lines().collect();
+    let mut out = Vec::with_capacity(segs.len());
+    for (k, (runs_in, lines)) in segs.into_iter().enumerate() {
+        let code: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+        let end = starts.get(k + 1).copied().unwrap_or(source.len());
+        // Output before the first part (what the entering command printed) stays with it.
+        let start = if k == 0 { 0 } else { starts[k] };
+        let own: Vec<&str> = source
+            .get(start..end.max(start))
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .filter(|l| outputs.contains(l))
+            .collect();
+        let mut q = super::probe::reanalyse(p, &code.join("\n"));
+        q.expected_output = own.join("\n");
+        q.line = first + lines.first().map_or(0, |l| l.0);
+        q.runs_in = runs_in;
+        with_entry_vars(&mut q);
+        out.push(q);
     }
     out
 }

@@ -7,10 +7,14 @@ use std::collections::HashMap;
 pub fn slug(title: &str) -> String {
     let mut out = String::with_capacity(title.len());
     for c in title.trim().chars() {
-        if c.is_alphanumeric() || c == '-' || c == '_' {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                out.push(c.to_ascii_lowercase());
+            } else if c == ' ' {
+                out.push('-');
+            }
+        } else if c.is_alphanumeric() {
             out.extend(c.to_lowercase());
-        } else if c == ' ' {
-            out.push('-');
         }
     }
     out

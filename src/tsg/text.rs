@@ -1,5 +1,5 @@
 //! Small text helpers shared by the parser: byte offset → line, inline-text cleanup.
-//! Pure; imports nothing but std.
+//! Pure; imports nothing of the crate (std, and memchr for the line starts).
 
 /// Maps byte offsets to 1-based line numbers.
 #[derive(Debug)]
@@ -9,9 +9,15 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(src: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        let mut starts = Vec::with_capacity(src.len() / 32 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| i + 1));
         LineIndex { starts }
+    }
+
+    /// How many lines there are: one more than the newlines (the line of the last byte).
+    pub fn count(&self) -> usize {
+        self.starts.len()
     }
 
     /// 1-based line holding byte `offset`.
@@ -25,10 +31,17 @@ impl LineIndex {
     /// [`LineIndex::line`] for offsets that mostly stay on or near the line of the one
     /// before: `near` is that line's index, checked first (and updated).
     pub fn line_near(&self, offset: usize, near: &mut usize) -> usize {
-        let starts_here = self.starts.get(*near).is_some_and(|s| *s <= offset);
-        let before_next = self.starts.get(*near + 1).is_none_or(|s| offset < *s);
-        if !(starts_here && before_next) {
-            *near = self.line(offset).saturating_sub(1);
+        let holds = |i: usize| {
+            self.starts.get(i).is_some_and(|s| *s <= offset)
+                && self.starts.get(i + 1).is_none_or(|s| offset < *s)
+        };
+        // The same line, else the next one (a block that starts on the following line).
+        if !holds(*near) {
+            *near = if holds(*near + 1) {
+                *near + 1
+            } else {
+                self.line(offset).saturating_sub(1)
+            };
         }
         *near + 1
     }
@@ -39,42 +52,108 @@ impl LineIndex {
     }
 }
 
-/// Collapses runs of whitespace (as `char::is_whitespace` counts it) into one space and trims.
-pub fn squash(s: &str) -> String {
-    // Byte by byte: ASCII whitespace by its byte; the other whitespace characters all start
-    // with one of four lead bytes, and only there is a character decoded.
-    let b = s.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(s.len());
-    let mut pending = false;
+/// Bytes that may start a whitespace character: ASCII controls and the space (not all of
+/// them whitespace), and the four lead bytes every other whitespace character starts with.
+const MAY_BE_SPACE: [bool; 256] = {
+    let mut t = [false; 256];
     let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let ws = match c {
-            b'\t'..=b'\r' | b' ' => 1,
-            0xC2 | 0xE1 | 0xE2 | 0xE3 => s
-                .get(i..)
-                .and_then(|r| r.chars().next())
-                .filter(|ch| ch.is_whitespace())
-                .map_or(0, char::len_utf8),
-            _ => 0,
-        };
-        if ws > 0 {
-            pending = !out.is_empty();
-            i += ws;
-            continue;
-        }
-        if pending {
-            out.push(b' ');
-            pending = false;
-        }
-        out.push(c);
+    while i <= b' ' as usize {
+        t[i] = true;
         i += 1;
     }
-    // Whole characters were dropped and ASCII spaces added, so this is UTF-8 still.
-    String::from_utf8(out).unwrap_or_else(|_| squash_chars(s))
+    t[0xC2] = true;
+    t[0xE1] = true;
+    t[0xE2] = true;
+    t[0xE3] = true;
+    t
+};
+
+/// The length of the whitespace character (as `char::is_whitespace` counts it) at byte `i`
+/// of `s`, or 0 when none starts there.
+fn space_len(s: &str, i: usize) -> usize {
+    match s.as_bytes().get(i) {
+        Some(b'\t'..=b'\r' | b' ') => 1,
+        Some(0xC2 | 0xE1 | 0xE2 | 0xE3) => s
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .filter(|ch| ch.is_whitespace())
+            .map_or(0, char::len_utf8),
+        _ => 0,
+    }
 }
 
-/// [`squash`] character by character (the reference reading).
+/// Collapses runs of whitespace (as `char::is_whitespace` counts it) into one space and trims.
+pub fn squash(s: &str) -> String {
+    // Byte by byte, through a table: only a byte that may start whitespace is looked at
+    // closer (a character decoded only for the four non-ASCII lead bytes); the words between
+    // are copied whole.
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut word = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let w = if MAY_BE_SPACE[usize::from(b[i])] {
+            space_len(s, i)
+        } else {
+            0
+        };
+        if w == 0 {
+            i += 1;
+            continue;
+        }
+        if word < i {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(s.get(word..i).unwrap_or_default());
+        }
+        i += w;
+        word = i;
+    }
+    if word < b.len() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(s.get(word..).unwrap_or_default());
+    }
+    out
+}
+
+/// Whether `s` is already as [`squash`] leaves it: no whitespace but single spaces between
+/// words.
+fn is_squashed(s: &str) -> bool {
+    let b = s.as_bytes();
+    // At the start a space would be a leading one.
+    let mut after_space = true;
+    for (i, c) in b.iter().enumerate() {
+        if !MAY_BE_SPACE[usize::from(*c)] {
+            after_space = false;
+        } else if *c == b' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if space_len(s, i) > 0 {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || b.is_empty()
+}
+
+/// [`squash`] of a string the caller owns: handed back as it is when nothing changes, which
+/// is most paragraphs, so they are not copied.
+pub fn squash_owned(s: String) -> String {
+    if is_squashed(&s) {
+        s
+    } else {
+        squash(&s)
+    }
+}
+
+/// [`squash`] character by character (the reference reading the tests hold it to).
+#[cfg(test)]
 fn squash_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
@@ -160,6 +239,7 @@ mod tests {
             "\u{3000}\u{3000}lead and trail\u{a0}\u{a0}",
         ] {
             assert_eq!(squash(s), slow(s), "{s:?}");
+            assert_eq!(squash_owned(s.to_string()), slow(s), "{s:?}");
         }
     }
 
@@ -167,6 +247,7 @@ mod tests {
         #[test]
         fn squash_bytes_match_on_any_text(s in "(\\PC|\\s){0,40}") {
             proptest::prop_assert_eq!(squash(&s), squash_chars(&s));
+            proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
         }
     }
 }

@@ -28,13 +28,6 @@ enum LabelState {
 }
 
 impl Buf {
-    fn at(line: usize) -> Self {
-        Buf {
-            line,
-            ..Buf::default()
-        }
-    }
-
     /// A buffer for a block whose markdown is `len` bytes: its text is at most that long.
     fn sized(line: usize, len: usize) -> Self {
         Buf {
@@ -73,7 +66,6 @@ impl Buf {
     }
 
     fn into_para(self) -> RawPara {
-        let text = super::text::squash(&self.text);
         let (label, value) = match self.label {
             LabelState::Labeled(l, end, _) => {
                 let rest = self.text.get(end..).unwrap_or("");
@@ -82,6 +74,7 @@ impl Buf {
             }
             _ => (None, String::new()),
         };
+        let text = super::text::squash_owned(self.text);
         RawPara {
             label,
             value,
@@ -117,12 +110,17 @@ pub fn walk(src: &str) -> RawDoc {
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_GFM;
     let mut w = Walker::default();
+    w.doc.lines = lines.count();
     w.doc.sections.push(RawSection::default());
     let mut near = 0;
     for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
-        let line = lines.line_near(range.start, &mut near);
         match ev {
-            Event::Start(tag) => w.start(tag, line, range),
+            // Only a block's start needs its line: an end or a text event goes back to a
+            // block's start offset, which would cost a search each time.
+            Event::Start(tag) => {
+                let line = lines.line_near(range.start, &mut near);
+                w.start(tag, line, range)
+            }
             Event::End(tag) => w.end(tag, range.end),
             Event::Text(t) => w.text(&t, false),
             Event::Code(t) => w.text(&t, true),
@@ -204,13 +202,13 @@ impl Walker {
             Tag::Item => {
                 let idx = self.section().items.len();
                 self.section().items.push(RawItem::default());
-                self.items.push((idx, Buf::at(line), None));
+                self.items.push((idx, Buf::sized(line, len), None));
             }
             Tag::BlockQuote(kind) => {
                 self.quote_depth += 1;
                 if self.quote_depth == 1 {
                     let gfm = kind.map(|k| format!("{k:?}").to_ascii_uppercase());
-                    self.quote = Some((Buf::at(line), gfm));
+                    self.quote = Some((Buf::sized(line, len), gfm));
                 }
             }
             Tag::Table(_) => self.table = Some((RawTable::default(), false, Vec::new())),
@@ -224,7 +222,7 @@ impl Walker {
                     t.0.rows.push((line, Vec::new()));
                 }
             }
-            Tag::TableCell => self.cell = Some(Buf::at(line)),
+            Tag::TableCell => self.cell = Some(Buf::sized(line, len)),
             Tag::Strong => {
                 if let Some(b) = self.target() {
                     b.strong(true);
@@ -298,7 +296,7 @@ impl Walker {
             TagEnd::TableCell => {
                 if let (Some(b), Some(t)) = (self.cell.take(), self.table.as_mut()) {
                     let cell = Cell {
-                        text: super::text::squash(&b.text),
+                        text: super::text::squash_owned(b.text),
                         codes: b.codes,
                         links: b.links,
                     };

@@ -114,8 +114,13 @@ pub fn quoting(script: &str) -> QuoteMap {
 
 /// The names bash expands in `script`, in first-use order, each once.
 pub fn expanded_names(script: &str) -> Vec<String> {
+    names_in(quoting(script))
+}
+
+/// [`expanded_names`] of a script already lexed: its quoting (`Parsed::quoting`).
+pub fn names_in(map: QuoteMap) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for e in quoting(script).expansions {
+    for e in map.expansions {
         if !out.contains(&e.name) {
             out.push(e.name);
         }

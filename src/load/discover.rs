@@ -1,0 +1,172 @@
+//! Finding the guides of a library: the markdown files under each root (file or folder), in
+//! order, each once even when two roots or links lead to it, with the problems met on the way
+//! (symlink loops, nesting too deep, folders that cannot be read). File-system IO; imports only
+//! its parent `load` (and through it `tsg`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::{LoadError, Source, MAX_DEPTH};
+
+/// The markdown files under `roots`, in order (each folder sorted), each file once even when
+/// two roots or links lead to it, and the problems met on the way.
+pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
+    // Each file with its canonical path (`None`: it could not be resolved), which says
+    // whether two roots or links lead to it.
+    let mut files: Vec<(PathBuf, String, Option<PathBuf>)> = Vec::new();
+    let mut errors = Vec::new();
+    for root in roots {
+        let display = root.display().to_string();
+        match std::fs::metadata(root) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                errors.push(LoadError::Missing { path: display })
+            }
+            Err(e) => errors.push(LoadError::Io {
+                path: display,
+                source: e,
+            }),
+            Ok(m) if m.is_dir() => {
+                let mut seen = HashSet::new();
+                let mut walk = Walk {
+                    root,
+                    seen: &mut seen,
+                    files: &mut files,
+                    errors: &mut errors,
+                };
+                walk.dir(root, None, 0);
+            }
+            Ok(_) => {
+                let name = root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let canonical = std::fs::canonicalize(root).ok();
+                files.push((root.clone(), name, canonical));
+            }
+        }
+    }
+    let mut read = HashSet::new();
+    let files = files
+        .into_iter()
+        .filter(|(_, _, canonical)| match canonical {
+            Some(c) => read.insert(c.clone()),
+            None => true,
+        })
+        .map(|(file, rel, _)| Source { file, rel })
+        .collect();
+    (files, errors)
+}
+
+fn is_markdown(p: &Path) -> bool {
+    p.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+}
+
+/// One root's folders being walked: the canonical folders met so far (a symlink loop), and
+/// the files and problems found.
+struct Walk<'a> {
+    root: &'a Path,
+    seen: &'a mut HashSet<PathBuf>,
+    files: &'a mut Vec<(PathBuf, String, Option<PathBuf>)>,
+    errors: &'a mut Vec<LoadError>,
+}
+
+impl Walk<'_> {
+    /// Walks `dir`; `canonical` is its canonical path when it is known without asking the
+    /// file system (a folder reached through no link: its parent's canonical path plus its
+    /// name), else it is resolved here.
+    fn dir(&mut self, dir: &Path, canonical: Option<PathBuf>, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.errors.push(LoadError::TooDeep {
+                path: dir.display().to_string(),
+            });
+            return;
+        }
+        let resolved = match canonical {
+            Some(c) => Ok(c),
+            None => std::fs::canonicalize(dir),
+        };
+        let canonical_dir = match resolved {
+            Ok(c) if !self.seen.insert(c.clone()) => {
+                let target = c.display().to_string();
+                self.errors.push(LoadError::SymlinkLoop {
+                    path: dir.display().to_string(),
+                    target,
+                });
+                return;
+            }
+            Ok(c) => c,
+            Err(e) => {
+                self.errors.push(LoadError::Io {
+                    path: dir.display().to_string(),
+                    source: e,
+                });
+                return;
+            }
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.errors.push(LoadError::Io {
+                    path: dir.display().to_string(),
+                    source: e,
+                });
+                return;
+            }
+        };
+        // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
+        let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+            .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+            .collect();
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        for (p, kind) in paths {
+            self.entry(&canonical_dir, p, kind, depth);
+        }
+    }
+
+    /// One entry of a folder whose canonical path is `canonical_dir`.
+    fn entry(
+        &mut self,
+        canonical_dir: &Path,
+        p: PathBuf,
+        kind: Option<std::fs::FileType>,
+        depth: usize,
+    ) {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.starts_with('.') || name == "target" || name == "node_modules" {
+            return;
+        }
+        let linked = kind.is_none_or(|k| k.is_symlink());
+        let is_dir = match kind.filter(|_| !linked) {
+            Some(k) => Ok(k.is_dir()),
+            None => std::fs::metadata(&p).map(|m| m.is_dir()),
+        };
+        // An entry reached through no link is its folder's canonical path plus its name.
+        let canonical = (!linked).then(|| canonical_dir.join(p.file_name().unwrap_or_default()));
+        match is_dir {
+            Ok(true) => self.dir(&p, canonical, depth + 1),
+            Ok(false) if is_markdown(&p) => {
+                let rel = p.strip_prefix(self.root).unwrap_or(&p);
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let canonical = match canonical {
+                    Some(c) => Some(c),
+                    None => std::fs::canonicalize(&p).ok(),
+                };
+                self.files.push((p, rel, canonical));
+            }
+            Ok(false) => {}
+            Err(e) if is_markdown(&p) => self.errors.push(LoadError::Io {
+                path: p.display().to_string(),
+                source: e,
+            }),
+            Err(_) => {}
+        }
+    }
+}
