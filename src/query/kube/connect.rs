@@ -20,7 +20,7 @@ use kube::client::ConfigExt;
 
 /// A client for `config`: no TLS for `http://`, the shared TLS configuration of its server
 /// identity for `https://`, kube-rs's default stack when an exec plugin or a proxy is set.
-/// No retries and no read timeout beyond what `config` says.
+/// No retries; the connect, read and write timeouts `config` says, as kube-rs's own stack.
 pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
     let plain = config.cluster_url.scheme_str() == Some("http");
     if config.proxy_url.is_some() || (!plain && config.auth_info.exec.is_some()) {
@@ -51,8 +51,21 @@ pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
 /// kube-rs's layers (base URI, credentials, extra headers) over `connector`.
 fn stack<C>(config: &kube::Config, connector: C) -> kube::Result<kube::Client>
 where
-    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+    C: tower::Service<hyper::Uri> + Clone + Send + Sync + 'static,
+    C::Response: hyper::rt::Read
+        + hyper::rt::Write
+        + hyper_util::client::legacy::connect::Connection
+        + Send
+        + Unpin,
+    C::Future: Send + 'static,
+    C::Error: Into<tower::BoxError>,
 {
+    // The timeouts kube-rs's own stack sets: a server that stops answering fails the request.
+    let mut connector = hyper_timeout::TimeoutConnector::new(connector);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
     let hyper = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build::<_, kube::client::Body>(connector);
     let service = tower::ServiceBuilder::new()
@@ -144,6 +157,26 @@ mod tests {
             identity(&cert),
             identity(&https("https://mc-d.example:443"))
         );
+    }
+
+    #[test]
+    fn two_users_of_one_server_never_share_a_client_identity() {
+        // One kubeconfig, one CA, two users whose certificates are inline and whose keys
+        // differ: sharing a TLS configuration would let a probe for one context present the
+        // other's certificate. The key is secret in kube-rs's types; the digest must still
+        // tell the two apart.
+        let user = |key: &str| {
+            let mut c = https("https://mc-shared.example:443");
+            c.root_cert = Some(vec![b"ca".to_vec()]);
+            c.auth_info.client_certificate_data = Some("Y2VydA==".into());
+            c.auth_info.client_key_data = Some(key.to_string().into());
+            c
+        };
+        assert_ne!(identity(&user("a2V5LWE=")), identity(&user("a2V5LWI=")));
+        assert_eq!(identity(&user("a2V5LWE=")), identity(&user("a2V5LWE=")));
+        let mut other_cert = user("a2V5LWE=");
+        other_cert.auth_info.client_certificate_data = Some("Y2VydC1i".into());
+        assert_ne!(identity(&other_cert), identity(&user("a2V5LWE=")));
     }
 
     #[tokio::test]
