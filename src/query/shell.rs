@@ -314,12 +314,12 @@ impl ShellExecutor {
         ticket: Option<&(super::egress::Ticket, RemoveOnDrop)>,
     ) -> Result<(Option<super::jail::probe::Jailed>, String), String> {
         let kube = match access {
-            Some(super::proxy::ProbeAccess::Proxied { grant, cache, .. }) => {
+            Some(super::proxy::ProbeAccess::Proxied { grant, shared, .. }) => {
                 Some(super::jail::probe::KubeDoor {
                     socket: grant.socket().to_path_buf(),
                     port: grant.port(),
                     kubeconfig: grant.kubeconfig().into_bytes(),
-                    cache: cache.clone(),
+                    cache: shared.clone(),
                 })
             }
             _ => None,

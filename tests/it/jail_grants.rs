@@ -1,6 +1,6 @@
 //! The jail and the API proxy's grants, with the real kubectl and the simulator: a read-only
 //! probe cannot rewrite the discovery cache, cannot read another probe's kubeconfig (its
-//! grant), and hidden code (`BASH_ENV` set by `printf -v`, `read`, a nameref, `set -k`)
+//! grant) nor list the passes of the probes running beside it, and hidden code (`BASH_ENV` set by `printf -v`, `read`, a nameref, `set -k`)
 //! cannot send a DELETE by any road: kubectl gets the proxy's 403, `/dev/tcp`, curl and
 //! python cannot connect to the simulator's real port. `kubectl get --raw` reads through the
 //! probe's own door (it drops the token in the URL's path); raw writes and another token's
@@ -69,10 +69,14 @@ async fn the_discovery_cache_cannot_be_poisoned() {
         before.iter().any(|(p, _)| p.ends_with("servergroups.json")),
         "tsgnav filled the discovery cache: {before:?}"
     );
+    // The probe's KUBECACHEDIR is its own (in its scratch); its discovery folder links to the
+    // shared one, which every later probe of the context reads: that one must not change.
     let poison = "# kubectl is named so the probe gets its door\n\
-                  find \"$KUBECACHEDIR\" -name '*.json' | while read -r f; do echo '{}' > \"$f\" 2>/dev/null && echo POISONED; done\n\
-                  mkdir -p \"$KUBECACHEDIR/discovery/x\" 2>/dev/null && echo CACHE-WRITTEN || echo CACHE-READ-ONLY\n\
-                  ln -sf /tmp \"$KUBECACHEDIR/evil\" 2>/dev/null && echo LINKED || echo LINK-REFUSED\n";
+                  find -L \"$KUBECACHEDIR\" -name '*.json' | while read -r f; do echo '{}' > \"$f\" 2>/dev/null && echo POISONED; done\n\
+                  shared=$(echo \"$KUBECACHEDIR\"/discovery/*/p/*)\n\
+                  test -L \"$shared\" && echo SHARED-LINK\n\
+                  mkdir -p \"$shared/x\" 2>/dev/null && echo CACHE-WRITTEN || echo CACHE-READ-ONLY\n\
+                  ln -sf /tmp \"$shared/evil\" 2>/dev/null && echo LINKED || echo LINK-REFUSED\n";
     let (_, out) = run(
         &sh,
         request(poison, "V", "v", "mc-eastus-1", Some(&sim.kubeconfig)),
@@ -83,7 +87,9 @@ async fn the_discovery_cache_cannot_be_poisoned() {
         "{out}"
     );
     assert!(
-        out.contains("CACHE-READ-ONLY") && out.contains("LINK-REFUSED"),
+        out.contains("SHARED-LINK")
+            && out.contains("CACHE-READ-ONLY")
+            && out.contains("LINK-REFUSED"),
         "{out}"
     );
     assert_eq!(snapshot(&cache), before, "the cache is unchanged");
@@ -238,4 +244,44 @@ async fn raw_reads_pass_the_probes_own_door_and_raw_writes_and_other_tokens_do_n
         0,
         "no write reached the cluster: {out}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_cannot_list_the_passes_of_the_probes_running_beside_it() {
+    // kubectl names its discovery folder after the server URL, which holds the probe's token.
+    // Those folders must be the probe's own: were they in the session's shared cache (which
+    // every jail sees), a probe could list the tokens of the probes running beside it, a
+    // confirmed change among them. (Its door refuses another token, but a pass stays secret.)
+    if !jail_or_skip("a_probe_cannot_list_the_passes_of_the_probes_running_beside_it") {
+        return;
+    }
+    let Some(_) = super::sim_support::kubectl("a_probe_cannot_list_the_passes") else {
+        return;
+    };
+    let sim = super::sim_support::start("maestro", None).await;
+    let sh = ShellExecutor::default();
+    let kc = Some(sim.kubeconfig.as_path());
+    let long = "# kubectl is named so the probe gets its pass\nsleep 6; echo LONG-DONE";
+    let look = "# kubectl is named so the probe gets its pass\nsleep 2\n\
+                ls -d \"$KUBECACHEDIR\"/discovery/*/p/* 2>/dev/null | sed 's#.*/#TOKEN #'\n\
+                ls -d \"$(dirname \"$KUBECACHEDIR\")\"/*/discovery/*/p/* 2>/dev/null | sed 's#.*/#NEAR #'\n\
+                echo LOOK-DONE";
+    let (a, b) = tokio::join!(
+        run(&sh, request(long, "V", "v", "mc-eastus-1", kc)),
+        run(&sh, request(look, "V", "v", "mc-eastus-1", kc)),
+    );
+    assert!(a.1.contains("LONG-DONE"), "{:?}: {}", a.0.status, a.1);
+    assert!(b.1.contains("LOOK-DONE"), "{:?}: {}", b.0.status, b.1);
+    let tokens = b.1.lines().filter(|l| l.starts_with("TOKEN ")).count();
+    assert!(
+        tokens <= 1,
+        "the probe saw more passes than its own:\n{}",
+        b.1
+    );
+    assert!(
+        !b.1.contains("NEAR "),
+        "the probe saw a neighbour's folder:\n{}",
+        b.1
+    );
+    sim.handle.shutdown().await;
 }

@@ -21,8 +21,9 @@ pub struct KubeDoor {
     pub port: u16,
     /// The probe's kubeconfig, written at `query::proxy::probe::GRANT_KUBECONFIG` inside.
     pub kubeconfig: Vec<u8>,
-    /// The session's discovery cache, shown read-only.
-    pub cache: PathBuf,
+    /// The shared discovery folder of the probe's context, shown read-only (`None`: the probe
+    /// discovers for itself in its scratch).
+    pub cache: Option<PathBuf>,
 }
 
 /// A probe set up to start jailed.
@@ -68,7 +69,7 @@ pub fn jail_probe(
                 PathBuf::from(crate::query::proxy::probe::GRANT_KUBECONFIG),
                 k.kubeconfig,
             )
-            .read_only([k.cache]);
+            .read_only(k.cache);
     }
     let mut entered = super::enter(spec)?;
     let prepared = sandbox::prepare(sandbox::detect(policy), &[scratch], &ports, false)

@@ -43,23 +43,20 @@ impl Drop for SessionCache {
     }
 }
 
-/// kubectl's discovery cache folder of one probe (a link to the shared one of its context),
-/// removed when the probe's access ends: a wave run over hundreds of contexts would
-/// otherwise leave a link per probe in one folder, and each new one would cost more.
-pub struct CacheLink(Option<PathBuf>);
-
-impl Drop for CacheLink {
-    fn drop(&mut self) {
-        if let Some(link) = &self.0 {
-            let _ = std::fs::remove_file(link);
-        }
-    }
-}
-
 /// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
-/// context; returns the `KUBECACHEDIR` to give the probe (its own scratch cache if linking
-/// fails, which costs only a fresh discovery) and the link.
-fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> (PathBuf, CacheLink) {
+/// context. Returns the `KUBECACHEDIR` to give the probe, a folder in its own scratch, and the
+/// shared folder the link points at (to be shown read-only), or `None` when linking failed,
+/// which costs only a fresh discovery.
+///
+/// The link is named after the probe's server URL, which holds its token, so it lives in the
+/// probe's scratch and never in the session's cache: there, every probe could list the
+/// passes of the probes running beside it.
+fn shared_cache(
+    cache: &Path,
+    real: &Path,
+    grant: &Grant,
+    scratch: &Path,
+) -> (PathBuf, Option<PathBuf>) {
     use sha2::Digest;
     let key = hex::encode(sha2::Sha256::digest(format!(
         "{}\0{}",
@@ -67,8 +64,9 @@ fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> (Pa
         grant.context()
     )));
     let shared = cache.join("shared").join(&key[..24]);
+    let own_cache = scratch.join(".kube-cache");
     // kubectl's folder name: the server URL without its scheme, `:` made `_`.
-    let own = cache
+    let own = own_cache
         .join("discovery")
         .join(format!("127.0.0.1_{}", grant.port()))
         .join("p")
@@ -78,10 +76,7 @@ fn shared_cache(cache: &Path, real: &Path, grant: &Grant, scratch: &Path) -> (Pa
             .parent()
             .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
         && std::os::unix::fs::symlink(&shared, &own).is_ok();
-    match linked {
-        true => (cache.to_path_buf(), CacheLink(Some(own))),
-        false => (scratch.join(".kube-cache"), CacheLink(None)),
-    }
+    (own_cache, linked.then_some(shared))
 }
 
 impl std::fmt::Debug for SessionProxy {
@@ -105,10 +100,10 @@ pub enum ProbeAccess {
     Proxied {
         grant: Grant,
         kubeconfig: PathBuf,
-        /// `KUBECACHEDIR` for the probe.
+        /// `KUBECACHEDIR` for the probe (in its scratch).
         cache: PathBuf,
-        /// The probe's link into the shared discovery cache, removed with the access.
-        link: CacheLink,
+        /// The shared discovery folder its cache links to, shown read-only in a jail.
+        shared: Option<PathBuf>,
     },
     Direct {
         why: String,
@@ -198,13 +193,13 @@ impl SessionProxy {
         };
         match written {
             Ok(()) => {
-                let (cache, link) = shared_cache(self.1.dir(), &real, &grant, scratch);
+                let (cache, shared) = shared_cache(self.1.dir(), &real, &grant, scratch);
                 if jailed {
                     fill_cache(&grant, &cache).await;
                 }
                 ProbeAccess::Proxied {
                     cache,
-                    link,
+                    shared,
                     grant,
                     kubeconfig,
                 }
@@ -213,7 +208,8 @@ impl SessionProxy {
         }
     }
 
-    /// The session's discovery cache folder (shown read-only inside jails).
+    /// The session's discovery cache folder (each context's shared folder in it is shown
+    /// read-only inside the jails of its probes).
     pub fn cache_dir(&self) -> PathBuf {
         self.1.dir().to_path_buf()
     }
