@@ -45,11 +45,26 @@ async fn the_discovery_cache_cannot_be_poisoned() {
     if !jail_or_skip("the_discovery_cache_cannot_be_poisoned") {
         return;
     }
+    poison_attempt(ShellExecutor::default(), true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_discovery_cache_cannot_be_poisoned_with_landlock_alone() {
+    // The degraded mode: no namespaces, Landlock only. The shared folder is outside what the
+    // probe may write, whatever its own cache folder links to.
+    if !jail_or_skip("the_discovery_cache_cannot_be_poisoned_with_landlock_alone") {
+        return;
+    }
+    let mut sh = ShellExecutor::default();
+    sh.sandbox.jail = false;
+    poison_attempt(sh, false).await;
+}
+
+async fn poison_attempt(sh: ShellExecutor, filled: bool) {
     let Some(_) = super::sim_support::kubectl("the_discovery_cache_cannot_be_poisoned") else {
         return;
     };
     let sim = super::sim_support::start("maestro", None).await;
-    let sh = ShellExecutor::default();
     let read = request(
         "kubectl get pods -n maestro --no-headers",
         "V",
@@ -65,8 +80,11 @@ async fn the_discovery_cache_cannot_be_poisoned() {
     );
     let cache = sh.proxy.cache_dir();
     let before = snapshot(&cache);
-    assert!(
+    // In a jail tsgnav fills the shared folder first; with Landlock alone nobody may write it,
+    // so it stays empty and each probe discovers for itself.
+    assert_eq!(
         before.iter().any(|(p, _)| p.ends_with("servergroups.json")),
+        filled,
         "tsgnav filled the discovery cache: {before:?}"
     );
     // The probe's KUBECACHEDIR is its own (in its scratch); its discovery folder links to the
