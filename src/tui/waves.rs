@@ -38,6 +38,9 @@ pub struct PlanView {
     pub earlier: Vec<(String, State)>,
     /// Contexts whose wave was under way when the earlier run was cut short.
     pub interrupted: Vec<String>,
+    /// Contexts an earlier run captured before their first change, with what it captured
+    /// (`deployment/x -n ns spec.replicas=3`): not captured again; a restore brings that.
+    pub captured: Vec<(String, String)>,
 }
 
 impl PlanView {
@@ -171,11 +174,29 @@ impl Waves {
         self.rows.iter().filter(|r| r.earlier).count()
     }
 
-    /// How many contexts this run changed (or tried to): what "restore all" restores.
+    /// How many contexts the step's runs changed since the run began (or tried to): what
+    /// "restore all" restores. This run's, those an earlier run left validated, and those
+    /// not reached yet that an earlier run captured (a crash caught them after it).
     pub fn changed(&self) -> usize {
-        self.rows
-            .iter()
-            .filter(|r| !r.earlier && !matches!(r.state, State::Pending | State::Skipped))
+        let captured = |c: &str| self.plan.captured.iter().any(|(k, _)| k == c);
+        (self.rows.iter())
+            .filter(|r| match (r.earlier, &r.state) {
+                (true, s) => *s == State::Ok,
+                (false, State::Pending | State::Skipped) => captured(&r.context),
+                (false, _) => true,
+            })
+            .count()
+    }
+
+    /// How many of [`Waves::changed`] an earlier run changed and this one did not reach.
+    pub fn changed_earlier(&self) -> usize {
+        let captured = |c: &str| self.plan.captured.iter().any(|(k, _)| k == c);
+        (self.rows.iter())
+            .filter(|r| match (r.earlier, &r.state) {
+                (true, s) => *s == State::Ok,
+                (false, State::Pending | State::Skipped) => captured(&r.context),
+                (false, _) => false,
+            })
             .count()
     }
 

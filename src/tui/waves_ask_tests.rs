@@ -119,7 +119,7 @@ fn a_resumed_plan_shows_the_done_contexts_apart_and_counts_only_the_rest() {
         "{s}"
     );
     assert!(
-        s.contains("1 were changing when it was cut short (mc-lab-4)"),
+        s.contains("1 were in the wave under way when it was cut short, not captured (mc-lab-4)"),
         "{s}"
     );
     text(&mut a, "mc-lab-* · 2 contexts");
@@ -141,5 +141,70 @@ fn a_resumed_plan_shows_the_done_contexts_apart_and_counts_only_the_rest() {
     assert!(row("mc-lab-2").contains("restored"), "{}", row("mc-lab-2"));
     assert!(row("mc-lab-3").contains("1/2") && row("mc-lab-3").contains("mutating"));
     let w = a.waves.as_ref().expect("open");
-    assert_eq!((w.current_wave(), w.changed()), (0, 1));
+    // The earlier run's validated mc-lab-1 counts for "restore all" too.
+    assert_eq!((w.current_wave(), w.changed()), (0, 2));
+}
+
+#[test]
+fn restore_all_in_a_resumed_run_counts_what_the_earlier_run_changed_and_captured() {
+    let c: Vec<String> = (1..=5).map(|i| format!("mc-lab-{i}")).collect();
+    // mc-lab-1 validated and mc-lab-2 was restored in the earlier run; mc-lab-5 was caught
+    // by the crash after its capture, and this run's failure stops before it is reached.
+    let view = PlanView {
+        waves: vec![c[2..3].to_vec(), c[3..].to_vec()],
+        phrase: "mc-lab-* · 3 contexts".into(),
+        earlier: vec![
+            (c[0].clone(), State::Ok),
+            (c[1].clone(), State::Restored("scale".into())),
+        ],
+        interrupted: vec![c[4].clone()],
+        captured: vec![
+            (c[0].clone(), "deployment/agent -n maestro spec.replicas=3".into()),
+            (c[4].clone(), "deployment/agent -n maestro spec.replicas=2".into()),
+        ],
+        preconditions: Vec::new(),
+        ..plan()
+    };
+    let mut a = super::app("pause-the-agent", true);
+    waves(&mut a, "mc-lab-*");
+    update(&mut a, Action::Waves(WavesEvent::Ready(Box::new(view))));
+    let s = screen(&a);
+    // The screen's lines, borders left out, as one text (a long line wraps).
+    let flat = (s.split(['│', '\n']))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("1 run again with the value captured before their first change, not captured again: mc-lab-5 deployment/agent -n maestro spec.replicas=2"),
+        "{s}"
+    );
+    assert!(!s.contains("not captured (mc-lab-5)"), "{s}");
+    text(&mut a, "mc-lab-* · 3 contexts");
+    key(&mut a, KeyCode::Enter);
+    update(&mut a, Action::Waves(WavesEvent::Started));
+    progress(&mut a, 0, 3, State::Failed("validation failed".into()));
+    update(&mut a, Action::Waves(WavesEvent::Failed { wave: 0 }));
+    key(&mut a, KeyCode::Char('a'));
+    let s = screen(&a);
+    // This run's mc-lab-3, the earlier run's validated mc-lab-1 and the captured mc-lab-5;
+    // mc-lab-2 is back at its value already, mc-lab-4 was never changed.
+    assert!(
+        s.contains("Restore all 3 contexts the step's runs changed (2 in the earlier run)"),
+        "{s}"
+    );
+    let effects = key(&mut a, KeyCode::Char('y'));
+    assert_eq!(effects, vec![Effect::Waves(WavesOp::RestoreAll)]);
+    // The earlier run's row shows its restore, still apart from this run's.
+    update(
+        &mut a,
+        Action::Waves(WavesEvent::Progress {
+            wave: 0,
+            context: c[0].clone(),
+            state: State::Restored("kubectl scale".into()),
+        }),
+    );
+    let w = a.waves.as_ref().expect("open");
+    let row = w.rows.iter().find(|r| r.context == c[0]).expect("row");
+    assert!(row.earlier && matches!(row.state, State::Restored(_)), "{row:?}");
 }

@@ -230,6 +230,9 @@ pub fn event(app: &mut App, e: WavesEvent) -> Vec<Effect> {
             if let Some(r) = (w.rows.iter_mut()).find(|r| !r.earlier && r.context == context) {
                 r.wave = wave;
                 r.state = state;
+            } else if let Some(r) = (w.rows.iter_mut()).find(|r| r.context == context) {
+                // "Restore all" reaches what an earlier run changed: its row stays apart.
+                r.state = state;
             }
         }
         WavesEvent::Line(l) => w.line = Some(l),

@@ -48,6 +48,7 @@ fn plan() -> PlanView {
         preconditions: vec!["the window is open.".into()],
         earlier: Vec::new(),
         interrupted: Vec::new(),
+        captured: Vec::new(),
     }
 }
 

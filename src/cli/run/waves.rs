@@ -141,17 +141,49 @@ pub fn show(p: &Plan, node: &str) -> String {
     for pol in &p.policies {
         let _ = writeln!(s, "  policy {pol}");
     }
-    if !p.interrupted.is_empty() {
+    let fresh: Vec<&str> = (p.interrupted.iter())
+        .filter(|c| p.captured_before(c).is_none())
+        .map(String::as_str)
+        .collect();
+    if !fresh.is_empty() {
         let _ = writeln!(
             s,
-            "  {} were changing when that run was cut short ({}): they run again, and the \
-             capture reads them as they are now",
-            p.interrupted.len(),
-            p.interrupted.join(", ")
+            "  {} were in the wave under way when that run was cut short, with no capture in \
+             its journal ({}): they run again, and the capture reads them as they are now",
+            fresh.len(),
+            fresh.join(", ")
+        );
+    }
+    let lines = p.captured_lines();
+    let (again, done): (Vec<_>, Vec<_>) = (lines.iter())
+        .partition(|(c, _)| p.waves.iter().flatten().any(|w| w == c));
+    if !again.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {} to run again were captured by that run before their first change: not \
+             captured again; a restore brings each back to that value",
+            again.len()
+        );
+        for (c, what) in again.iter().take(SHOWN) {
+            let _ = writeln!(s, "    {c}: {what}");
+        }
+        if again.len() > SHOWN {
+            let _ = writeln!(s, "    … and {} more", again.len() - SHOWN);
+        }
+    }
+    if !done.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {} done earlier keep the values captured before their first change, for \
+             --on-failure restore-all",
+            done.len()
         );
     }
     s
 }
+
+/// How many captured values the plan lists by name.
+const SHOWN: usize = 6;
 
 /// Runs the wave plan (or shows it, without `--write`).
 pub async fn run(args: &RunArgs, input: Input<'_>) -> anyhow::Result<ExitCode> {

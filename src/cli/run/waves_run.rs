@@ -26,20 +26,26 @@ struct Cli {
 }
 
 impl Observer for Cli {
-    fn journal(&mut self, steps: &[Step], note: Record) -> Result<(), String> {
-        let Some(r) = self.rec.as_mut() else {
-            return Ok(());
-        };
-        let go = || -> anyhow::Result<()> {
-            for (res, _, before) in steps {
-                for b in before {
-                    r.append(b.clone())?;
+    fn journal(
+        &mut self,
+        steps: &[Step],
+        after: Vec<Record>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        // Each append is written and synced before it returns: the answer is final here.
+        let written = match self.rec.as_mut() {
+            None => Ok(()),
+            Some(r) => (|| -> anyhow::Result<()> {
+                for (res, _, before) in steps {
+                    for b in before {
+                        r.append(b.clone())?;
+                    }
+                    r.probe(res)?;
                 }
-                r.probe(res)?;
-            }
-            r.append(note)
+                after.into_iter().try_for_each(|rec| r.append(rec))
+            })()
+            .map_err(|e| format!("{e:#}")),
         };
-        go().map_err(|e| format!("{e:#}"))
+        std::future::ready(written)
     }
 
     fn line(&mut self, text: &str) {

@@ -24,6 +24,7 @@ pub mod replay;
 pub mod store;
 pub mod stream;
 pub mod waves;
+pub mod waves_capture;
 pub mod waves_engine;
 pub mod waves_plan;
 pub mod waves_probes;
@@ -107,6 +108,8 @@ pub enum Msg {
     },
     /// A read run before a mutation (prior state): recorded, not shown.
     Captured(Box<crate::query::ProbeResult>),
+    /// Records of a wave run, written in order; the run waits for the answer.
+    Journal(Box<waves::Batch>),
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
     /// Guides read in the background.

@@ -153,9 +153,18 @@ impl Recorder {
         r: &ProbeResult,
         stored: Result<evidence::StoredOutput, evidence::EvidenceError>,
     ) -> Vec<Action> {
+        self.append_run_checked(app, r, stored).0
+    }
+
+    fn append_run_checked(
+        &mut self,
+        app: &App,
+        r: &ProbeResult,
+        stored: Result<evidence::StoredOutput, evidence::EvidenceError>,
+    ) -> (Vec<Action>, Result<(), String>) {
         let mut out = self.ensure(app);
         let Some(s) = self.session.as_mut() else {
-            return out;
+            return (out, Err("the evidence session could not be opened".into()));
         };
         let mut run = crate::tui::runtime::convert::probe_run(r);
         let result = stored.and_then(|stored| {
@@ -164,12 +173,17 @@ impl Recorder {
             s.append(rec.clone()).map(|_| rec)
         });
         match result {
-            Ok(rec) => out.extend(self.ledger.push(&rec).map(Action::OpenMitigations)),
-            Err(e) => out.push(Action::Notice(format!(
-                "Evidence: the probe run was NOT recorded: {e}"
-            ))),
+            Ok(rec) => {
+                out.extend(self.ledger.push(&rec).map(Action::OpenMitigations));
+                (out, Ok(()))
+            }
+            Err(e) => {
+                out.push(Action::Notice(format!(
+                    "Evidence: the probe run was NOT recorded: {e}"
+                )));
+                (out, Err(e.to_string()))
+            }
         }
-        out
     }
 
     /// Writes the export bundle into the session folder.
@@ -246,18 +260,45 @@ impl Recorder {
     }
 
     fn append(&mut self, app: &App, rec: Record) -> Vec<Action> {
+        self.append_checked(app, rec).0
+    }
+
+    /// As [`Recorder::record`], and whether the record is in the journal (written and
+    /// synced): a wave run does not change a context before its prior state is.
+    pub fn append_checked(&mut self, app: &App, rec: Record) -> (Vec<Action>, Result<(), String>) {
         let mut out = self.ensure(app);
-        match self.session.as_mut() {
+        let written = match self.session.as_mut() {
             Some(s) => match s.append(rec.clone()) {
-                Ok(_) => out.extend(self.ledger.push(&rec).map(Action::OpenMitigations)),
-                Err(e) => out.push(Action::Notice(format!(
-                    "Evidence: a record was NOT written: {e}"
-                ))),
+                Ok(_) => {
+                    out.extend(self.ledger.push(&rec).map(Action::OpenMitigations));
+                    Ok(())
+                }
+                Err(e) => {
+                    out.push(Action::Notice(format!(
+                        "Evidence: a record was NOT written: {e}"
+                    )));
+                    Err(e.to_string())
+                }
             },
-            None if !self.broken => self.waiting.push(rec),
-            None => {}
-        }
-        out
+            None if !self.broken => {
+                self.waiting.push(rec);
+                Err("no evidence session is open yet: open the step first".into())
+            }
+            None => Err("the evidence session could not be opened".into()),
+        };
+        (out, written)
+    }
+
+    /// As [`Recorder::probe`], and whether the run's record is in the journal.
+    pub fn probe_checked(&mut self, app: &App, r: &ProbeResult) -> (Vec<Action>, Result<(), String>) {
+        let (mut out, store) = self.output_store(app);
+        let Some(store) = store else {
+            return (out, Err("the evidence session could not be opened".into()));
+        };
+        let stored = super::store::store(&store, &r.output);
+        let (more, written) = self.append_run_checked(app, r, stored);
+        out.extend(more);
+        (out, written)
     }
 
     /// Opens the session once a guide is open; reports it (or why it could not).

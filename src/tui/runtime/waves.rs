@@ -58,16 +58,71 @@ fn ui(tx: &Sender<Msg>, e: WavesEvent) {
     let _ = tx.send(Msg::Ui(Action::Waves(e)));
 }
 
-impl Observer for Tui {
-    fn journal(&mut self, steps: &[Step], note: Record) -> Result<(), String> {
-        for (r, _, before) in steps {
-            for b in before {
-                let _ = self.tx.send(Msg::Record(Box::new(b.clone())));
+/// A wave run's records for the main loop, which owns the journal: each run with the records
+/// before it, then the records after; the run waits for the answer before it goes on.
+pub struct Batch {
+    runs: Vec<(crate::query::ProbeResult, Vec<Record>)>,
+    after: Vec<Record>,
+    answer: tokio::sync::oneshot::Sender<Result<(), String>>,
+}
+
+/// Writes `batch` in order, stopping at the first record that is not written, and answers
+/// the run with the outcome. No recorder (evidence off) writes nothing and answers yes, as
+/// `tsgnav run --no-evidence` does.
+pub fn write(
+    recorder: Option<&mut super::record::Recorder>,
+    app: &App,
+    batch: Batch,
+) -> Vec<Action> {
+    let mut shown = Vec::new();
+    let written = match recorder {
+        None => Ok(()),
+        Some(r) => (|| {
+            for (run, before) in batch.runs {
+                for b in before {
+                    let (more, ok) = r.append_checked(app, b);
+                    shown.extend(more);
+                    ok?;
+                }
+                let (more, ok) = r.probe_checked(app, &run);
+                shown.extend(more);
+                ok?;
             }
-            let _ = self.tx.send(Msg::Captured(Box::new(r.clone())));
+            for rec in batch.after {
+                let (more, ok) = r.append_checked(app, rec);
+                shown.extend(more);
+                ok?;
+            }
+            Ok(())
+        })(),
+    };
+    let _ = batch.answer.send(written);
+    shown
+}
+
+impl Observer for Tui {
+    fn journal(
+        &mut self,
+        steps: &[Step],
+        after: Vec<Record>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        let (answer, written) = tokio::sync::oneshot::channel();
+        let runs = (steps.iter())
+            .map(|(r, _, before)| (r.clone(), before.clone()))
+            .collect();
+        let batch = Batch {
+            runs,
+            after,
+            answer,
+        };
+        let sent = self.tx.send(Msg::Journal(Box::new(batch))).is_ok();
+        async move {
+            let gone = "the navigator stopped before the wave run's records were written";
+            if !sent {
+                return Err(gone.to_string());
+            }
+            written.await.unwrap_or_else(|_| Err(gone.to_string()))
         }
-        let _ = self.tx.send(Msg::Record(Box::new(note)));
-        Ok(())
     }
 
     fn line(&mut self, text: &str) {
@@ -223,6 +278,7 @@ impl Probes {
             preconditions: pre.clone(),
             earlier: plan.earlier.clone(),
             interrupted: plan.interrupted.clone(),
+            captured: plan.captured_lines(),
         };
         let mut vars = Vars::new();
         for (k, v) in bindings {

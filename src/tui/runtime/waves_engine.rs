@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 use futures::stream::{self, StreamExt};
 
 use super::waves_plan::Plan;
-use super::waves_probes::{run_probes, Aim, Step, WriteMode};
+use super::waves_capture::{Capture, Gate, Prior};
+use super::waves_probes::{run_probes, run_probes_with, Aim, Step, WriteMode};
 use crate::evidence::Record;
 use crate::mitigate::waves::{eta, Choice, State};
 use crate::query::vars::Vars;
@@ -32,8 +33,15 @@ pub type Progress = Arc<dyn Fn(usize, &str, &State) + Send + Sync>;
 
 /// What the caller does with the run's events, and how it decides after a failure.
 pub trait Observer {
-    /// A context's runs (with the records before each) and its wave note, in order.
-    fn journal(&mut self, steps: &[Step], note: Record) -> Result<(), String>;
+    /// A context's runs (with the records before each), then the records after them (its
+    /// wave note), in order; done once every one is written and synced, or the error. The
+    /// run waits for it: a context's change waits for its capture's, a wave for its
+    /// `starts` note.
+    fn journal(
+        &mut self,
+        steps: &[Step],
+        after: Vec<Record>,
+    ) -> impl Future<Output = Result<(), String>> + Send;
     /// A line of progress for the operator (`wave 2/4 · mc-westus3-1 · ok`).
     fn line(&mut self, text: &str);
     /// Wave `wave` (from 0) validated in `secs`; the time left, once known.
@@ -77,7 +85,11 @@ pub enum Ended {
 pub struct Outcome {
     pub context: String,
     pub state: State,
+    /// The steps not yet journaled (the capture went before the change).
     pub steps: Vec<Step>,
+    /// The prior state a restore brings back: captured before this run's change, or before
+    /// the first change of an earlier run of the step (a resume).
+    pub prior: Vec<crate::evidence::PriorState>,
 }
 
 pub(super) fn failure(steps: &[Step]) -> Option<String> {
@@ -107,14 +119,27 @@ impl Engine<'_> {
         (aim, mode)
     }
 
-    /// The change, then the gates, on one context.
-    async fn one(&self, plan: &Plan, wave: usize, ctx: String) -> Outcome {
+    /// The change, then the gates, on one context. The capture goes to the journal through
+    /// `tx` before the change runs; a context an earlier run captured is not captured again.
+    async fn one(&self, plan: &Plan, wave: usize, ctx: String, tx: &Captures) -> Outcome {
         let (aim, mode) = self.for_context(&ctx, plan);
         (self.progress)(wave, &ctx, &State::Mutating);
         let ex = self.executors.clone();
         let modes = (&mode, self.pre, self.node_shell);
-        let mut steps =
-            run_probes(&aim, self.node, &plan.change, self.vars.clone(), ex, modes).await;
+        let gate = Gate {
+            tx: tx.clone(),
+            wave,
+            context: ctx.clone(),
+        };
+        let earlier = plan.captured_before(&ctx);
+        let prior = match earlier {
+            Some(_) => Prior::Journaled,
+            None => Prior::Journal(&gate),
+        };
+        let vars = self.vars.clone();
+        let ran = run_probes_with(&aim, self.node, &plan.change, vars, ex, modes, prior).await;
+        let prior = earlier.map_or(ran.priors, <[_]>::to_vec);
+        let mut steps = ran.steps;
         if let Some(why) = failure(&steps) {
             let state = State::Failed(format!("change failed: {why}"));
             (self.progress)(wave, &ctx, &state);
@@ -122,6 +147,7 @@ impl Engine<'_> {
                 context: ctx,
                 state,
                 steps,
+                prior,
             };
         }
         (self.progress)(wave, &ctx, &State::Validating);
@@ -145,6 +171,7 @@ impl Engine<'_> {
             context: ctx,
             state,
             steps,
+            prior,
         }
     }
 }
@@ -165,6 +192,50 @@ pub fn describe(s: &State) -> String {
     }
 }
 
+/// Where the contexts of a wave send their captures.
+type Captures = tokio::sync::mpsc::UnboundedSender<Capture>;
+
+/// Journals one context's capture with its `captured` note; the answer goes back to the
+/// change waiting for it.
+async fn journal_capture<O: Observer>(obs: &mut O, of: usize, node: &str, c: Capture) {
+    let mut after = c.records;
+    let priors = super::waves_capture::priors_in(&after);
+    let text = super::waves_capture::note_text(c.wave + 1, of, &c.context, &priors);
+    after.push(resume::wave_note(text, node));
+    let written = obs.journal(&c.steps, after).await;
+    let _ = c.answer.send(written);
+}
+
+/// Runs one wave: each context's change (its capture journaled first) then its gates, at
+/// most `plan.parallel` at a time; every final state journaled before the observer hears it.
+async fn wave<O: Observer>(
+    engine: &Engine<'_>,
+    plan: &Plan,
+    obs: &mut O,
+    i: usize,
+) -> Result<Vec<Outcome>, String> {
+    let of = plan.waves.len();
+    let (tx, mut captures) = tokio::sync::mpsc::unbounded_channel();
+    let mut done = Vec::new();
+    let mut results = stream::iter(plan.waves[i].iter().cloned())
+        .map(|ctx| engine.one(plan, i, ctx, &tx))
+        .buffer_unordered(plan.parallel);
+    loop {
+        tokio::select! {
+            Some(c) = captures.recv() => journal_capture(obs, of, engine.node, c).await,
+            o = results.next() => {
+                let Some(o) = o else { break };
+                let text = format!("wave {}/{of} · {} · {}", i + 1, o.context, describe(&o.state));
+                obs.line(&text);
+                obs.journal(&o.steps, vec![note(engine, i + 1, of, &o)]).await?;
+                obs.recorded(i, &o.context, &o.state);
+                done.push(o);
+            }
+        }
+    }
+    Ok(done)
+}
+
 /// Runs every wave of `plan`, then what the observer chooses after a failure.
 pub async fn execute<O: Observer>(
     engine: &Engine<'_>,
@@ -173,40 +244,25 @@ pub async fn execute<O: Observer>(
 ) -> Result<Ended, String> {
     let of = plan.waves.len();
     let node = engine.node;
-    let opening = resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len());
-    obs.journal(&[], opening)?;
-    for n in resume::earlier_notes(node, &plan.earlier) {
-        obs.journal(&[], n)?;
-    }
+    let mut opening = vec![resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len())];
+    opening.extend(resume::earlier_notes(node, &plan.earlier));
+    opening.extend(resume::captured_notes(node, &plan.captured));
+    obs.journal(&[], opening).await?;
     let mut times = Vec::new();
     let mut history: Vec<(usize, Outcome)> = Vec::new();
     let mut stopped = None;
-    for (i, wave) in plan.waves.iter().enumerate() {
+    for (i, contexts) in plan.waves.iter().enumerate() {
         if obs.pause_asked() {
             let left = plan.waves[i..].iter().map(Vec::len).sum();
-            obs.journal(&[], resume::end_note(node, "paused"))?;
+            obs.journal(&[], vec![resume::end_note(node, "paused")]).await?;
             return Ok(Ended::Paused(i, left));
         }
         // Before any change of the wave: a crash from here on leaves these contexts as
         // "interrupted" for a resume, not as untouched.
-        obs.journal(&[], resume::starts_note(node, i + 1, of, wave))?;
+        let starts = resume::starts_note(node, i + 1, of, contexts);
+        obs.journal(&[], vec![starts]).await?;
         let started = Instant::now();
-        let mut done = Vec::new();
-        let mut results = stream::iter(wave.iter().cloned())
-            .map(|ctx| engine.one(plan, i, ctx))
-            .buffer_unordered(plan.parallel);
-        while let Some(o) = results.next().await {
-            obs.line(&format!(
-                "wave {}/{of} · {} · {}",
-                i + 1,
-                o.context,
-                describe(&o.state)
-            ));
-            obs.journal(&o.steps, note(engine, i + 1, of, &o))?;
-            obs.recorded(i, &o.context, &o.state);
-            done.push(o);
-        }
-        drop(results);
+        let mut done = wave(engine, plan, obs, i).await?;
         let breach = match done.iter().any(|o| matches!(o.state, State::Failed(_))) {
             true => None,
             false => {
@@ -218,7 +274,7 @@ pub async fn execute<O: Observer>(
             obs.line(&format!("wave {}/{of} · {b}", i + 1));
             for o in done.iter_mut() {
                 o.state = State::Failed(b.clone());
-                obs.journal(&[], note(engine, i + 1, of, o))?;
+                obs.journal(&[], vec![note(engine, i + 1, of, o)]).await?;
                 obs.recorded(i, &o.context, &o.state);
             }
         }
@@ -232,7 +288,7 @@ pub async fn execute<O: Observer>(
         obs.wave_done(i, times[i], eta(&times, of - i - 1));
     }
     let Some(i) = stopped else {
-        obs.journal(&[], resume::end_note(node, "validated"))?;
+        obs.journal(&[], vec![resume::end_note(node, "validated")]).await?;
         return Ok(Ended::Validated);
     };
     let skipped: usize = plan.waves[i + 1..].iter().map(Vec::len).sum();
@@ -242,7 +298,7 @@ pub async fn execute<O: Observer>(
     ));
     let choice = obs.decide(i).await;
     super::waves_restore::restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
-    obs.journal(&[], resume::end_note(node, "stopped"))?;
+    obs.journal(&[], vec![resume::end_note(node, "stopped")]).await?;
     Ok(Ended::Stopped(i, skipped))
 }
 

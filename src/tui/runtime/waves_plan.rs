@@ -29,11 +29,34 @@ pub struct Plan {
     /// Contexts of the waves whose wave was under way when the earlier run stopped without
     /// its end journaled (a crash): their change may have been made without its record.
     pub interrupted: Vec<String>,
+    /// The prior state an earlier run of the step journaled before its first change of
+    /// each of these contexts (the waves' and the done ones): not captured again, and what
+    /// a restore brings back.
+    pub captured: Vec<(String, Vec<crate::evidence::PriorState>)>,
 }
 
 impl Plan {
     pub fn count(&self) -> usize {
         self.waves.iter().map(Vec::len).sum()
+    }
+
+    /// What an earlier run captured of `context` before its first change, if anything.
+    pub fn captured_before(&self, context: &str) -> Option<&[crate::evidence::PriorState]> {
+        (self.captured.iter())
+            .find(|(c, _)| c == context)
+            .map(|(_, p)| p.as_slice())
+    }
+
+    /// `deployment/x -n ns spec.replicas=3` for each context an earlier run captured.
+    pub fn captured_lines(&self) -> Vec<(String, String)> {
+        (self.captured.iter())
+            .map(|(c, p)| {
+                let each: Vec<String> = (p.iter())
+                    .map(|p| format!("{} {}={}", p.resource, p.field, p.value))
+                    .collect();
+                (c.clone(), each.join("; "))
+            })
+            .collect()
     }
 }
 
@@ -128,6 +151,7 @@ pub fn build(ask: Ask<'_>) -> Result<Plan, String> {
         phrase,
         earlier: Vec::new(),
         interrupted: Vec::new(),
+        captured: Vec::new(),
     })
 }
 

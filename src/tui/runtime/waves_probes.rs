@@ -15,6 +15,8 @@ use crate::query::vars::{canonical, Source, Vars};
 use crate::query::{fanout, target_name, Cancel, Executor, ProbeError, ProbeRequest, ProbeResult};
 use crate::tsg::{Lang, SafetyClass};
 
+pub use super::waves_capture::Prior;
+
 /// One probe's run: the result, whether it was not run on purpose (refused, long-running),
 /// and the records that go into the journal before it (confirmation, prior state).
 pub type Step = (ProbeResult, bool, Vec<Record>);
@@ -154,6 +156,34 @@ pub async fn run_probes(
     aim: &Aim,
     node_id: &str,
     probes: &[crate::tsg::Probe],
+    vars: Vars,
+    executors: Vec<Arc<dyn Executor>>,
+    modes: (
+        &WriteMode,
+        &[String],
+        Option<&crate::query::entry::NodeShell>,
+    ),
+) -> Vec<(ProbeResult, bool, Vec<Record>)> {
+    let ran = run_probes_with(aim, node_id, probes, vars, executors, modes, Prior::Capture).await;
+    ran.steps
+}
+
+/// What [`run_probes_with`] ran.
+pub struct Ran {
+    /// The steps not yet journaled, in order.
+    pub steps: Vec<Step>,
+    /// Every prior state captured before a change (journaled or not).
+    pub priors: Vec<crate::evidence::PriorState>,
+}
+
+/// As [`run_probes`], with the prior state treated as `prior` says: with a [`Prior::Journal`]
+/// gate, each change waits until its capture is journaled, and does not run when that fails
+/// (those steps are then not in [`Ran::steps`]); with [`Prior::Journaled`] nothing is
+/// captured.
+pub async fn run_probes_with(
+    aim: &Aim,
+    node_id: &str,
+    probes: &[crate::tsg::Probe],
     mut vars: Vars,
     executors: Vec<Arc<dyn Executor>>,
     (mode, pre, node_shell): (
@@ -161,7 +191,8 @@ pub async fn run_probes(
         &[String],
         Option<&crate::query::entry::NodeShell>,
     ),
-) -> Vec<(ProbeResult, bool, Vec<Record>)> {
+    prior: Prior<'_>,
+) -> Ran {
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let config = RunnerConfig {
         concurrency: if aim.contexts.is_some() {
@@ -178,17 +209,32 @@ pub async fn run_probes(
         pre,
         node_shell,
         runner: Runner::new(config, executors, tx),
+        prior,
     };
-    let mut out = Vec::new();
+    let mut out = Out::default();
     for p in probes.iter().filter(|p| p.lang != Lang::Text) {
         // A mitigation stops at its first failed or refused step: the rest do not run.
-        if let Some(e) = mode.enabled.then(|| not_run(&out)).flatten() {
-            out.push((failed(node_id, p, e), false, Vec::new()));
+        if let Some(e) = mode.enabled.then(|| not_run(&out.steps)).flatten() {
+            out.steps.push((failed(node_id, p, e), false, Vec::new()));
             continue;
         }
         run.probe(p, &mut vars, &mut out).await;
     }
-    out
+    let mut steps = out.steps;
+    steps.drain(..out.journaled);
+    Ran {
+        steps,
+        priors: out.priors,
+    }
+}
+
+/// The steps of one [`run_probes_with`] so far.
+#[derive(Default)]
+struct Out {
+    steps: Vec<Step>,
+    /// How many of `steps` are in the journal already (the captures sent through a gate).
+    journaled: usize,
+    priors: Vec<crate::evidence::PriorState>,
 }
 
 /// What every probe of one [`run_probes`] shares.
@@ -199,6 +245,7 @@ struct Run<'a> {
     pre: &'a [String],
     node_shell: Option<&'a crate::query::entry::NodeShell>,
     runner: Runner,
+    prior: Prior<'a>,
 }
 
 impl Run<'_> {
@@ -240,26 +287,62 @@ impl Run<'_> {
         Ok((req, confirmation))
     }
 
+    /// The prior-state capture of confirmed request `req` (unless it was journaled by an
+    /// earlier run), journaled first when there is a gate; the records left for the change's
+    /// step, or the step that says why the change does not run.
+    async fn capture(
+        &self,
+        p: &crate::tsg::Probe,
+        req: &ProbeRequest,
+        mut before: Vec<Record>,
+        out: &mut Out,
+    ) -> Result<Vec<Record>, Box<Step>> {
+        if !matches!(self.prior, Prior::Journaled) {
+            match crate::query::capture::capture(&self.runner, req).await {
+                Ok(caps) => {
+                    for (r, prior) in caps {
+                        out.steps.push((r, false, std::mem::take(&mut before)));
+                        if let Some(c) = prior {
+                            let ps = crate::tui::runtime::convert::prior_state(c);
+                            out.priors.push(ps.clone());
+                            before.push(Record::PriorState(ps));
+                        }
+                    }
+                }
+                Err(e) => return Err(Box::new((failed(self.node_id, p, e), false, before))),
+            }
+        }
+        let Prior::Journal(gate) = &self.prior else {
+            return Ok(before);
+        };
+        let steps = out.steps[out.journaled..].to_vec();
+        if let Err(e) = gate.journal(steps, before.clone()).await {
+            let e = ProbeError::Refused {
+                class: SafetyClass::Mutating,
+                reason: format!("the prior state could not be journaled ({e})"),
+                what: "the change did not run: tsgnav does not change what it could not \
+                       record; fix the evidence folder, then resume the run"
+                    .into(),
+            };
+            return Err(Box::new((failed(self.node_id, p, e), true, before)));
+        }
+        out.journaled = out.steps.len();
+        Ok(Vec::new())
+    }
+
     /// Probe `p`: its prior-state capture first when it was confirmed, then its run.
-    async fn probe(&self, p: &crate::tsg::Probe, vars: &mut Vars, out: &mut Vec<Step>) {
+    async fn probe(&self, p: &crate::tsg::Probe, vars: &mut Vars, out: &mut Out) {
         let (req, confirmation) = match self.request(p, vars) {
             Ok(r) => r,
-            Err(step) => return out.push(*step),
+            Err(step) => return out.steps.push(*step),
         };
         let runner = &self.runner;
         let mut before = Vec::new();
         if let Some(c) = confirmation {
-            before.push(Record::Confirmation(c));
-            match crate::query::capture::capture(runner, &req).await {
-                Ok(caps) => {
-                    for (r, prior) in caps {
-                        out.push((r, false, std::mem::take(&mut before)));
-                        before.extend(prior.map(|c| {
-                            Record::PriorState(crate::tui::runtime::convert::prior_state(c))
-                        }));
-                    }
-                }
-                Err(e) => return out.push((failed(self.node_id, p, e), false, before)),
+            let first = vec![Record::Confirmation(c)];
+            match self.capture(p, &req, first, out).await {
+                Ok(left) => before = left,
+                Err(step) => return out.steps.push(*step),
             }
         }
         let refused = crate::query::runner::gate(&req).is_some();
@@ -277,7 +360,7 @@ impl Run<'_> {
             None => runner.run(req, Cancel::new()).await,
         };
         vars.absorb(&r.captured);
-        out.push((r, refused, before));
+        out.steps.push((r, refused, before));
     }
 }
 

@@ -9,7 +9,6 @@ use futures::stream::{self, StreamExt};
 use super::waves_engine::{describe, failure, note, Engine, Observer, Outcome};
 use super::waves_plan::Plan;
 use super::waves_probes::{run_probes, Step};
-use crate::evidence::Record;
 use crate::mitigate::waves::{Choice, State};
 use crate::tsg::{Lang, Probe};
 
@@ -24,19 +23,15 @@ impl Engine<'_> {
         o: &Outcome,
     ) -> (State, Vec<Step>) {
         let mut code = String::new();
-        for (_, _, recs) in &o.steps {
-            for r in recs {
-                if let Record::PriorState(p) = r {
-                    if p.field == "spec.replicas"
-                        && p.value.chars().all(|c| c.is_ascii_digit())
-                        && !p.value.is_empty()
-                    {
-                        code.push_str(&format!(
-                            "kubectl scale {} --replicas={}\n",
-                            p.resource, p.value
-                        ));
-                    }
-                }
+        for p in &o.prior {
+            if p.field == "spec.replicas"
+                && p.value.chars().all(|c| c.is_ascii_digit())
+                && !p.value.is_empty()
+            {
+                code.push_str(&format!(
+                    "kubectl scale {} --replicas={}\n",
+                    p.resource, p.value
+                ));
             }
         }
         if code.is_empty() {
@@ -58,15 +53,47 @@ impl Engine<'_> {
     }
 }
 
-/// Restores what `choice` names of the run's `history`, journaling each restore.
+/// The contexts "restore all" covers beyond this run's `history`: those an earlier run of the
+/// step left validated, and those of this run's plan it never reached that an earlier run
+/// captured (a crash caught them after their capture). Each comes back to the value captured
+/// before its first change; shown in the failing wave `i`.
+fn earlier_changes(plan: &Plan, history: &[(usize, Outcome)], i: usize) -> Vec<(usize, Outcome)> {
+    let seen = |c: &str| history.iter().any(|(_, o)| o.context == c);
+    let done = (plan.earlier.iter())
+        .filter(|(_, s)| *s == State::Ok)
+        .map(|(c, _)| c);
+    let reached = plan.waves.iter().flatten().filter(|c| plan.captured_before(c).is_some());
+    let mut out: Vec<(usize, Outcome)> = Vec::new();
+    for c in done.chain(reached) {
+        if seen(c) || out.iter().any(|(_, o)| o.context == *c) {
+            continue;
+        }
+        let prior = plan.captured_before(c).map(<[_]>::to_vec).unwrap_or_default();
+        let o = Outcome {
+            context: c.clone(),
+            state: State::Ok,
+            steps: Vec::new(),
+            prior,
+        };
+        out.push((i, o));
+    }
+    out
+}
+
+/// Restores what `choice` names of the run's `history` (for "restore all", with what earlier
+/// runs of the step changed), journaling each restore.
 pub(super) async fn restore_chosen<O: Observer>(
     engine: &Engine<'_>,
     plan: &Plan,
     obs: &mut O,
-    history: &mut [(usize, Outcome)],
+    history: &mut Vec<(usize, Outcome)>,
     (i, choice): (usize, Choice),
 ) -> Result<(), String> {
     let of = plan.waves.len();
+    if choice == Choice::RestoreAll {
+        let more = earlier_changes(plan, history, i);
+        history.extend(more);
+    }
     let wanted: Vec<usize> = (0..history.len())
         .filter(|k| {
             let (w, o) = &history[*k];
@@ -98,7 +125,7 @@ pub(super) async fn restore_chosen<O: Observer>(
             o.context,
             describe(&o.state)
         ));
-        obs.journal(&steps, note(engine, *w + 1, of, o))?;
+        obs.journal(&steps, vec![note(engine, *w + 1, of, o)]).await?;
         obs.recorded(*w, &o.context, &o.state);
     }
     Ok(())

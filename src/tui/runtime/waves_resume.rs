@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use crate::evidence::{Note, Record};
+use crate::evidence::{Note, PriorState, Record};
 use crate::mitigate::waves::{parse_note, State};
 
 /// The start of a run's first note; a resumed run's says `resumed` instead of `started`.
@@ -22,10 +22,10 @@ const STARTS: &str = "starts";
 /// The first part of the notes a resumed run opens with, naming what the run it goes on
 /// from left done (`wave earlier · ok · a, b`), so each session holds the whole story and a
 /// resume of a resumed run still leaves those alone.
-const EARLIER: &str = "wave earlier";
+pub(super) const EARLIER: &str = "wave earlier";
 
 /// What the journal says about the last wave run of one step.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Earlier {
     /// Each context's last word, in the order they were first seen.
     pub states: Vec<(String, State)>,
@@ -33,6 +33,9 @@ pub struct Earlier {
     pub interrupted: Vec<String>,
     /// How the run ended (`validated`, `paused`, `stopped`), when its end is journaled.
     pub ended: Option<String>,
+    /// Each context's prior state as captured before its first change since the run began
+    /// (a later capture of the same object, at its changed value, does not replace it).
+    pub captured: Vec<(String, Vec<PriorState>)>,
 }
 
 /// Whether two node ids name the same step: the same `#slug` (a session records the id as
@@ -68,6 +71,9 @@ impl Earlier {
             }
             return;
         }
+        if let Some((ctx, priors)) = super::waves_capture::parse(text) {
+            return self.capture(ctx, priors);
+        }
         let parts: Vec<&str> = text.splitn(3, " · ").collect();
         if let [EARLIER, word, names] = parts[..] {
             if let Some(state) = State::from_word(word) {
@@ -87,6 +93,17 @@ impl Earlier {
         }
         if let Some((ctx, state)) = parse_note(text) {
             self.set(ctx, state);
+        }
+    }
+
+    fn capture(&mut self, ctx: String, priors: Vec<PriorState>) {
+        let Some((_, had)) = self.captured.iter_mut().find(|(c, _)| *c == ctx) else {
+            return self.captured.push((ctx, priors));
+        };
+        for p in priors {
+            if !had.iter().any(|h| h.resource == p.resource && h.field == p.field) {
+                had.push(p);
+            }
         }
     }
 
@@ -155,10 +172,25 @@ pub fn carry_over(
         .filter(|c| plan.waves.iter().flatten().any(|w| w == *c))
         .cloned()
         .collect();
+    let ours = |c: &str| {
+        plan.waves.iter().flatten().any(|w| w == c) || done.iter().any(|(d, _)| d == c)
+    };
+    plan.captured = (before.captured.iter())
+        .filter(|(c, _)| ours(c))
+        .cloned()
+        .collect();
     plan.earlier = done;
 }
 
-fn wave_note(text: String, node: &str) -> Record {
+/// The notes a resumed run opens with for the contexts an earlier run captured, so a resume
+/// of this run still restores them to the value from before their first change.
+pub fn captured_notes(node: &str, captured: &[(String, Vec<PriorState>)]) -> Vec<Record> {
+    (captured.iter())
+        .map(|(c, p)| wave_note(super::waves_capture::carried_text(c, p), node))
+        .collect()
+}
+
+pub(super) fn wave_note(text: String, node: &str) -> Record {
     Record::Note(Note {
         text,
         topic: Some("wave".into()),
@@ -280,6 +312,49 @@ mod tests {
         let e = notes(&recs);
         assert_eq!(e.done(), vec!["a", "b", "c"]);
         assert_eq!(e.interrupted, vec!["d".to_string()]);
+    }
+
+    #[test]
+    fn the_value_captured_before_the_first_change_is_kept_across_resumes() {
+        let prior = |v: &str| PriorState {
+            probe: None,
+            resource: "deployment/agent -n maestro".into(),
+            field: "spec.replicas".into(),
+            value: v.into(),
+            command: String::new(),
+        };
+        let cap = |c: &str, v: &str| {
+            wave_note(super::super::waves_capture::note_text(1, 2, c, &[prior(v)]), STEP)
+        };
+        let mut recs = vec![
+            run_note(STEP, "mc-*", 3, 0),
+            starts_note(STEP, 1, 2, &["a".to_string(), "b".to_string()]),
+            cap("a", "3"),
+        ];
+        let e = notes(&recs);
+        // Captured, then killed before its note: still interrupted, with its value.
+        assert_eq!(e.interrupted, vec!["a", "b"]);
+        assert_eq!(e.captured, vec![("a".to_string(), vec![prior("3")])]);
+        // A resumed run carries it; a later capture of the same object (at its changed
+        // value) does not replace it.
+        recs.push(run_note(STEP, "mc-*", 3, 1));
+        recs.extend(captured_notes(STEP, &e.captured));
+        recs.push(cap("a", "0"));
+        assert_eq!(notes(&recs).captured, e.captured);
+        // The resumed session alone holds the same story.
+        let alone = vec![
+            run_note(STEP, "mc-*", 3, 1),
+            captured_notes(STEP, &e.captured)[0].clone(),
+        ];
+        assert_eq!(notes(&alone).captured, e.captured);
+        // A fresh start forgets it.
+        recs.push(Record::Note(Note {
+            text: "wave run started · mc-* · 3 contexts".into(),
+            topic: Some("wave".into()),
+            node: Some(STEP.into()),
+            ..Default::default()
+        }));
+        assert!(notes(&recs).captured.is_empty());
     }
 
     #[test]

@@ -114,12 +114,33 @@ fn plan_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
             t.get("ui.warning"),
         ));
     }
-    if !p.interrupted.is_empty() {
+    let fresh: Vec<String> = (p.interrupted.iter())
+        .filter(|c| !p.captured.iter().any(|(k, _)| k == *c))
+        .cloned()
+        .collect();
+    if !fresh.is_empty() {
         out.push(Line::styled(
             format!(
-                "{} were changing when it was cut short ({}): run again, the capture reads them as they are now",
-                p.interrupted.len(),
-                names(&p.interrupted)
+                "{} were in the wave under way when it was cut short, not captured ({}): run again, the capture reads them as they are now",
+                fresh.len(),
+                names(&fresh)
+            ),
+            t.get("ui.warning"),
+        ));
+    }
+    let again: Vec<&(String, String)> = (p.captured.iter())
+        .filter(|(c, _)| p.waves.iter().flatten().any(|w| w == c))
+        .collect();
+    if !again.is_empty() {
+        let (c, what) = again[0];
+        let more = match again.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        out.push(Line::styled(
+            format!(
+                "{} run again with the value captured before their first change, not captured again: {c} {what}{more}",
+                again.len()
             ),
             t.get("ui.warning"),
         ));
@@ -280,10 +301,16 @@ fn bottom_lines(w: &Waves, app: &App) -> Vec<Line<'static>> {
         out.push(Line::styled(l.clone(), t.get("ui.dim")));
     }
     let keys = match w.ask {
-        Some(Ask::RestoreAll) => format!(
-            "Restore all {} contexts this run changed to their captured values? y restores them · any other key goes back",
-            w.changed()
-        ),
+        Some(Ask::RestoreAll) => match w.changed_earlier() {
+            0 => format!(
+                "Restore all {} contexts this run changed to their captured values? y restores them · any other key goes back",
+                w.changed()
+            ),
+            e => format!(
+                "Restore all {} contexts the step's runs changed ({e} in the earlier run) to the values captured before their first change? y restores them · any other key goes back",
+                w.changed()
+            ),
+        },
         Some(Ask::Quit) => format!(
             "Quit while wave {} runs? p pauses after it and quits once it is journaled · any other key keeps running",
             w.current_wave() + 1
