@@ -159,8 +159,14 @@ fn restore_all_in_a_resumed_run_counts_what_the_earlier_run_changed_and_captured
         ],
         interrupted: vec![c[4].clone()],
         captured: vec![
-            (c[0].clone(), "deployment/agent -n maestro spec.replicas=3".into()),
-            (c[4].clone(), "deployment/agent -n maestro spec.replicas=2".into()),
+            (
+                c[0].clone(),
+                "deployment/agent -n maestro spec.replicas=3".into(),
+            ),
+            (
+                c[4].clone(),
+                "deployment/agent -n maestro spec.replicas=2".into(),
+            ),
         ],
         preconditions: Vec::new(),
         ..plan()
@@ -206,5 +212,8 @@ fn restore_all_in_a_resumed_run_counts_what_the_earlier_run_changed_and_captured
     );
     let w = a.waves.as_ref().expect("open");
     let row = w.rows.iter().find(|r| r.context == c[0]).expect("row");
-    assert!(row.earlier && matches!(row.state, State::Restored(_)), "{row:?}");
+    assert!(
+        row.earlier && matches!(row.state, State::Restored(_)),
+        "{row:?}"
+    );
 }

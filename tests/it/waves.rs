@@ -35,7 +35,7 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn records(state: &Path) -> Vec<Value> {
+pub(super) fn records(state: &Path) -> Vec<Value> {
     let mut out = Vec::new();
     for d in std::fs::read_dir(state).expect("state dir").flatten() {
         if let Ok(j) = std::fs::read_to_string(d.path().join("journal.jsonl")) {
@@ -48,14 +48,14 @@ fn records(state: &Path) -> Vec<Value> {
     out
 }
 
-fn notes(recs: &[Value]) -> Vec<String> {
+pub(super) fn notes(recs: &[Value]) -> Vec<String> {
     recs.iter()
         .filter(|r| r["topic"] == "wave")
         .filter_map(|r| r["text"].as_str().map(String::from))
         .collect()
 }
 
-async fn spec_replicas(kc: &Path, ctx: &str) -> i32 {
+pub(super) async fn spec_replicas(kc: &Path, ctx: &str) -> i32 {
     use k8s_openapi::api::apps::v1::Deployment;
     let client = sim_support::client(kc, Some(ctx)).await;
     let api: kube::Api<Deployment> = kube::Api::namespaced(client, "maestro");

@@ -155,8 +155,8 @@ pub fn show(p: &Plan, node: &str) -> String {
         );
     }
     let lines = p.captured_lines();
-    let (again, done): (Vec<_>, Vec<_>) = (lines.iter())
-        .partition(|(c, _)| p.waves.iter().flatten().any(|w| w == c));
+    let (again, done): (Vec<_>, Vec<_>) =
+        (lines.iter()).partition(|(c, _)| p.waves.iter().flatten().any(|w| w == c));
     if !again.is_empty() {
         let _ = writeln!(
             s,

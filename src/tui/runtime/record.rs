@@ -290,7 +290,11 @@ impl Recorder {
     }
 
     /// As [`Recorder::probe`], and whether the run's record is in the journal.
-    pub fn probe_checked(&mut self, app: &App, r: &ProbeResult) -> (Vec<Action>, Result<(), String>) {
+    pub fn probe_checked(
+        &mut self,
+        app: &App,
+        r: &ProbeResult,
+    ) -> (Vec<Action>, Result<(), String>) {
         let (mut out, store) = self.output_store(app);
         let Some(store) = store else {
             return (out, Err("the evidence session could not be opened".into()));

@@ -79,7 +79,10 @@ fn list(priors: &[PriorState]) -> String {
 
 /// The note journaled with a context's capture: `wave 1/4 · mc-a · captured · …`.
 pub fn note_text(wave: usize, of: usize, context: &str, priors: &[PriorState]) -> String {
-    format!("wave {wave}/{of} · {context} · {CAPTURED} · {}", list(priors))
+    format!(
+        "wave {wave}/{of} · {context} · {CAPTURED} · {}",
+        list(priors)
+    )
 }
 
 /// The note a resumed run opens with for a context an earlier run captured.

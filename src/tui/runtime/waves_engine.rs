@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use super::waves_plan::Plan;
 use super::waves_capture::{Capture, Gate, Prior};
+use super::waves_plan::Plan;
 use super::waves_probes::{run_probes, run_probes_with, Aim, Step, WriteMode};
 use crate::evidence::Record;
 use crate::mitigate::waves::{eta, Choice, State};
@@ -225,9 +225,10 @@ async fn wave<O: Observer>(
             Some(c) = captures.recv() => journal_capture(obs, of, engine.node, c).await,
             o = results.next() => {
                 let Some(o) = o else { break };
+                // Said once it is journaled: what the operator reads is never ahead of it.
+                obs.journal(&o.steps, vec![note(engine, i + 1, of, &o)]).await?;
                 let text = format!("wave {}/{of} · {} · {}", i + 1, o.context, describe(&o.state));
                 obs.line(&text);
-                obs.journal(&o.steps, vec![note(engine, i + 1, of, &o)]).await?;
                 obs.recorded(i, &o.context, &o.state);
                 done.push(o);
             }
@@ -244,7 +245,12 @@ pub async fn execute<O: Observer>(
 ) -> Result<Ended, String> {
     let of = plan.waves.len();
     let node = engine.node;
-    let mut opening = vec![resume::run_note(node, &plan.glob, plan.count(), plan.earlier.len())];
+    let mut opening = vec![resume::run_note(
+        node,
+        &plan.glob,
+        plan.count(),
+        plan.earlier.len(),
+    )];
     opening.extend(resume::earlier_notes(node, &plan.earlier));
     opening.extend(resume::captured_notes(node, &plan.captured));
     obs.journal(&[], opening).await?;
@@ -254,7 +260,8 @@ pub async fn execute<O: Observer>(
     for (i, contexts) in plan.waves.iter().enumerate() {
         if obs.pause_asked() {
             let left = plan.waves[i..].iter().map(Vec::len).sum();
-            obs.journal(&[], vec![resume::end_note(node, "paused")]).await?;
+            obs.journal(&[], vec![resume::end_note(node, "paused")])
+                .await?;
             return Ok(Ended::Paused(i, left));
         }
         // Before any change of the wave: a crash from here on leaves these contexts as
@@ -288,7 +295,8 @@ pub async fn execute<O: Observer>(
         obs.wave_done(i, times[i], eta(&times, of - i - 1));
     }
     let Some(i) = stopped else {
-        obs.journal(&[], vec![resume::end_note(node, "validated")]).await?;
+        obs.journal(&[], vec![resume::end_note(node, "validated")])
+            .await?;
         return Ok(Ended::Validated);
     };
     let skipped: usize = plan.waves[i + 1..].iter().map(Vec::len).sum();
@@ -298,7 +306,8 @@ pub async fn execute<O: Observer>(
     ));
     let choice = obs.decide(i).await;
     super::waves_restore::restore_chosen(engine, plan, obs, &mut history, (i, choice)).await?;
-    obs.journal(&[], vec![resume::end_note(node, "stopped")]).await?;
+    obs.journal(&[], vec![resume::end_note(node, "stopped")])
+        .await?;
     Ok(Ended::Stopped(i, skipped))
 }
 

@@ -62,13 +62,20 @@ fn earlier_changes(plan: &Plan, history: &[(usize, Outcome)], i: usize) -> Vec<(
     let done = (plan.earlier.iter())
         .filter(|(_, s)| *s == State::Ok)
         .map(|(c, _)| c);
-    let reached = plan.waves.iter().flatten().filter(|c| plan.captured_before(c).is_some());
+    let reached = plan
+        .waves
+        .iter()
+        .flatten()
+        .filter(|c| plan.captured_before(c).is_some());
     let mut out: Vec<(usize, Outcome)> = Vec::new();
     for c in done.chain(reached) {
         if seen(c) || out.iter().any(|(_, o)| o.context == *c) {
             continue;
         }
-        let prior = plan.captured_before(c).map(<[_]>::to_vec).unwrap_or_default();
+        let prior = plan
+            .captured_before(c)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
         let o = Outcome {
             context: c.clone(),
             state: State::Ok,
@@ -119,13 +126,14 @@ pub(super) async fn restore_chosen<O: Observer>(
     for (k, (state, steps)) in restored {
         let (w, o) = &mut history[k];
         o.state = state;
+        obs.journal(&steps, vec![note(engine, *w + 1, of, o)])
+            .await?;
         obs.line(&format!(
             "wave {}/{of} · {} · {}",
             *w + 1,
             o.context,
             describe(&o.state)
         ));
-        obs.journal(&steps, vec![note(engine, *w + 1, of, o)]).await?;
         obs.recorded(*w, &o.context, &o.state);
     }
     Ok(())

@@ -101,7 +101,10 @@ impl Earlier {
             return self.captured.push((ctx, priors));
         };
         for p in priors {
-            if !had.iter().any(|h| h.resource == p.resource && h.field == p.field) {
+            if !had
+                .iter()
+                .any(|h| h.resource == p.resource && h.field == p.field)
+            {
                 had.push(p);
             }
         }
@@ -172,9 +175,8 @@ pub fn carry_over(
         .filter(|c| plan.waves.iter().flatten().any(|w| w == *c))
         .cloned()
         .collect();
-    let ours = |c: &str| {
-        plan.waves.iter().flatten().any(|w| w == c) || done.iter().any(|(d, _)| d == c)
-    };
+    let ours =
+        |c: &str| plan.waves.iter().flatten().any(|w| w == c) || done.iter().any(|(d, _)| d == c);
     plan.captured = (before.captured.iter())
         .filter(|(c, _)| ours(c))
         .cloned()
@@ -324,7 +326,10 @@ mod tests {
             command: String::new(),
         };
         let cap = |c: &str, v: &str| {
-            wave_note(super::super::waves_capture::note_text(1, 2, c, &[prior(v)]), STEP)
+            wave_note(
+                super::super::waves_capture::note_text(1, 2, c, &[prior(v)]),
+                STEP,
+            )
         };
         let mut recs = vec![
             run_note(STEP, "mc-*", 3, 0),
