@@ -390,3 +390,7 @@ fn summary(plan: &Plan, ended: Result<Ended, String>) -> String {
         Err(e) => format!("The wave run stopped: {e}"),
     }
 }
+
+#[cfg(test)]
+#[path = "waves_observer_tests.rs"]
+mod tests;
