@@ -120,9 +120,11 @@ impl Ctx<'_> {
                 }
             }
             Msg::Captured(result) => queue.extend(fx.record_run(app, &result)),
-            Msg::Journal(batch) => {
-                queue.extend(super::waves::write(fx.recorder.as_mut(), app, *batch))
-            }
+            Msg::Journal(batch) => queue.extend(super::waves_observer::write(
+                fx.recorder.as_mut(),
+                app,
+                *batch,
+            )),
             Msg::DryRun(result) => {
                 queue.extend(fx.record_run(app, &result));
                 let o = probes::convert(&result);

@@ -26,11 +26,13 @@ pub mod stream;
 pub mod waves;
 pub mod waves_capture;
 pub mod waves_engine;
+pub mod waves_observer;
 pub mod waves_plan;
 pub mod waves_probes;
 pub mod waves_restore;
 pub mod waves_resume;
 pub mod waves_soak;
+pub mod waves_write_mode;
 
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,7 +111,7 @@ pub enum Msg {
     /// A read run before a mutation (prior state): recorded, not shown.
     Captured(Box<crate::query::ProbeResult>),
     /// Records of a wave run, written in order; the run waits for the answer.
-    Journal(Box<waves::Batch>),
+    Journal(Box<waves_observer::Batch>),
     /// A dry run's result: recorded, shown on the confirmation screen.
     DryRun(Box<crate::query::ProbeResult>),
     /// Guides read in the background.
