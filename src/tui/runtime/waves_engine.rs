@@ -1,5 +1,8 @@
 //! The wave engine, one for `tsgnav run --waves` and the navigator's `:waves`: per context,
-//! the prior state is captured, the change runs with that context's own confirmation (the
+//! the prior state is captured and journaled before the change may run (each context's task
+//! sends its capture to the wave's loop, which owns the observer, and waits for the answer,
+//! [`super::waves_capture`]; a context an earlier run of the step captured is not captured
+//! again), the change runs with that context's own confirmation (the
 //! same path as a single confirmed run, [`super::waves_probes`]: the jail, the API proxy's
 //! grant), then the gates run on that context. A wave starts only when every context of the
 //! one before it validated; the first failure stops the run, and nothing past that wave is
