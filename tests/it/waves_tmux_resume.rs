@@ -225,3 +225,67 @@ fn q_while_a_wave_runs_pauses_after_it_quits_journaled_and_resume_offers_the_res
     f.leave();
     assert_eq!(f.writes(), writes, "planning writes nothing");
 }
+
+#[test]
+fn restore_all_in_a_resumed_run_brings_back_what_the_killed_navigator_changed_too() {
+    let test = "restore_all_in_a_resumed_run_brings_back_what_the_killed_navigator_changed_too";
+    // Waves of 1, 1 and 3, one at a time; killed once two validated. Index 4 fails.
+    let Some(f) = Fleet::start(test, "wavesresall", 5, &[4]) else {
+        return;
+    };
+    let (t, names) = (&f.t, &f.names);
+    let before: Vec<i32> = names.iter().map(|n| f.replicas(n)).collect();
+    let (pid, script) = (t.dir.join("tsgnav.pid"), t.dir.join("launch.sh"));
+    let body = format!(
+        "echo $$ > '{}'\nexec {}\n",
+        pid.display(),
+        f.command(&names[0], &f.on_the_step())
+    );
+    std::fs::write(&script, body).expect("launch script");
+    f.run_waves(&format!("sh '{}'", script.display()), "1,1,rest 1", 5);
+    // A row turns ok once its note is journaled.
+    t.wait_for("two contexts validated", |s| s.contains("ok 2 ·"));
+    let pid = std::fs::read_to_string(&pid).expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .expect("kill");
+    assert!(killed.success(), "kill -9 {pid}");
+    t.send_line("printf '\\033[?1049l\\033[?1000l\\033[?1002l\\033[?1006l'; stty sane; clear");
+    t.wait_for("the shell", |s| s.trim_start().starts_with("READY$"));
+    let notes = wave_notes(&t.dir.join("state"));
+    let done = names.iter().filter(|n| noted(&notes, n, "ok")).count();
+    assert!((2..4).contains(&done), "{notes:?}");
+
+    // A new navigator: the rest in waves of 1 and the rest; the last context fails.
+    let rest = names.len() - done;
+    let launch = format!("clear; {}", f.command(&names[0], &f.on_the_step()));
+    f.run_waves(&launch, "1,rest 4", rest);
+    let s = t.wait_for("the failed wave", |s| s.contains("wave 2 failed"));
+    assert!(s.contains(&format!("a all ({})", names.len())), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("the question", |s| {
+        flat(s).contains(&format!(
+            "Restore all {} contexts the step's runs changed ({done} in the earlier run)",
+            names.len()
+        ))
+    });
+    t.keys(&["y"]);
+    t.wait_for("the end", |s| s.contains("Stopped at wave 2/2"));
+    for (i, n) in names.iter().enumerate() {
+        assert_eq!(
+            f.replicas(n),
+            before[i],
+            "{n} (index {i}) is not back at its count from before the first change"
+        );
+    }
+    // The earlier run's validated contexts: changed once by it, restored once by this run.
+    for n in &names[..done] {
+        assert_eq!(f.sim.handle.writes_to(n), 2, "{n}");
+    }
+    f.leave();
+    let notes = wave_notes(&t.dir.join("state"));
+    for n in names {
+        assert!(noted(&notes, n, "restored"), "{n}'s restore is journaled");
+    }
+}
