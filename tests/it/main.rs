@@ -143,4 +143,5 @@ mod tui_tmux;
 mod waves;
 mod waves_crash;
 mod waves_tmux;
+mod waves_tmux_journal;
 mod waves_tmux_resume;

@@ -24,7 +24,7 @@ fn noted(notes: &[String], name: &str, word: &str) -> bool {
 impl Fleet {
     /// The step open in a navigator started with `rest`, `:waves mc-* SIZES`, the
     /// precondition ticked and the phrase (`mc-* · N contexts`) typed back.
-    fn run_waves(&self, launch: &str, sizes: &str, count: usize) -> String {
+    pub(crate) fn run_waves(&self, launch: &str, sizes: &str, count: usize) -> String {
         let t = &self.t;
         t.send_line(launch);
         t.wait_for("the step", |s| s.contains("Strategy: scale the agent down"));

@@ -164,7 +164,7 @@ impl Recorder {
     ) -> (Vec<Action>, Result<(), String>) {
         let mut out = self.ensure(app);
         let Some(s) = self.session.as_mut() else {
-            return (out, Err("the evidence session could not be opened".into()));
+            return (out, Err(self.unopened()));
         };
         let mut run = crate::tui::runtime::convert::probe_run(r);
         let result = stored.and_then(|stored| {
@@ -284,9 +284,18 @@ impl Recorder {
                 self.waiting.push(rec);
                 Err("no evidence session is open yet: open the step first".into())
             }
-            None => Err("the evidence session could not be opened".into()),
+            None => Err(self.unopened()),
         };
         (out, written)
+    }
+
+    /// Why a record that must be written first was not: no session could be opened.
+    fn unopened(&self) -> String {
+        format!(
+            "no evidence session could be opened under {}, so nothing is changed without its \
+             record: make that a writable folder (TSGNAV_STATE_DIR sets it) and start again",
+            self.state_dir.display()
+        )
     }
 
     /// As [`Recorder::probe`], and whether the run's record is in the journal.
@@ -297,7 +306,7 @@ impl Recorder {
     ) -> (Vec<Action>, Result<(), String>) {
         let (mut out, store) = self.output_store(app);
         let Some(store) = store else {
-            return (out, Err("the evidence session could not be opened".into()));
+            return (out, Err(self.unopened()));
         };
         let stored = super::store::store(&store, &r.output);
         let (more, written) = self.append_run_checked(app, r, stored);
