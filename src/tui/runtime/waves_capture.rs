@@ -94,31 +94,18 @@ pub fn carried_text(context: &str, priors: &[PriorState]) -> String {
     )
 }
 
-/// The context and prior states of a [`note_text`] or a [`carried_text`].
-pub fn parse(text: &str) -> Option<(String, Vec<PriorState>)> {
+/// The context of a [`note_text`] or a [`carried_text`]. The values themselves are read from
+/// the typed prior-state records journaled right before the note, never from its text: a
+/// captured value is the cluster's, and may hold `; ` or `=` itself.
+pub fn context_of(text: &str) -> Option<String> {
     let parts: Vec<&str> = text.splitn(4, " · ").collect();
-    let (context, what) = match parts[..] {
-        [first, CAPTURED, context, what] if first == super::waves_resume::EARLIER => {
-            (context, what)
+    match parts[..] {
+        [first, CAPTURED, context, _] if first == super::waves_resume::EARLIER => {
+            Some(context.to_string())
         }
-        [first, context, CAPTURED, what] if first.starts_with("wave ") => (context, what),
-        _ => return None,
-    };
-    let priors = (what.split("; "))
-        .filter(|p| *p != NOTHING)
-        .filter_map(|p| {
-            let (left, value) = p.rsplit_once('=')?;
-            let (resource, field) = left.rsplit_once(' ')?;
-            Some(PriorState {
-                probe: None,
-                resource: resource.to_string(),
-                field: field.to_string(),
-                value: value.to_string(),
-                command: String::new(),
-            })
-        })
-        .collect();
-    Some((context.to_string(), priors))
+        [first, context, CAPTURED, _] if first.starts_with("wave ") => Some(context.to_string()),
+        _ => None,
+    }
 }
 
 /// The prior states among `records`.
@@ -146,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn a_capture_note_reads_back_every_prior_state_in_a_run_and_carried() {
+    fn a_capture_note_names_its_context_in_a_run_and_carried() {
         let priors = vec![
             prior("deployment/maestro-agent -n maestro", "spec.replicas", "3"),
             prior("statefulset/db", "spec.replicas", "12"),
@@ -157,22 +144,22 @@ mod tests {
             "wave 2/4 · mc-a · captured · deployment/maestro-agent -n maestro spec.replicas=3; \
              statefulset/db spec.replicas=12"
         );
-        assert_eq!(parse(&text), Some(("mc-a".to_string(), priors.clone())));
+        assert_eq!(context_of(&text), Some("mc-a".to_string()));
         let carried = carried_text("mc-a", &priors);
-        assert_eq!(parse(&carried), Some(("mc-a".to_string(), priors)));
+        assert_eq!(context_of(&carried), Some("mc-a".to_string()));
     }
 
     #[test]
     fn nothing_captured_is_a_capture_and_other_notes_are_not() {
         let text = note_text(1, 1, "mc-b", &[]);
-        assert_eq!(parse(&text), Some(("mc-b".to_string(), Vec::new())));
+        assert_eq!(context_of(&text), Some("mc-b".to_string()));
         for other in [
             "wave 1/2 · mc-b · ok",
             "wave 1/2 · starts · mc-b, mc-c",
             "wave earlier · ok · mc-b",
             "wave run started · mc-* · 2 contexts",
         ] {
-            assert_eq!(parse(other), None, "{other}");
+            assert_eq!(context_of(other), None, "{other}");
         }
         // A note the export's wave table reads is never mistaken for a state.
         assert_eq!(crate::mitigate::waves::parse_note(&text), None);

@@ -50,17 +50,31 @@ impl Earlier {
     /// (a session written before notes carried one) counts as the step's.
     pub fn read<'a>(records: impl IntoIterator<Item = &'a Record>, step: &str) -> Earlier {
         let mut out = Earlier::default();
+        // The prior states journaled right before a note: a capture's batch ends with them
+        // and its `captured` note, so the run of them just before that note is its own.
+        let mut priors = Vec::new();
         for r in records {
-            let Record::Note(n) = r else { continue };
+            let n = match r {
+                Record::PriorState(p) => {
+                    priors.push(p.clone());
+                    continue;
+                }
+                Record::Note(n) => n,
+                _ => {
+                    priors.clear();
+                    continue;
+                }
+            };
             let ours = n.node.as_deref().is_none_or(|node| same_step(node, step));
+            let just_before = std::mem::take(&mut priors);
             if n.topic.as_deref() == Some("wave") && ours {
-                out.fold(&n.text);
+                out.fold(&n.text, just_before);
             }
         }
         out
     }
 
-    fn fold(&mut self, text: &str) {
+    fn fold(&mut self, text: &str, priors: Vec<PriorState>) {
         if let Some(rest) = text.strip_prefix(RUN) {
             if rest.starts_with(" started") {
                 *self = Earlier::default();
@@ -71,7 +85,7 @@ impl Earlier {
             }
             return;
         }
-        if let Some((ctx, priors)) = super::waves_capture::parse(text) {
+        if let Some(ctx) = super::waves_capture::context_of(text) {
             return self.capture(ctx, priors);
         }
         let parts: Vec<&str> = text.splitn(3, " · ").collect();
@@ -190,9 +204,13 @@ pub fn carry_over(
 
 /// The notes a resumed run opens with for the contexts an earlier run captured, so a resume
 /// of this run still restores them to the value from before their first change.
+/// Each is carried as the typed prior states, then the note naming their context.
 pub fn captured_notes(node: &str, captured: &[(String, Vec<PriorState>)]) -> Vec<Record> {
     (captured.iter())
-        .map(|(c, p)| wave_note(super::waves_capture::carried_text(c, p), node))
+        .flat_map(|(c, p)| {
+            let note = wave_note(super::waves_capture::carried_text(c, p), node);
+            (p.iter().cloned().map(Record::PriorState)).chain(std::iter::once(note))
+        })
         .collect()
 }
 

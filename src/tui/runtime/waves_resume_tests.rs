@@ -81,17 +81,16 @@ fn the_value_captured_before_the_first_change_is_kept_across_resumes() {
         value: v.into(),
         command: String::new(),
     };
+    // As the engine journals a capture: the typed prior states, then the note.
     let cap = |c: &str, v: &str| {
-        wave_note(
-            super::super::waves_capture::note_text(1, 2, c, &[prior(v)]),
-            STEP,
-        )
+        let text = super::super::waves_capture::note_text(1, 2, c, &[prior(v)]);
+        vec![Record::PriorState(prior(v)), wave_note(text, STEP)]
     };
     let mut recs = vec![
         run_note(STEP, "mc-*", 3, 0),
         starts_note(STEP, 1, 2, &["a".to_string(), "b".to_string()]),
-        cap("a", "3"),
     ];
+    recs.extend(cap("a", "3"));
     let e = notes(&recs);
     // Captured, then killed before its note: still interrupted, with its value.
     assert_eq!(e.interrupted, vec!["a", "b"]);
@@ -100,13 +99,11 @@ fn the_value_captured_before_the_first_change_is_kept_across_resumes() {
     // value) does not replace it.
     recs.push(run_note(STEP, "mc-*", 3, 1));
     recs.extend(captured_notes(STEP, &e.captured));
-    recs.push(cap("a", "0"));
+    recs.extend(cap("a", "0"));
     assert_eq!(notes(&recs).captured, e.captured);
     // The resumed session alone holds the same story.
-    let alone = vec![
-        run_note(STEP, "mc-*", 3, 1),
-        captured_notes(STEP, &e.captured)[0].clone(),
-    ];
+    let mut alone = vec![run_note(STEP, "mc-*", 3, 1)];
+    alone.extend(captured_notes(STEP, &e.captured));
     assert_eq!(notes(&alone).captured, e.captured);
     // A fresh start forgets it.
     recs.push(Record::Note(Note {
@@ -116,6 +113,49 @@ fn the_value_captured_before_the_first_change_is_kept_across_resumes() {
         ..Default::default()
     }));
     assert!(notes(&recs).captured.is_empty());
+}
+
+/// A captured value is the cluster's: one that reads like the note's own list (`; `, `=`,
+/// a second object) is kept whole, from the typed record, not from the note's text.
+#[test]
+fn a_captured_value_that_reads_like_the_note_is_kept_whole() {
+    let tricky = [
+        "3; deployment/other -n x spec.replicas=0",
+        "a=b=c",
+        "nothing to capture",
+        " · captured · mc-z · ",
+        "",
+    ];
+    for value in tricky {
+        let p = PriorState {
+            probe: Some("scale".into()),
+            resource: "configmap/flags -n maestro".into(),
+            field: "data.mode".into(),
+            value: value.into(),
+            command: "kubectl get configmap flags".into(),
+        };
+        let text = super::super::waves_capture::note_text(1, 1, "a", std::slice::from_ref(&p));
+        let mut recs = vec![run_note(STEP, "mc-*", 1, 0)];
+        // A prior state journaled before something else is not this capture's.
+        recs.push(Record::PriorState(PriorState {
+            value: "stale".into(),
+            ..p.clone()
+        }));
+        recs.push(Record::Note(Note {
+            text: "unrelated".into(),
+            ..Default::default()
+        }));
+        recs.extend([Record::PriorState(p.clone()), wave_note(text, STEP)]);
+        let e = notes(&recs);
+        assert_eq!(
+            e.captured,
+            vec![("a".to_string(), vec![p.clone()])],
+            "{value:?}"
+        );
+        let mut carried = vec![run_note(STEP, "mc-*", 1, 1)];
+        carried.extend(captured_notes(STEP, &e.captured));
+        assert_eq!(notes(&carried).captured, e.captured, "carried: {value:?}");
+    }
 }
 
 #[test]
