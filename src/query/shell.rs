@@ -155,7 +155,7 @@ async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSen
 
 /// The probe's private scratch folder (its capture file, kubeconfig and cache).
 fn scratch_dir(n: u64) -> Result<std::path::PathBuf, ProbeError> {
-    let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
+    let scratch = super::scratch::path("tsgnav-probe", n);
     private_dir(&scratch).map_err(|e| ProbeError::Io {
         detail: format!(
             "cannot create the probe's scratch folder {}: {e}",
@@ -297,7 +297,7 @@ impl ShellExecutor {
         egress: &super::egress::Egress,
         n: u64,
     ) -> Option<(super::egress::Ticket, RemoveOnDrop)> {
-        let dir = std::env::temp_dir().join(format!("tsgnav-egress-{}-{n}", std::process::id()));
+        let dir = super::scratch::path("tsgnav-egress", n);
         private_dir(&dir).ok()?;
         let dir = RemoveOnDrop(dir);
         let t = egress.ticket_unix(&dir.0.join("egress.sock")).await.ok()?;
