@@ -130,26 +130,67 @@ impl Journal {
         rec: &Record,
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
-        if let Record::VariableSet { name, value, .. } = rec {
-            if super::redact_rules::is_secret_name(name)
-                || super::redact_structure::value_is_secret(value)
-            {
-                self.redactor.add_secret(value);
-            }
-        }
-        let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
-        let redactions = redact_value(&self.redactor, &mut v);
-        fix_inline_digest(&mut v);
+        let mut done = self.append_all_at(&[rec], at)?;
+        done.pop()
+            .ok_or_else(|| EvidenceError::Encode("no record was appended".into()))
+    }
+
+    /// Appends `recs` in order as one write: each is redacted, sealed on the chain and signed
+    /// as if appended alone, then every signature is fsync'd once and every record once.
+    /// Returns only after all of them are on disk; on an error none of them is kept. The
+    /// durability of each record is that of [`Journal::append`]: none is reported before
+    /// it is on disk; the records merely share the fsync.
+    pub fn append_all(&mut self, recs: &[&Record]) -> Result<Vec<Appended>, EvidenceError> {
+        let now = self.clock.now();
+        self.append_all_at(recs, now)
+    }
+
+    fn append_all_at(
+        &mut self,
+        recs: &[&Record],
+        at: DateTime<Utc>,
+    ) -> Result<Vec<Appended>, EvidenceError> {
         let ts = rfc3339(at);
-        let seq = self.records + 1;
-        let (line, hash) = chain::seal(seq, &ts, &self.head, redactions, v);
-        let mut bytes = line.into_bytes();
-        bytes.push(b'\n');
-        // The signature reaches the disk first: a crash leaves a signature too many, never a
+        let mut bytes = Vec::new();
+        let mut sealed: Vec<(usize, Appended)> = Vec::with_capacity(recs.len());
+        let mut head = self.head.clone();
+        for (i, rec) in recs.iter().enumerate() {
+            let seq = self.records + 1 + i as u64;
+            let (line, hash, redactions) = self.seal(rec, seq, &ts, &head)?;
+            let from = bytes.len();
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            head = hash.clone();
+            sealed.push((
+                from,
+                Appended {
+                    seq,
+                    ts: ts.clone(),
+                    hash,
+                    redactions,
+                },
+            ));
+        }
+        if sealed.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The signatures reach the disk first: a crash leaves signatures too many, never a
         // record without one.
         let sig_len = self.sigs.as_ref().map_or(0, SigWriter::len);
         let signed = match self.sigs.as_mut() {
-            Some(s) => Some(s.sign_and_write(&bytes, seq, &hash)?),
+            Some(s) => {
+                let ends = sealed
+                    .iter()
+                    .skip(1)
+                    .map(|(from, _)| *from)
+                    .chain([bytes.len()]);
+                let lines: Vec<(&[u8], u64, &str)> = sealed
+                    .iter()
+                    .zip(ends)
+                    .map(|((from, a), to)| (&bytes[*from..to], a.seq, a.hash.as_str()))
+                    .collect();
+                Some(s.sign_all_and_write(&lines)?)
+            }
             None => None,
         };
         let written = self
@@ -171,14 +212,32 @@ impl Journal {
             s.commit(next);
         }
         self.len += bytes.len() as u64;
-        self.records = seq;
-        self.head = hash.clone();
-        Ok(Appended {
-            seq,
-            ts,
-            hash,
-            redactions,
-        })
+        self.records += sealed.len() as u64;
+        self.head = head;
+        Ok(sealed.into_iter().map(|(_, a)| a).collect())
+    }
+
+    /// One record redacted and sealed after `head`: its line (no newline), hash and the
+    /// count of redactions.
+    fn seal(
+        &self,
+        rec: &Record,
+        seq: u64,
+        ts: &str,
+        head: &str,
+    ) -> Result<(String, String, u64), EvidenceError> {
+        if let Record::VariableSet { name, value, .. } = rec {
+            if super::redact_rules::is_secret_name(name)
+                || super::redact_structure::value_is_secret(value)
+            {
+                self.redactor.add_secret(value);
+            }
+        }
+        let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
+        let redactions = redact_value(&self.redactor, &mut v);
+        fix_inline_digest(&mut v);
+        let (line, hash) = chain::seal(seq, ts, head, redactions, v);
+        Ok((line, hash, redactions))
     }
 
     /// Number of records written so far.

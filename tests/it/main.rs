@@ -16,6 +16,7 @@ mod demo_maestro_tmux;
 mod demo_tmux;
 mod deps;
 mod deps_flags;
+mod evidence_batch;
 mod evidence_cli;
 mod evidence_demo_tmux;
 mod evidence_dryrun;
