@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
-use super::chain::{self, Entry, GENESIS};
+use super::chain::{Entry, GENESIS};
 use super::clock::{rfc3339, Clock};
 use super::error::EvidenceError;
+pub use super::journal_seal::redact_value;
+use super::journal_seal::seal;
 use super::record::Record;
 use super::redact::Redactor;
 use super::scan::{scan, Torn};
@@ -156,7 +157,7 @@ impl Journal {
         let mut head = self.head.clone();
         for (i, rec) in recs.iter().enumerate() {
             let seq = self.records + 1 + i as u64;
-            let (line, hash, redactions) = self.seal(rec, seq, &ts, &head)?;
+            let (line, hash, redactions) = seal(&self.redactor, rec, seq, &ts, &head)?;
             let from = bytes.len();
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
@@ -217,29 +218,6 @@ impl Journal {
         Ok(sealed.into_iter().map(|(_, a)| a).collect())
     }
 
-    /// One record redacted and sealed after `head`: its line (no newline), hash and the
-    /// count of redactions.
-    fn seal(
-        &self,
-        rec: &Record,
-        seq: u64,
-        ts: &str,
-        head: &str,
-    ) -> Result<(String, String, u64), EvidenceError> {
-        if let Record::VariableSet { name, value, .. } = rec {
-            if super::redact_rules::is_secret_name(name)
-                || super::redact_structure::value_is_secret(value)
-            {
-                self.redactor.add_secret(value);
-            }
-        }
-        let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
-        let redactions = redact_value(&self.redactor, &mut v);
-        fix_inline_digest(&mut v);
-        let (line, hash) = chain::seal(seq, ts, head, redactions, v);
-        Ok((line, hash, redactions))
-    }
-
     /// Number of records written so far.
     pub fn records(&self) -> u64 {
         self.records
@@ -281,32 +259,4 @@ impl Journal {
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
-}
-
-/// Redacts every string in `v` (object keys excepted); returns the number of replacements.
-pub fn redact_value(r: &Redactor, v: &mut Value) -> u64 {
-    match v {
-        Value::String(s) => {
-            let (new, n) = r.redact_str(s);
-            if n > 0 {
-                *s = new;
-            }
-            n
-        }
-        Value::Array(a) => a.iter_mut().map(|x| redact_value(r, x)).sum(),
-        Value::Object(m) => m.values_mut().map(|x| redact_value(r, x)).sum(),
-        _ => 0,
-    }
-}
-
-/// A probe run's inline output is stored redacted; its digest and size describe what is stored.
-fn fix_inline_digest(v: &mut Value) {
-    if v.get("type").and_then(Value::as_str) != Some("probe_run") {
-        return;
-    }
-    let Some(out) = v.get("output").and_then(Value::as_str).map(str::to_owned) else {
-        return;
-    };
-    v["output_sha256"] = Value::from(chain::sha256_hex(out.as_bytes()));
-    v["output_size"] = Value::from(out.len() as u64);
 }

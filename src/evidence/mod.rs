@@ -51,6 +51,7 @@ mod export;
 mod export_parts;
 mod handoff;
 mod journal;
+mod journal_seal;
 mod keys;
 mod lock;
 mod log;
