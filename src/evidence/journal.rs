@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
-use super::chain::{self, Entry, GENESIS};
+use super::chain::{Entry, GENESIS};
 use super::clock::{rfc3339, Clock};
 use super::error::EvidenceError;
+pub use super::journal_seal::redact_value;
+use super::journal_seal::seal;
 use super::record::Record;
 use super::redact::Redactor;
 use super::scan::{scan, Torn};
@@ -130,26 +131,67 @@ impl Journal {
         rec: &Record,
         at: DateTime<Utc>,
     ) -> Result<Appended, EvidenceError> {
-        if let Record::VariableSet { name, value, .. } = rec {
-            if super::redact_rules::is_secret_name(name)
-                || super::redact_structure::value_is_secret(value)
-            {
-                self.redactor.add_secret(value);
-            }
-        }
-        let mut v = serde_json::to_value(rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
-        let redactions = redact_value(&self.redactor, &mut v);
-        fix_inline_digest(&mut v);
+        let mut done = self.append_all_at(&[rec], at)?;
+        done.pop()
+            .ok_or_else(|| EvidenceError::Encode("no record was appended".into()))
+    }
+
+    /// Appends `recs` in order as one write: each is redacted, sealed on the chain and signed
+    /// as if appended alone, then every signature is fsync'd once and every record once.
+    /// Returns only after all of them are on disk; on an error none of them is kept. The
+    /// durability of each record is that of [`Journal::append`]: none is reported before
+    /// it is on disk; the records merely share the fsync.
+    pub fn append_all(&mut self, recs: &[&Record]) -> Result<Vec<Appended>, EvidenceError> {
+        let now = self.clock.now();
+        self.append_all_at(recs, now)
+    }
+
+    fn append_all_at(
+        &mut self,
+        recs: &[&Record],
+        at: DateTime<Utc>,
+    ) -> Result<Vec<Appended>, EvidenceError> {
         let ts = rfc3339(at);
-        let seq = self.records + 1;
-        let (line, hash) = chain::seal(seq, &ts, &self.head, redactions, v);
-        let mut bytes = line.into_bytes();
-        bytes.push(b'\n');
-        // The signature reaches the disk first: a crash leaves a signature too many, never a
+        let mut bytes = Vec::new();
+        let mut sealed: Vec<(usize, Appended)> = Vec::with_capacity(recs.len());
+        let mut head = self.head.clone();
+        for (i, rec) in recs.iter().enumerate() {
+            let seq = self.records + 1 + i as u64;
+            let (line, hash, redactions) = seal(&self.redactor, rec, seq, &ts, &head)?;
+            let from = bytes.len();
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            head = hash.clone();
+            sealed.push((
+                from,
+                Appended {
+                    seq,
+                    ts: ts.clone(),
+                    hash,
+                    redactions,
+                },
+            ));
+        }
+        if sealed.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The signatures reach the disk first: a crash leaves signatures too many, never a
         // record without one.
         let sig_len = self.sigs.as_ref().map_or(0, SigWriter::len);
         let signed = match self.sigs.as_mut() {
-            Some(s) => Some(s.sign_and_write(&bytes, seq, &hash)?),
+            Some(s) => {
+                let ends = sealed
+                    .iter()
+                    .skip(1)
+                    .map(|(from, _)| *from)
+                    .chain([bytes.len()]);
+                let lines: Vec<(&[u8], u64, &str)> = sealed
+                    .iter()
+                    .zip(ends)
+                    .map(|((from, a), to)| (&bytes[*from..to], a.seq, a.hash.as_str()))
+                    .collect();
+                Some(s.sign_all_and_write(&lines)?)
+            }
             None => None,
         };
         let written = self
@@ -171,14 +213,9 @@ impl Journal {
             s.commit(next);
         }
         self.len += bytes.len() as u64;
-        self.records = seq;
-        self.head = hash.clone();
-        Ok(Appended {
-            seq,
-            ts,
-            hash,
-            redactions,
-        })
+        self.records += sealed.len() as u64;
+        self.head = head;
+        Ok(sealed.into_iter().map(|(_, a)| a).collect())
     }
 
     /// Number of records written so far.
@@ -222,32 +259,4 @@ impl Journal {
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
-}
-
-/// Redacts every string in `v` (object keys excepted); returns the number of replacements.
-pub fn redact_value(r: &Redactor, v: &mut Value) -> u64 {
-    match v {
-        Value::String(s) => {
-            let (new, n) = r.redact_str(s);
-            if n > 0 {
-                *s = new;
-            }
-            n
-        }
-        Value::Array(a) => a.iter_mut().map(|x| redact_value(r, x)).sum(),
-        Value::Object(m) => m.values_mut().map(|x| redact_value(r, x)).sum(),
-        _ => 0,
-    }
-}
-
-/// A probe run's inline output is stored redacted; its digest and size describe what is stored.
-fn fix_inline_digest(v: &mut Value) {
-    if v.get("type").and_then(Value::as_str) != Some("probe_run") {
-        return;
-    }
-    let Some(out) = v.get("output").and_then(Value::as_str).map(str::to_owned) else {
-        return;
-    };
-    v["output_sha256"] = Value::from(chain::sha256_hex(out.as_bytes()));
-    v["output_size"] = Value::from(out.len() as u64);
 }

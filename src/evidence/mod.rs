@@ -26,6 +26,7 @@
 //! Session::create_with(state_dir, start, Options { clock, redactor })   // tests: StepClock
 //! Session::open(dir: &Path) -> Result<Session, EvidenceError>            // resume; see recovered()
 //! Session::append(&mut self, Record) -> Result<Appended, EvidenceError>  // fsync'd on Ok
+//! Session::append_all(&mut self, Vec<Record>) -> Result<Vec<Appended>, _> // one fsync for all, on Ok
 //! Session::blob_writer(&self) -> Result<BlobWriter, EvidenceError>       // io::Write + finish()
 //! Session::store_output(&self, &[u8]) -> Result<StoredOutput, EvidenceError> // then apply_to(&mut ProbeRun)
 //! Session::output_store(&self) -> OutputStore                          // Send + Clone: store_read(reader) elsewhere
@@ -50,6 +51,7 @@ mod export;
 mod export_parts;
 mod handoff;
 mod journal;
+mod journal_seal;
 mod keys;
 mod lock;
 mod log;

@@ -249,6 +249,19 @@ impl Session {
         Ok(a)
     }
 
+    /// Appends `recs` in order, as [`Session::append`] does each, sharing one fsync of the
+    /// signatures and one of the journal (for the records a step or a wave context makes at
+    /// once). Report them as recorded only after this returns Ok: then every one is on disk;
+    /// on an error none of them was kept.
+    pub fn append_all(&mut self, recs: Vec<Record>) -> Result<Vec<Appended>, EvidenceError> {
+        let refs: Vec<&Record> = recs.iter().collect();
+        let done = self.journal.append_all(&refs)?;
+        for rec in &recs {
+            self.state.apply(rec);
+        }
+        Ok(done)
+    }
+
     /// A streaming writer into `blobs/` with this session's redactor.
     pub fn blob_writer(&self) -> Result<BlobWriter, EvidenceError> {
         BlobWriter::new(&self.dir.join("blobs"), self.journal.redactor().clone())

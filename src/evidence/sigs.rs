@@ -3,8 +3,8 @@
 //! and including record N's newline), so the last line alone vouches for the whole file, and
 //! `minisign -V -m journal.jsonl` checks it without tsgnav (see [`minisig_for`]). The trusted
 //! comment names the record count, the chain head and the operator. A signature is written and
-//! fsync'd before its record, so a crash leaves at most one signature too many (dropped on
-//! resume), never a record without one. IO (std::fs); must not import `cli`, `tui` or `query`.
+//! fsync'd before its record, so a crash leaves at most the signatures of the records being
+//! appended too many (dropped on resume), never a record without one. IO (std::fs); must not import `cli`, `tui` or `query`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -162,20 +162,35 @@ impl SigWriter {
         seq: u64,
         head: &str,
     ) -> Result<Blake2b512, EvidenceError> {
+        self.sign_all_and_write(&[(line, seq, head)])
+    }
+
+    /// [`SigWriter::sign_and_write`] for records appended together (`(line, seq, head)`, in
+    /// order): one signature line each, every one over the journal up to its record, written
+    /// and fsync'd once, before any of the records is written.
+    pub fn sign_all_and_write(
+        &mut self,
+        records: &[(&[u8], u64, &str)],
+    ) -> Result<Blake2b512, EvidenceError> {
         let mut next = self.hasher.clone();
-        next.update(line);
-        let prehash = next.clone().finalize();
-        let s = self.key.sign(&prehash, &comment(seq, head, &self.operator));
-        let rec = SigLine {
-            seq,
-            key: self.key_b64.clone(),
-            sig: s.sig_base64(),
-            comment: s.trusted_comment.clone(),
-            global: s.global_base64(),
-        };
-        let mut bytes =
-            serde_json::to_vec(&rec).map_err(|e| EvidenceError::Encode(e.to_string()))?;
-        bytes.push(b'\n');
+        let mut bytes = Vec::new();
+        for (line, seq, head) in records {
+            next.update(line);
+            let prehash = next.clone().finalize();
+            let s = self
+                .key
+                .sign(&prehash, &comment(*seq, head, &self.operator));
+            let rec = SigLine {
+                seq: *seq,
+                key: self.key_b64.clone(),
+                sig: s.sig_base64(),
+                comment: s.trusted_comment.clone(),
+                global: s.global_base64(),
+            };
+            serde_json::to_writer(&mut bytes, &rec)
+                .map_err(|e| EvidenceError::Encode(e.to_string()))?;
+            bytes.push(b'\n');
+        }
         let written = self
             .file
             .write_all(&bytes)

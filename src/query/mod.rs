@@ -30,6 +30,7 @@ pub mod recorded;
 mod result;
 pub mod runner;
 pub mod sandbox;
+pub mod scratch;
 pub mod setup;
 pub mod shell;
 pub mod strays;

@@ -128,7 +128,7 @@ fn signal_group(pgid: i32, sig: i32) {
 
 /// SIGTERM to the group, SIGKILL after `grace` unless the leader has exited by then.
 async fn stop_group(
-    child: &mut tokio::process::Child,
+    child: &mut super::jail::Child,
     pgid: i32,
     grace: Duration,
 ) -> Option<std::process::ExitStatus> {
@@ -155,7 +155,7 @@ async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSen
 
 /// The probe's private scratch folder (its capture file, kubeconfig and cache).
 fn scratch_dir(n: u64) -> Result<std::path::PathBuf, ProbeError> {
-    let scratch = std::env::temp_dir().join(format!("tsgnav-probe-{}-{n}", std::process::id()));
+    let scratch = super::scratch::path("tsgnav-probe", n);
     private_dir(&scratch).map_err(|e| ProbeError::Io {
         detail: format!(
             "cannot create the probe's scratch folder {}: {e}",
@@ -170,7 +170,7 @@ fn scratch_dir(n: u64) -> Result<std::path::PathBuf, ProbeError> {
 async fn spawn(
     cmd: &mut Command,
     jail: Option<super::jail::probe::Jailed>,
-) -> Result<(tokio::process::Child, Option<super::jail::Serving>), super::jail::JailError> {
+) -> Result<(super::jail::Child, Option<super::jail::Serving>), super::jail::JailError> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -181,7 +181,7 @@ async fn spawn(
         Some(j) => j.entered.spawn(cmd).await.map(|(c, d)| (c, Some(d))),
         None => cmd
             .spawn()
-            .map(|c| (c, None))
+            .map(|c| (c.into(), None))
             .map_err(|e| super::jail::JailError::Step {
                 step: "start the probe's shell",
                 source: e,
@@ -297,7 +297,7 @@ impl ShellExecutor {
         egress: &super::egress::Egress,
         n: u64,
     ) -> Option<(super::egress::Ticket, RemoveOnDrop)> {
-        let dir = std::env::temp_dir().join(format!("tsgnav-egress-{}-{n}", std::process::id()));
+        let dir = super::scratch::path("tsgnav-egress", n);
         private_dir(&dir).ok()?;
         let dir = RemoveOnDrop(dir);
         let t = egress.ticket_unix(&dir.0.join("egress.sock")).await.ok()?;
@@ -409,7 +409,7 @@ impl ShellExecutor {
     /// returns. The exit status, if one was seen, and why it was stopped, if it was.
     async fn supervise(
         &self,
-        child: &mut tokio::process::Child,
+        child: &mut super::jail::Child,
         pgid: i32,
         req: &ProbeRequest,
         cancel: &Cancel,
@@ -418,12 +418,10 @@ impl ShellExecutor {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let readers = [
             child
-                .stdout
-                .take()
+                .take_stdout()
                 .map(|s| tokio::spawn(pump(s, tx.clone()))),
             child
-                .stderr
-                .take()
+                .take_stderr()
                 .map(|s| tokio::spawn(pump(s, tx.clone()))),
         ];
         drop(tx);

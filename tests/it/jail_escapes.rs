@@ -281,7 +281,11 @@ async fn the_homes_kubeconfigs_and_tmp_of_the_operator_are_hidden() {
     req.target.kubeconfig = Some(shown.path().join("config"));
     let (_, out) = run(&ShellExecutor::default(), req).await;
     assert!(!out.contains("hunter2"), "a kubeconfig was read: {out}");
-    assert!(out.contains("home=/tmp/tsgnav-probe-"), "{out}");
+    let home = format!(
+        "home={}/tsgnav-probe-",
+        tsgnav::query::scratch::base().display()
+    );
+    assert!(out.contains(&home), "{home} in {out}");
     assert!(
         out.lines().any(|l| l.trim() == "0"),
         "the homes and /run look empty: {out}"

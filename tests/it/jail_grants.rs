@@ -137,9 +137,9 @@ async fn a_probe_cannot_read_another_probes_grant() {
         Some(&sim.kubeconfig),
     );
     let thief = "sleep 0.7\n\
-                 cat /tmp/tsgnav-probe-*/kubeconfig /tmp/tsgnav-grant/kubeconfig /tmp/*/tsgnav-grant/kubeconfig 2>/dev/null | grep '/p/' && echo STOLEN\n\
-                 grep -rl '/p/' /tmp /proc/*/root/tmp 2>/dev/null | head -3\n\
-                 ls /tmp | wc -l\n";
+                 cat /tmp/tsgnav-probe-*/kubeconfig /dev/shm/tsgnav-probe-*/kubeconfig \"$(dirname \"$TMPDIR\")\"/tsgnav-probe-*/kubeconfig /tmp/tsgnav-grant/kubeconfig /tmp/*/tsgnav-grant/kubeconfig 2>/dev/null | grep '/p/' && echo STOLEN\n\
+                 grep -rl '/p/' /tmp /dev/shm \"$(dirname \"$TMPDIR\")\" /proc/*/root/tmp 2>/dev/null | head -3\n\
+                 ls \"$(dirname \"$TMPDIR\")\" | wc -l\n";
     let (a, b) = tokio::join!(run(&sh, victim), async {
         tokio::time::sleep(Duration::from_millis(100)).await;
         run(&sh, super::jail_escapes::probe(thief, &[])).await
@@ -152,7 +152,7 @@ async fn a_probe_cannot_read_another_probes_grant() {
     assert!(!b.1.contains("STOLEN") && !b.1.contains("/p/"), "{}", b.1);
     assert!(
         b.1.contains("\n1\n") || b.1.starts_with("1\n"),
-        "the thief's /tmp holds only its scratch: {}",
+        "the thief sees only its own scratch folder where the scratch folders are: {}",
         b.1
     );
 }

@@ -92,7 +92,7 @@ measure() {
     local sampler=$!
     local rc=0
     TSGNAV_CONFIG="$work/config.toml" TSGNAV_STATE_DIR="$state" HOME="$work/home" \
-        perf record -q -F 997 -e cpu-clock -o "$work/perf.data" -- \
+        perf record -q ${CALLGRAPH:+-g} -F 997 -e cpu-clock -o "$work/perf.data" -- \
         /usr/bin/time -f '%e %U %S %M' -o "$work/time" \
         bash -c 'echo $$ > "$0"; exec "$@"' "$work/pid" "$bin" run \
         "tests/fixtures/waves/pause-agent.md#strategy-scale-the-agent-down" \
@@ -101,7 +101,8 @@ measure() {
         > "$work/run.out" 2> "$work/run.err" || rc=$?
     wait "$sampler" 2>/dev/null || true
     stop_sim
-    # KEEP=DIR keeps each run's perf.data there, to look into (perf report --sort comm,sym).
+    # KEEP=DIR keeps each run's perf.data there, to look into (perf report --sort comm,sym);
+    # CALLGRAPH=1 records call graphs too (perf record -g).
     [ -z "${KEEP:-}" ] || cp "$work/perf.data" "$KEEP/perf-$label-$n.data"
     if [ "$rc" -ne 0 ]; then
         echo "error: $label over $n contexts ended with $rc:" >&2

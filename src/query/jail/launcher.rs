@@ -51,25 +51,34 @@ pub(super) fn keep() {
 }
 
 /// Runs before `main` (glibc passes `main`'s arguments): the launcher when `argv` is exactly
-/// `[exe, ARG]`, nothing otherwise.
+/// `[exe, ARG]`, the session's zygote (`super::zygote`) when it is `[exe, ARG, "zygote"]`,
+/// nothing otherwise.
 extern "C" fn entry(argc: c_int, argv: *const *const c_char, _envp: *const *const c_char) {
-    if argc != 2 || argv.is_null() {
+    if !(argc == 2 || argc == 3) || argv.is_null() {
         return;
     }
-    // SAFETY: glibc hands `main`'s argv, argc entries plus a NULL, to init_array functions.
-    let arg = unsafe { *argv.add(1) };
-    // SAFETY: a non-NULL argv entry is a NUL-terminated string.
-    if arg.is_null() || unsafe { CStr::from_ptr(arg) }.to_bytes() != ARG.as_bytes() {
+    // SAFETY: glibc hands `main`'s argv, argc entries plus a NULL, to init_array functions;
+    // a non-NULL entry is a NUL-terminated string.
+    let word = |i: usize| unsafe {
+        let p = *argv.add(i);
+        (!p.is_null()).then(|| CStr::from_ptr(p).to_bytes())
+    };
+    if word(1) != Some(ARG.as_bytes()) {
         return;
     }
-    let code = std::panic::catch_unwind(run).unwrap_or(125);
+    let main: fn() -> i32 = match argc {
+        2 => run,
+        _ if word(2) == Some(super::zygote::ZYGOTE.as_bytes()) => super::zygote::serve,
+        _ => return,
+    };
+    let code = std::panic::catch_unwind(main).unwrap_or(125);
     // SAFETY: the launcher never returns to the binary's own start-up.
     unsafe { libc::_exit(code) }
 }
 
 /// The launcher: the plan from stdin, the jail, then (in the jail's PID 1) Landlock, seccomp
 /// and the probe's program. Returns an exit code only when something failed.
-fn run() -> i32 {
+pub(super) fn run() -> i32 {
     // SAFETY: fcntl/open/dup2 on descriptors this process owns.
     let sock = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
     if sock < 0 {

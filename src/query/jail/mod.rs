@@ -33,15 +33,18 @@ mod mounts;
 mod net;
 mod plan;
 pub mod probe;
+pub mod process;
 pub mod seccomp;
 pub mod spawn;
 pub mod wire;
+pub mod zygote;
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 pub use bridge::{Door, Outside, Serving};
 pub use plan::Spec;
+pub use process::Child;
 pub use spawn::Launcher;
 
 /// The loopback port inside every jail that leads to the egress proxy, when there is one.

@@ -170,7 +170,7 @@ fn bind(src: &Path, dst: &Path, file: bool, read_only: bool) -> Result<Bind, Jai
     })
 }
 
-fn socket_pair() -> Result<(OwnedFd, OwnedFd), JailError> {
+pub(super) fn socket_pair() -> Result<(OwnedFd, OwnedFd), JailError> {
     let mut fds = [-1 as RawFd; 2];
     // SAFETY: socketpair writes two descriptors into `fds`.
     let rc = unsafe {

@@ -17,6 +17,7 @@ use std::time::Duration;
 use super::bridge;
 use super::exchange::Exchange;
 use super::launcher;
+use super::process::{Child, Forked};
 use super::wire::{self, Exec};
 use super::{step_name, Entered, JailError, Serving};
 
@@ -48,6 +49,29 @@ impl Launcher {
             },
             false => self.path.display().to_string(),
         }
+    }
+
+    /// Whether this is tsgnav's own binary (then the session's zygote forks each launcher).
+    fn is_own(&self) -> bool {
+        self.path == std::path::Path::new("/proc/self/exe")
+    }
+
+    /// Starts a launcher with `theirs` on its stdin and its output piped: forked by the
+    /// session's zygote for tsgnav's own binary, else exec'd (a launcher a test names).
+    /// The launcher's end of the socket is closed here, or its end of the talk is never seen.
+    fn start(&self, theirs: OwnedFd) -> std::io::Result<Child> {
+        if !self.is_own() {
+            let mut cmd = tokio::process::Command::from(self.command(theirs));
+            cmd.stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true);
+            return cmd.spawn().map(Child::from);
+        }
+        let [out_r, out_w] = pipe()?;
+        let [err_r, err_w] = pipe()?;
+        let pid = super::zygote::fork(&self.path, [&theirs, &out_w, &err_w])?;
+        drop((theirs, out_w, err_w));
+        Forked::new(pid, out_r, err_r).map(Child::Forked)
     }
 
     /// The launcher's command: no environment, no arguments but [`launcher::ARG`], `theirs`
@@ -152,19 +176,15 @@ impl Entered {
     pub async fn spawn(
         mut self,
         probe: &tokio::process::Command,
-    ) -> Result<(tokio::process::Child, Serving), JailError> {
+    ) -> Result<(Child, Serving), JailError> {
         let (mut ex, theirs) = self.exchange(probe.as_std())?;
-        let mut cmd = tokio::process::Command::from(self.launcher.command(theirs));
-        cmd.stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let spawned = cmd.spawn();
-        // The launcher's end must close here, or its end of the talk is never seen.
-        drop(cmd);
-        let mut child = spawned.map_err(|e| JailError::Launcher {
-            launcher: self.launcher.shown(),
-            source: e,
-        })?;
+        let mut child = self
+            .launcher
+            .start(theirs)
+            .map_err(|e| JailError::Launcher {
+                launcher: self.launcher.shown(),
+                source: e,
+            })?;
         let done = ex
             .run_async(&self.sock, SILENCE)
             .await
@@ -224,6 +244,17 @@ fn describe(s: ExitStatus) -> String {
         (None, Some(sig)) => format!("killed by signal {sig}"),
         _ => s.to_string(),
     }
+}
+
+/// A pipe, both ends close-on-exec: `[read, write]`.
+fn pipe() -> std::io::Result<[OwnedFd; 2]> {
+    let mut fds = [-1; 2];
+    // SAFETY: pipe2 writes two new descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both are new and ours.
+    Ok(fds.map(|fd| unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) }))
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {

@@ -30,7 +30,7 @@ impl SessionCache {
         self.0.get_or_init(|| {
             static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            std::env::temp_dir().join(format!("tsgnav-kube-cache-{}-{n}", std::process::id()))
+            crate::query::scratch::path("tsgnav-kube-cache", n)
         })
     }
 }
@@ -255,7 +255,7 @@ fn tempfile_dir() -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("tsgnav-fill-{}-{n}", std::process::id()));
+    let dir = crate::query::scratch::path("tsgnav-fill", n);
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
     Ok(dir)
 }

@@ -162,12 +162,12 @@ impl Proxy {
     }
 }
 
-/// A unix listener in a new folder of the temp dir that only this user may open.
+/// A unix listener in a new folder of the scratch base (`query::scratch`) that only this user may open.
 fn unix_listener() -> Result<(PathBuf, tokio::net::UnixListener), GrantError> {
     use std::os::unix::fs::DirBuilderExt;
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("tsgnav-proxy-{}-{n}", std::process::id()));
+    let dir = crate::query::scratch::path("tsgnav-proxy", n);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::DirBuilder::new()
         .mode(0o700)
