@@ -57,6 +57,13 @@ impl Recorder {
 
     /// Appends one probe run (fsync'd) and the variables it captured.
     pub fn probe(&mut self, r: &ProbeResult) -> anyhow::Result<()> {
+        let recs = self.probe_records(r)?;
+        self.session.append_all(recs)?;
+        Ok(())
+    }
+
+    /// One probe run's records, its output stored: the run, then the variables it captured.
+    pub fn probe_records(&mut self, r: &ProbeResult) -> anyhow::Result<Vec<Record>> {
         let bytes = r
             .output
             .read_all()
@@ -64,14 +71,18 @@ impl Recorder {
         let stored = self.session.store_output(&bytes)?;
         let mut run = crate::tui::runtime::convert::probe_run(r);
         stored.apply_to(&mut run);
-        self.session.append(Record::ProbeRun(run))?;
-        for (name, value) in &r.captured {
-            self.session.append(Record::VariableSet {
-                name: name.clone(),
-                value: value.clone(),
-                source: format!("probe:{}", r.id),
-            })?;
-        }
+        let mut recs = vec![Record::ProbeRun(run)];
+        recs.extend(r.captured.iter().map(|(name, value)| Record::VariableSet {
+            name: name.clone(),
+            value: value.clone(),
+            source: format!("probe:{}", r.id),
+        }));
+        Ok(recs)
+    }
+
+    /// Appends `recs` as one batch: one sync for all, none kept on an error.
+    pub fn append_all(&mut self, recs: Vec<Record>) -> anyhow::Result<()> {
+        self.session.append_all(recs)?;
         Ok(())
     }
 }

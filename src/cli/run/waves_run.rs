@@ -31,17 +31,17 @@ impl Observer for Cli {
         steps: &[Step],
         after: Vec<Record>,
     ) -> impl std::future::Future<Output = Result<(), String>> + Send {
-        // Each append is written and synced before it returns: the answer is final here.
+        // One batch, written and synced before it returns: the answer is final here.
         let written = match self.rec.as_mut() {
             None => Ok(()),
             Some(r) => (|| -> anyhow::Result<()> {
+                let mut recs = Vec::new();
                 for (res, _, before) in steps {
-                    for b in before {
-                        r.append(b.clone())?;
-                    }
-                    r.probe(res)?;
+                    recs.extend(before.iter().cloned());
+                    recs.extend(r.probe_records(res)?);
                 }
-                after.into_iter().try_for_each(|rec| r.append(rec))
+                recs.extend(after);
+                r.append_all(recs)
             })()
             .map_err(|e| format!("{e:#}")),
         };

@@ -289,6 +289,44 @@ impl Recorder {
         (out, written)
     }
 
+    /// Writes `recs` as one batch (one sync for all; none kept on an error), each run's
+    /// output stored first; a record reaches the ledger only once the batch is written.
+    pub fn append_all_checked(
+        &mut self,
+        app: &App,
+        recs: Vec<Batched>,
+    ) -> (Vec<Action>, Result<(), String>) {
+        let (mut out, store) = self.output_store(app);
+        let (Some(store), Some(s)) = (store, self.session.as_mut()) else {
+            return (out, Err(self.unopened()));
+        };
+        let built: Result<Vec<Record>, evidence::EvidenceError> = (recs.into_iter())
+            .map(|b| match b {
+                Batched::Record(r) => Ok(r),
+                Batched::Run(r) => super::store::store(&store, &r.output).map(|stored| {
+                    let mut run = crate::tui::runtime::convert::probe_run(&r);
+                    stored.apply_to(&mut run);
+                    Record::ProbeRun(run)
+                }),
+            })
+            .collect();
+        let written = built.and_then(|recs| s.append_all(recs.clone()).map(|_| recs));
+        match written {
+            Ok(recs) => {
+                for rec in &recs {
+                    out.extend(self.ledger.push(rec).map(Action::OpenMitigations));
+                }
+                (out, Ok(()))
+            }
+            Err(e) => {
+                out.push(Action::Notice(format!(
+                    "Evidence: a batch of records was NOT written: {e}"
+                )));
+                (out, Err(e.to_string()))
+            }
+        }
+    }
+
     /// Why a record that must be written first was not: no session could be opened.
     fn unopened(&self) -> String {
         format!(
@@ -465,4 +503,11 @@ fn note(topic: &str, node: Option<String>, text: String) -> Record {
         node,
         ..Note::default()
     })
+}
+
+/// One item of a batch for [`Recorder::append_all_checked`]: a record, or a probe run whose
+/// output is stored before its record is built.
+pub enum Batched {
+    Record(Record),
+    Run(ProbeResult),
 }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
+use super::record::Batched;
 use super::waves_engine::Observer;
 use super::waves_probes::Step;
 use super::Msg;
@@ -38,8 +39,8 @@ pub struct Batch {
     answer: tokio::sync::oneshot::Sender<Result<(), String>>,
 }
 
-/// Writes `batch` in order, stopping at the first record that is not written, and answers
-/// the run with the outcome. No recorder (evidence off) writes nothing and answers yes, as
+/// Writes `batch` in order as one batch (one sync; on an error none of it is kept), and
+/// answers the run with the outcome. No recorder (evidence off) writes nothing and answers yes, as
 /// `tsgnav run --no-evidence` does.
 pub fn write(
     recorder: Option<&mut super::record::Recorder>,
@@ -49,24 +50,17 @@ pub fn write(
     let mut shown = Vec::new();
     let written = match recorder {
         None => Ok(()),
-        Some(r) => (|| {
+        Some(r) => {
+            let mut recs = Vec::new();
             for (run, before) in batch.runs {
-                for b in before {
-                    let (more, ok) = r.append_checked(app, b);
-                    shown.extend(more);
-                    ok?;
-                }
-                let (more, ok) = r.probe_checked(app, &run);
-                shown.extend(more);
-                ok?;
+                recs.extend(before.into_iter().map(Batched::Record));
+                recs.push(Batched::Run(run));
             }
-            for rec in batch.after {
-                let (more, ok) = r.append_checked(app, rec);
-                shown.extend(more);
-                ok?;
-            }
-            Ok(())
-        })(),
+            recs.extend(batch.after.into_iter().map(Batched::Record));
+            let (more, ok) = r.append_all_checked(app, recs);
+            shown.extend(more);
+            ok
+        }
     };
     let _ = batch.answer.send(written);
     shown
