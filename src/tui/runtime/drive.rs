@@ -40,6 +40,7 @@ pub fn drive(
     let mut frame = FrameState::default();
     // Started after the first frame is drawn, so its threads do not delay it.
     let mut loader = opts.loader;
+    let mut loading: Option<library::Loading> = None;
     let mut pending = Vec::new();
     if loader.is_some() {
         app.session.loading = Some((0, 0));
@@ -66,10 +67,19 @@ pub fn drive(
             update(&mut app, Action::Drawn(frame.viewport));
         }
         if let Some(l) = loader.take() {
-            pending = library::start(l, tx.clone());
+            let (p, handle) = library::start(l, tx.clone());
+            (pending, loading) = (p, Some(handle));
         }
         if app.session.quit {
             drain_at_quit(&mut fx, &app, &rx);
+            // Every guide is in: the parse cache is being written behind it; let it finish,
+            // so the next start reads it. (Quitting mid-load does not wait for the parsing.)
+            if let Some(l) = loading.as_ref().filter(|_| app.session.loading.is_none()) {
+                l.wait(library::PACK_GRACE);
+            }
+            // Freeing a big library takes a while (a second at 20,000 guides); the process
+            // need not wait for it on its way out.
+            std::thread::spawn(move || drop(app));
             return Ok(());
         }
         let Ok(msg) = rx.recv() else {
