@@ -89,7 +89,7 @@ impl Cache {
             return None;
         }
         let target = self.pack_path(files);
-        let bytes = std::fs::read(&target).unwrap_or_default();
+        let bytes = Bytes::map(&target);
         let mut index = HashMap::new();
         let mut slots = Vec::new();
         if let Some(d) = pack::decode(&bytes).filter(|d| d.stamp == self.stamp) {
@@ -109,6 +109,42 @@ impl Cache {
     }
 }
 
+/// A pack's bytes, mapped rather than read: a warm start of a big library does not copy the
+/// whole pack into memory before its first guide can be decoded (a 300 MB pack took a third of
+/// a second to read, and as much again to fault in the copy), and the pages are the page
+/// cache's, shared, not the process's own.
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    None,
+}
+
+impl Bytes {
+    fn map(path: &Path) -> Bytes {
+        let Ok(file) = std::fs::File::open(path) else {
+            return Bytes::None;
+        };
+        // SAFETY: a mapping is only sound while nobody truncates or rewrites the file under
+        // it. tsgnav never does: a pack is replaced by writing a new file and renaming it over
+        // the old one, which leaves the mapped file whole until it is unmapped. A pack cut or
+        // edited in place by something else is refused by `pack::decode` and the checksums;
+        // only a truncation while this start reads it could fault, in the user's own cache.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(m) => Bytes::Mapped(m),
+            Err(_) => Bytes::None,
+        }
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::None => &[],
+        }
+    }
+}
+
 fn key(file: &str, rel: &str) -> String {
     format!("{file}\0{rel}")
 }
@@ -118,7 +154,7 @@ pub struct Opened {
     dir: PathBuf,
     target: PathBuf,
     stamp: String,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     index: HashMap<String, usize>,
     /// Size, mtime, checksum and payload range of each entry, in pack order.
     slots: Vec<(u64, u128, u32, std::ops::Range<usize>)>,
