@@ -16,8 +16,8 @@
 # start, terminal set-up and the first draw, plus up to one poll of lag. "cold" empties the
 # cache folder before each run; "warm" runs after a start that filled it (that start waits
 # until the parse-cache pack is on disk before it quits). Also printed: how long until every
-# guide is in (the `loading N/M` count is gone), and the peak RSS (VmHWM) of the navigator
-# then, against the library's size on disk.
+# guide is in (the `loading N/M` count is gone), the navigator's CPU time (all threads) by
+# then, and its peak RSS (VmHWM) then, against the library's size on disk.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -66,7 +66,8 @@ tmux send-keys -t "$session" Enter
 sleep 0.5
 
 now() { date +%s%N; }
-# One start of binary $1 with cache folder $2: prints "first_frame_ms all_in_ms peak_rss_kib".
+# One start of binary $1 with cache folder $2: prints "first_frame_ms all_in_ms peak_rss_kib
+# cpu_ms".
 # With $3 = fill, waits for the cache pack to be written before quitting.
 one() {
     local bin="$1" cache="$2" fill="${3:-}"
@@ -83,18 +84,21 @@ one() {
         fi
         sleep 0.002
     done
-    local t0 pid rss
+    local t0 pid rss cpu
     t0="$(cat "$work/t0")"
     pid="$(tmux list-panes -t "$session" -F '#{pane_pid}' | head -1)"
     pid="$(pgrep -P "$pid" | head -1)"
     rss="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
+    # CPU time (user + sys, every thread) until every guide is in, in ms: on a loaded machine
+    # the wall times mostly measure the wait for a core, this does not.
+    cpu="$(awk -v hz="$(getconf CLK_TCK)" '{print int(($14 + $15) * 1000 / hz)}' "/proc/$pid/stat" 2>/dev/null || echo 0)"
     if [ -n "$fill" ]; then
         until ls "$cache"/*.pack >/dev/null 2>&1; do sleep 0.1; done
     fi
     tmux send-keys -t "$session" q
     # Wait for the shell prompt to come back (the navigator quit).
     until tmux capture-pane -p -t "$session" | grep -q '^READY\$ *$'; do sleep 0.01; done
-    echo "$(( (first - t0) / 1000000 )) $(( (all - t0) / 1000000 )) ${rss:-0}"
+    echo "$(( (first - t0) / 1000000 )) $(( (all - t0) / 1000000 )) ${rss:-0} ${cpu:-0}"
 }
 
 report() {
@@ -102,9 +106,10 @@ report() {
     python3 - "$label" "$bytes" "$@" <<'PY'
 import statistics, sys
 label, size, vals = sys.argv[1], int(sys.argv[2]), [tuple(map(int, v.split())) for v in sys.argv[3:]]
-ff = [v[0] for v in vals]; al = [v[1] for v in vals]; rss = [v[2] for v in vals]
+ff = [v[0] for v in vals]; al = [v[1] for v in vals]; rss = [v[2] for v in vals]; cpu = [v[3] for v in vals]
 print(f"{label} first frame: median {statistics.median(ff)} ms (min {min(ff)}, max {max(ff)}); "
-      f"every guide in: median {statistics.median(al)} ms (min {min(al)}, max {max(al)}); "
+      f"every guide in: median {statistics.median(al)} ms (min {min(al)}, max {max(al)}), "
+      f"CPU then {statistics.median(cpu)} ms; "
       f"peak RSS: max {max(rss) // 1024} MiB ({max(rss) * 1024 / size:.2f}x the input)  runs={len(vals)}")
 PY
 }
