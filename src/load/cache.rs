@@ -4,8 +4,8 @@
 //! start reads the pack once; an entry that does not match all of them, fails its checksum or
 //! does not read back whole, is ignored and parsed again, never trusted, and a pack that is not
 //! whole (cut short, from another layout or another build) is ignored as a whole. A guide's
-//! payload is the mirror of the model in `bincode` (binary: no text to scan or unescape, about
-//! half the size of the JSON the first layout kept). When anything changed, the new pack is
+//! payload is the mirror of the model in `bincode` (binary: no text to scan or unescape; at
+//! 20,000 guides 324 MB against the 390 MB of JSON the first layout kept). When anything changed, the new pack is
 //! streamed to a temporary file as the guides come (no second copy of the library in memory)
 //! and renamed into place once every guide is in, so a killed process leaves the old pack or
 //! the new one, never a torn one. Best effort: a cache folder that cannot be written only costs
