@@ -1,16 +1,23 @@
 //! The byte layout of a parse-cache pack: one file that holds every parsed guide of a library,
 //! so a start reads one file (one `read`) instead of one per guide, and a first start creates
-//! one inode instead of thousands. Only framing lives here (no JSON, no IO): [`encode`] lays
-//! entries out, [`decode`] finds them again without copying, and refuses anything that is not a
-//! whole pack of this layout. Imports nothing of the crate.
+//! one inode instead of thousands. Only framing lives here (no serde, no file IO): a [`Writer`]
+//! lays entries out on any `io::Write` as they come (so a new pack is streamed to its file, not
+//! built in memory first), [`decode`] finds them again without copying and refuses anything that
+//! is not a whole pack of this layout, and [`intact`] checks an entry's payload against
+//! the checksum written with it (a flipped byte costs that entry only). Imports nothing of the
+//! crate.
 //!
 //! Layout (integers little-endian):
-//! `MAGIC`, u32 stamp length, stamp, u32 entry count, then per entry: u32 + file, u32 + rel,
-//! u64 size, u128 mtime (ns), u64 + payload; then `END` and a u64 of the byte count before it.
+//! `MAGIC`, u32 stamp length, stamp, then per entry: u32 + file, u32 + rel, u64 size,
+//! u128 mtime (ns), u32 CRC-32 of the payload, u64 + payload; then `END`, a u64 entry count and
+//! a u64 of the byte count before `END`.
 
+use std::io::{self, Write};
 use std::ops::Range;
 
-const MAGIC: &[u8; 12] = b"TSGNAVPACK1\n";
+/// The layout's name and version: a pack of another layout (the first one kept JSON payloads
+/// and no checksums) is refused whole.
+const MAGIC: &[u8; 12] = b"TSGNAVPACK2\n";
 const END: &[u8; 4] = b"END\n";
 
 /// One entry: which file it was parsed from, as it was then, and its payload (the guide).
@@ -20,7 +27,14 @@ pub struct Entry<'a> {
     pub rel: &'a str,
     pub size: u64,
     pub mtime_ns: u128,
+    /// The CRC-32 of `payload` as it was written.
+    pub crc: u32,
     pub payload: &'a [u8],
+}
+
+/// Whether `payload` still has the checksum `crc` it was written with.
+pub fn intact(payload: &[u8], crc: u32) -> bool {
+    crc32fast::hash(payload) == crc
 }
 
 /// A pack's entries, borrowed from its bytes: `payload` ranges index into those bytes.
@@ -30,39 +44,88 @@ pub struct Decoded<'a> {
     pub entries: Vec<(Entry<'a>, Range<usize>)>,
 }
 
-/// The pack of `entries` for `stamp`.
-pub fn encode<'a>(stamp: &str, entries: impl ExactSizeIterator<Item = Entry<'a>>) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    put_str(&mut out, stamp);
-    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-    for e in entries {
-        put_str(&mut out, e.file);
-        put_str(&mut out, e.rel);
-        out.extend_from_slice(&e.size.to_le_bytes());
-        out.extend_from_slice(&e.mtime_ns.to_le_bytes());
-        out.extend_from_slice(&(e.payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(e.payload);
-    }
-    let body = out.len() as u64;
-    out.extend_from_slice(END);
-    out.extend_from_slice(&body.to_le_bytes());
-    out
+/// A pack being written to `out`, one entry at a time; [`Writer::finish`] closes it. Until
+/// then the bytes written are not a pack ([`decode`] refuses them).
+pub struct Writer<W: Write> {
+    out: W,
+    written: u64,
+    count: u64,
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
+impl<W: Write> Writer<W> {
+    /// Starts the pack of `stamp` on `out`.
+    pub fn new(out: W, stamp: &str) -> io::Result<Writer<W>> {
+        let mut w = Writer {
+            out,
+            written: 0,
+            count: 0,
+        };
+        w.put(MAGIC)?;
+        w.put_str(stamp)?;
+        Ok(w)
+    }
+
+    /// Adds one entry (`crc` is recomputed from the payload, never trusted).
+    pub fn entry(&mut self, e: &Entry<'_>) -> io::Result<()> {
+        self.put_str(e.file)?;
+        self.put_str(e.rel)?;
+        self.put(&e.size.to_le_bytes())?;
+        self.put(&e.mtime_ns.to_le_bytes())?;
+        self.put(&crc32fast::hash(e.payload).to_le_bytes())?;
+        self.put(&(e.payload.len() as u64).to_le_bytes())?;
+        self.put(e.payload)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Writes the end of the pack and hands `out` back (flushed).
+    pub fn finish(mut self) -> io::Result<W> {
+        let body = self.written;
+        self.out.write_all(END)?;
+        self.out.write_all(&self.count.to_le_bytes())?;
+        self.out.write_all(&body.to_le_bytes())?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn put_str(&mut self, s: &str) -> io::Result<()> {
+        self.put(&(s.len() as u32).to_le_bytes())?;
+        self.put(s.as_bytes())
+    }
+}
+
+/// The pack of `entries` for `stamp`, in memory.
+#[cfg(test)]
+pub fn encode<'a>(stamp: &str, entries: impl IntoIterator<Item = Entry<'a>>) -> Vec<u8> {
+    let mut w = match Writer::new(Vec::new(), stamp) {
+        Ok(w) => w,
+        Err(_) => return Vec::new(),
+    };
+    for e in entries {
+        if w.entry(&e).is_err() {
+            return Vec::new();
+        }
+    }
+    w.finish().unwrap_or_default()
 }
 
 /// The entries of `bytes`, or `None` when it is not one whole pack (cut short, padded, another
-/// layout, or text that is not UTF-8 where a path belongs).
+/// layout, or text that is not UTF-8 where a path belongs). Payload checksums are not checked
+/// here (see [`intact`]), so a damaged entry costs only its own guide.
 pub fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
-    let body = bytes.len().checked_sub(END.len() + 8)?;
-    let (end, len) = bytes[body..].split_at(END.len());
+    let body = bytes.len().checked_sub(END.len() + 16)?;
+    let (end, rest) = bytes[body..].split_at(END.len());
+    let (count, len) = rest.split_at(8);
     if end != END || u64::from_le_bytes(len.try_into().ok()?) != body as u64 {
         return None;
     }
+    let count = usize::try_from(u64::from_le_bytes(count.try_into().ok()?)).ok()?;
     let mut r = Reader {
         bytes: &bytes[..body],
         at: 0,
@@ -71,13 +134,13 @@ pub fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
         return None;
     }
     let stamp = r.str()?;
-    let count = r.u32()? as usize;
-    let mut entries = Vec::with_capacity(count.min(body / 40));
+    let mut entries = Vec::with_capacity(count.min(body / 44));
     for _ in 0..count {
         let file = r.str()?;
         let rel = r.str()?;
         let size = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
         let mtime_ns = u128::from_le_bytes(r.take(16)?.try_into().ok()?);
+        let crc = u32::from_le_bytes(r.take(4)?.try_into().ok()?);
         let n = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
         let start = r.at;
         let payload = r.take(n)?;
@@ -86,6 +149,7 @@ pub fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
             rel,
             size,
             mtime_ns,
+            crc,
             payload,
         };
         entries.push((e, start..start + n));
@@ -120,28 +184,27 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
+    fn entry<'a>(file: &'a str, size: u64, mtime_ns: u128, payload: &'a [u8]) -> Entry<'a> {
+        Entry {
+            file,
+            rel: file.rsplit('/').next().unwrap_or(file),
+            size,
+            mtime_ns,
+            crc: 0,
+            payload,
+        }
+    }
+
     fn sample() -> Vec<u8> {
         let entries = [
-            Entry {
-                file: "/g/a.md",
-                rel: "a.md",
-                size: 10,
-                mtime_ns: 7,
-                payload: b"{\"x\":1}",
-            },
-            Entry {
-                file: "/g/b.md",
-                rel: "b.md",
-                size: 0,
-                mtime_ns: u128::MAX,
-                payload: b"",
-            },
+            entry("/g/a.md", 10, 7, b"\x01guide a\x00"),
+            entry("/g/b.md", 0, u128::MAX, b""),
         ];
-        encode("v1+2", entries.into_iter())
+        encode("v1+2", entries)
     }
 
     #[test]
-    fn entries_come_back_as_written() {
+    fn entries_come_back_as_written_with_their_checksums() {
         let bytes = sample();
         let d = decode(&bytes).expect("a whole pack");
         assert_eq!(d.stamp, "v1+2");
@@ -151,9 +214,29 @@ mod tests {
             (a.file, a.rel, a.size, a.mtime_ns),
             ("/g/a.md", "a.md", 10, 7)
         );
-        assert_eq!(&bytes[range.clone()], b"{\"x\":1}");
+        assert_eq!(&bytes[range.clone()], b"\x01guide a\x00");
+        assert!(d.entries.iter().all(|(e, _)| intact(e.payload, e.crc)));
         assert_eq!(d.entries[1].0.mtime_ns, u128::MAX);
         assert!(d.entries[1].0.payload.is_empty());
+    }
+
+    #[test]
+    fn a_streamed_pack_is_the_pack_built_in_memory() {
+        let mut w = Writer::new(Vec::new(), "v1+2").expect("start");
+        w.entry(&entry("/g/a.md", 10, 7, b"\x01guide a\x00"))
+            .expect("entry");
+        // Until it is finished, the bytes are not a pack.
+        assert!(decode(&w.out).is_none());
+        w.entry(&entry("/g/b.md", 0, u128::MAX, b""))
+            .expect("entry");
+        assert_eq!(w.finish().expect("finish"), sample());
+        assert_eq!(
+            decode(&encode("s", []))
+                .expect("an empty pack")
+                .entries
+                .len(),
+            0
+        );
     }
 
     #[test]
@@ -168,11 +251,37 @@ mod tests {
         let mut other = bytes.clone();
         other[0] = b'X';
         assert!(decode(&other).is_none());
-        // A count that promises more entries than the bytes hold.
-        let mut more = bytes.clone();
-        let at = MAGIC.len() + 4 + "v1+2".len();
-        more[at] = 3;
-        assert!(decode(&more).is_none());
+        // The first layout (version 1) is another layout.
+        let mut v1 = bytes.clone();
+        v1[10] = b'1';
+        assert!(decode(&v1).is_none());
+        // A count that promises more entries than the bytes hold, or fewer.
+        for count in [3u64, 1] {
+            let mut wrong = bytes.clone();
+            let at = bytes.len() - 16;
+            wrong[at..at + 8].copy_from_slice(&count.to_le_bytes());
+            assert!(decode(&wrong).is_none(), "count {count}");
+        }
         assert!(decode(b"").is_none() && decode(&[0u8; 64]).is_none());
+    }
+
+    #[test]
+    fn a_flipped_payload_byte_fails_its_checksum_and_only_its_own() {
+        let bytes = sample();
+        let at = bytes
+            .windows(b"guide a".len())
+            .position(|w| w == b"guide a")
+            .expect("payload");
+        for bit in [0x01u8, 0x20, 0x80] {
+            let mut flipped = bytes.clone();
+            flipped[at + 3] ^= bit;
+            let d = decode(&flipped).expect("the framing is whole");
+            let ok: Vec<bool> = d
+                .entries
+                .iter()
+                .map(|(e, _)| intact(e.payload, e.crc))
+                .collect();
+            assert_eq!(ok, [false, true], "bit {bit:#x}");
+        }
     }
 }

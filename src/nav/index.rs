@@ -14,13 +14,23 @@ pub struct Index {
 
 impl Index {
     pub fn new(lib: &Library) -> Self {
-        let mut by_id = HashMap::new();
-        for (g, guide) in lib.guides.iter().enumerate() {
+        let mut index = Index::default();
+        index.extend(lib, 0);
+        index
+    }
+
+    /// Adds the guides of `lib` from the `from`th on: those appended since the index was built
+    /// (a batch of a library being read), so the index grows with each batch instead of being
+    /// built again over the whole library. The same index as [`Index::new`] over all of them:
+    /// the first node with an id keeps it.
+    pub fn extend(&mut self, lib: &Library, from: usize) {
+        let added: usize = lib.guides.iter().skip(from).map(|g| g.nodes.len()).sum();
+        self.by_id.reserve(added);
+        for (g, guide) in lib.guides.iter().enumerate().skip(from) {
             for (n, node) in guide.nodes.iter().enumerate() {
-                by_id.entry(node.id.clone()).or_insert((g, n));
+                self.by_id.entry(node.id.clone()).or_insert((g, n));
             }
         }
-        Index { by_id }
     }
     pub fn position(&self, id: &str) -> Option<(usize, usize)> {
         self.by_id.get(id).copied()

@@ -75,10 +75,16 @@ pub fn absorb(app: &mut App, guides: Vec<Guide>, loaded: usize, total: usize) {
     if guides.is_empty() {
         return;
     }
+    let from = app.lib.guides.len();
+    // Room for the whole library at once: the guides are not moved again at every batch.
+    app.lib
+        .guides
+        .reserve(guides.len() + total.saturating_sub(loaded));
     app.lib.guides.extend(guides);
     // Idempotent: links that waited for a guide of this batch resolve now.
     tsg::link_library(&mut app.lib);
-    app.nav.index = crate::nav::Index::new(&app.lib);
+    // Only the new guides are indexed (ids do not change when links resolve).
+    app.nav.index.extend(&app.lib, from);
     // An alert that arrived before the guide that routes it routes now.
     app.firing.reroute(&app.lib);
     if app.screen.current == Screen::Library {

@@ -128,6 +128,10 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
                     ),
                     true,
                 ),
+                Live::Starting => app.set_message(
+                    "The query engine is still starting. Nothing was run; press the key again in a moment.",
+                    true,
+                ),
             },
             NavEffect::Export if !app.session.recording => app.set_message(
                 "Evidence recording is off in this session (--no-evidence), so there is nothing to export.",

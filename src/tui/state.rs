@@ -181,6 +181,9 @@ pub enum QueryMode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Live {
     Available,
+    /// The query engine is being started (only the first frame shows it: no key is read
+    /// before the engine is up).
+    Starting,
     /// Why not, in words for the operator.
     Unavailable(String),
 }

@@ -224,6 +224,7 @@ fn message_line(app: &App, w: usize) -> Line<'static> {
                     ),
                     None => Span::styled("live queries on", t.get("status.done")),
                 },
+                Live::Starting => Span::styled("live queries starting…", t.get("ui.dim")),
                 Live::Unavailable(_) => {
                     Span::styled("live queries unavailable", t.get("ui.live_off"))
                 }

@@ -146,10 +146,21 @@ fn corrupt_stale_or_foreign_cache_entries_are_ignored() {
     );
     let pack = &packs[0];
     let whole = std::fs::read(pack).expect("read");
-    let bad: [Vec<u8>; 3] = [
+    // The same pack under the first layout's name (JSON payloads, no checksums).
+    let mut first_layout = whole.clone();
+    let v = b"TSGNAVPACK2".len() - 1;
+    first_layout[v] = b'1';
+    // Cut just before its end, or a byte of its framing changed (the first entry's path length).
+    let mut reframed = whole.clone();
+    let at = b"TSGNAVPACK2\n".len() + 4 + "test-build-2".len();
+    reframed[at] ^= 0x40;
+    let bad: [Vec<u8>; 6] = [
         whole[..whole.len() / 2].to_vec(),
+        whole[..whole.len() - 1].to_vec(),
         Vec::new(),
         b"{\"stamp\":\"test-build-2\",\"guide\":null}".to_vec(),
+        first_layout,
+        reframed,
     ];
     for bytes in bad {
         load(&guides, Some(&other));
@@ -186,13 +197,14 @@ fn a_damaged_entry_costs_only_its_own_guide() {
         .map(|e| e.expect("entry").path())
         .next()
         .expect("a pack");
-    // Break the JSON of one entry without moving any byte: its title's quote becomes a NUL.
+    // Flip one bit of one entry without moving any byte: its title reads back as another
+    // valid title ("Restarts" → "Restarus"), so only the entry's checksum can tell.
     let mut bytes = std::fs::read(&pack).expect("read");
     let at = bytes
-        .windows(b"\"title\":\"Restarts".len())
-        .position(|w| w == b"\"title\":\"Restarts")
+        .windows(b"Restarts".len())
+        .position(|w| w == b"Restarts")
         .expect("the entry of own/b.md");
-    bytes[at + b"\"title\":".len()] = 0;
+    bytes[at + 6] ^= 0x01;
     std::fs::write(&pack, &bytes).expect("write");
     let (seen, stats, _) = load(&guides, Some(&cache));
     assert_eq!(

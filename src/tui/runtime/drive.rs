@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::fx::Fx;
 use super::{library, probes, Msg, Options};
 use crate::tui::action::Action;
-use crate::tui::app::App;
+use crate::tui::app::{App, Live};
 use crate::tui::frame::FrameState;
 use crate::tui::update::update;
 
@@ -36,14 +36,28 @@ pub fn drive(
     channel: (mpsc::Sender<Msg>, mpsc::Receiver<Msg>),
 ) -> io::Result<()> {
     let (tx, rx) = channel;
-    let mut fx = super::start_fx(&mut app, opts.live, opts.recorder, opts.firing, &tx);
     let mut frame = FrameState::default();
-    // Started after the first frame is drawn, so its threads do not delay it.
-    let mut loader = opts.loader;
+    // The first frame comes before anything that takes time: the library is read after it
+    // (in the background), and so are the query engine, the jail check and the Firing
+    // refresher started (tens of milliseconds together: the system's CA store is read). No
+    // key is read until they are up.
+    let mut loading: Option<library::Loading> = None;
     let mut pending = Vec::new();
-    if loader.is_some() {
+    if opts.loader.is_some() {
         app.session.loading = Some((0, 0));
     }
+    let engine = std::mem::replace(&mut app.session.live, Live::Starting);
+    if opts.live.is_none() {
+        app.session.live = engine;
+    }
+    screen.draw(&app, &mut frame)?;
+    update(&mut app, Action::Drawn(frame.viewport));
+    if let Some(l) = opts.loader {
+        let (p, handle) = library::start(l, tx.clone());
+        (pending, loading) = (p, Some(handle));
+    }
+    let mut fx = super::start_fx(&mut app, opts.live, opts.recorder, opts.firing, &tx);
+    app.dirty = true;
     let mut queue: VecDeque<Action> = VecDeque::new();
     for effect in opts.startup {
         queue.extend(fx.execute(&app, effect));
@@ -65,11 +79,16 @@ pub fn drive(
             // What the view measured goes back through `update`, the model's only writer.
             update(&mut app, Action::Drawn(frame.viewport));
         }
-        if let Some(l) = loader.take() {
-            pending = library::start(l, tx.clone());
-        }
         if app.session.quit {
             drain_at_quit(&mut fx, &app, &rx);
+            // Every guide is in: the parse cache is being written behind it; let it finish,
+            // so the next start reads it. (Quitting mid-load does not wait for the parsing.)
+            if let Some(l) = loading.as_ref().filter(|_| app.session.loading.is_none()) {
+                l.wait(library::PACK_GRACE);
+            }
+            // Freeing a big library takes a while (a second at 20,000 guides); the process
+            // need not wait for it on its way out.
+            std::thread::spawn(move || drop(app));
             return Ok(());
         }
         let Ok(msg) = rx.recv() else {

@@ -86,7 +86,7 @@ impl Probes {
             Ok(p) => p,
             Err(why) => return vec![Action::MitigationRefused(why)],
         };
-        let index = crate::nav::Index::new(&app.lib);
+        let index = &app.nav.index;
         let Some(n) = index.node(&app.lib, node) else {
             return vec![Action::MitigationRefused(format!("No step {node}."))];
         };

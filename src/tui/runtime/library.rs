@@ -2,10 +2,13 @@
 //! done: a thread finds the files, parses them on every core (through the parse cache) and
 //! sends the guides to the main loop in file order, in batches, with the count read so far.
 //! What the start-up asked for (an alert to land on, variables) waits until every guide is in,
-//! so an alert lands where the whole library routes it. Part of the runtime (may do IO).
+//! so an alert lands where the whole library routes it. The parse cache is written behind the
+//! last batch; quitting waits for it (up to [`PACK_GRACE`]), so a start that quits as soon as
+//! the library is in still leaves the next start a filled cache. Part of the runtime (may do
+//! IO).
 
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +28,26 @@ const BATCH_MAX: Duration = Duration::from_millis(5120);
 /// screen only redraws its header).
 const PROGRESS_EVERY: Duration = Duration::from_millis(640);
 
+/// How long quitting waits for the parse cache to be written once every guide is in (a
+/// 20,000-guide pack takes about a second).
+pub const PACK_GRACE: Duration = Duration::from_secs(30);
+
+/// The loading thread, seen from the loop: what it waits for at quit.
+pub struct Loading {
+    /// Disconnected when the thread is done: every guide sent and the cache written.
+    done: Receiver<()>,
+}
+
+impl Loading {
+    /// Waits until the loading thread is done, at most `grace`; whether it is.
+    pub fn wait(&self, grace: Duration) -> bool {
+        matches!(
+            self.done.recv_timeout(grace),
+            Err(mpsc::RecvTimeoutError::Disconnected) | Ok(())
+        )
+    }
+}
+
 /// A load problem, kept for the CLI to print after the terminal is restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -43,15 +66,19 @@ pub struct Loader {
     pub problems: Arc<Mutex<Vec<Problem>>>,
 }
 
-/// Starts the loading thread; returns the commands to apply when it is done.
-pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
+/// Starts the loading thread; returns the commands to apply when it is done, and the thread's
+/// handle for the quit.
+pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
     let Loader {
         roots,
         cache,
         pending,
         problems,
     } = loader;
+    let (done_tx, done) = mpsc::channel::<()>();
     std::thread::spawn(move || {
+        // Dropped when this thread ends, which is what `Loading::wait` waits for.
+        let _done = done_tx;
         let (files, errors) = load::discover(&roots);
         let total = files.len();
         let mut failed = false;
@@ -122,5 +149,5 @@ pub(super) fn start(loader: Loader, tx: Sender<Msg>) -> Vec<Cmd> {
             let _ = w.join();
         }
     });
-    pending
+    (pending, Loading { done })
 }

@@ -127,7 +127,9 @@ impl Probes {
     ) -> Result<ProbeRequest, String> {
         let lib = &app.lib;
         let node = probe.node.as_str();
-        let index = crate::nav::Index::new(lib);
+        // The session's index (kept with the library as guides arrive), not one built again
+        // over the whole library for each run.
+        let index = &app.nav.index;
         let Some(p) = index
             .node(lib, node)
             .and_then(|n| n.probes.get(probe.index))
