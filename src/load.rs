@@ -12,7 +12,8 @@ pub mod parallel;
 pub use cache::{tool_stamp, Cache};
 pub use discover::discover;
 pub use parallel::{
-    parse_each, parse_each_with, parse_steps, parse_steps_writing, Finish, Stats, Step,
+    parse_each, parse_each_with, parse_mapped, parse_steps, parse_steps_writing, Finish, Stats,
+    Step,
 };
 
 use std::path::{Path, PathBuf};

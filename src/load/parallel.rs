@@ -86,6 +86,28 @@ pub fn parse_steps_writing(
     finish: Finish<'_>,
     mut emit: impl FnMut(Step),
 ) -> (Stats, Option<std::thread::JoinHandle<()>>) {
+    let map = |mut g: Guide| {
+        finish(&mut g);
+        g
+    };
+    parse_mapped(files, cache, idle, &map, |step| match step {
+        Some((i, r)) => emit(Step::Ready(i, r)),
+        None => emit(Step::Idle),
+    })
+}
+
+/// Reads and parses `files` on every core, and turns each guide into a `T` with `map` on the
+/// thread that parsed it (so a caller that only needs, say, the guide's JSON never holds the
+/// library). `emit(Some((index, result)))` comes on this thread in file order, `emit(None)`
+/// when nothing became ready for `idle`. Returns with the cache pack's writer, as
+/// [`parse_steps_writing`] does.
+pub fn parse_mapped<T: Send>(
+    files: &[Source],
+    cache: Option<&Cache>,
+    idle: Duration,
+    map: &(dyn Fn(Guide) -> T + Sync),
+    mut emit: impl FnMut(Option<(usize, Result<T, LoadError>)>),
+) -> (Stats, Option<std::thread::JoinHandle<()>>) {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -93,7 +115,7 @@ pub fn parse_steps_writing(
         .max(1);
     let next = AtomicUsize::new(0);
     let cached = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<Guide, LoadError>)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<T, LoadError>)>();
     // The library's pack is read once, here; the new one is written by one thread of its own,
     // off the parse threads, once every guide's slot is in. It outlives this call until then.
     let opened = cache.and_then(|c| c.open(files)).map(std::sync::Arc::new);
@@ -117,14 +139,11 @@ pub fn parse_steps_writing(
                     return;
                 };
                 let writing = opened.as_deref().zip(writes.as_ref());
-                let (mut result, hit) = parse_one(i, src, writing);
-                if let Ok(g) = result.as_mut() {
-                    finish(g);
-                }
+                let (result, hit) = parse_one(i, src, writing);
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
-                if tx.send((i, result)).is_err() {
+                if tx.send((i, result.map(map))).is_err() {
                     return;
                 }
             });
@@ -137,14 +156,14 @@ pub fn parse_steps_writing(
             let (i, r) = match rx.recv_timeout(idle) {
                 Ok(x) => x,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    emit(Step::Idle);
+                    emit(None);
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             ready.insert(i, r);
             while let Some(r) = ready.remove(&want) {
-                emit(Step::Ready(want, r));
+                emit(Some((want, r)));
                 want += 1;
             }
         }
