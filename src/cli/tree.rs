@@ -1,15 +1,15 @@
 //! `tsgnav tree PATH... [--json]`: the decision tree, for people or (with --json) for scripts.
 
-use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 
 use crate::tsg::{EdgeKind, Guide, Library, Role};
+
+mod stream;
 
 #[derive(Debug, Default, Args)]
 pub struct TreeArgs {
@@ -24,7 +24,7 @@ impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let failed = if self.json && !self.paths.is_empty() {
-            stream_json(&self.paths, &mut out)?
+            stream::stream_json(&self.paths, &mut out)?
         } else {
             let (mut lib, failed) = if self.json {
                 super::load_classified(&self.paths)
@@ -68,129 +68,12 @@ pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::R
     Ok(())
 }
 
-fn classify_probes(g: &mut Guide) {
+pub(super) fn classify_probes(g: &mut Guide) {
     for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
         if p.safety.is_none() {
             p.safety = Some(super::classify(p));
         }
     }
-}
-
-/// One guide's JSON, made on the thread that parsed it; the guide itself is gone by then.
-struct GuideJson {
-    bytes: Vec<u8>,
-    /// Targets without an anchor: they may name another guide, whose first node they become.
-    holes: Vec<crate::tsg::json::Hole>,
-    path: String,
-    first: Option<String>,
-}
-
-/// `tree --json` over `paths` as one stream: each guide is parsed, classified, its roles
-/// refined and its JSON written on the core that read it, and this thread writes each guide
-/// out (in file order) as soon as the guides its targets may name are in: so output starts
-/// with the first file, no core waits for a batch, and the library is never held whole.
-/// The bytes are those of loading the library, linking it and serialising it. Returns
-/// whether a file failed to load (each problem is printed as it is met).
-fn stream_json(paths: &[PathBuf], out: &mut impl std::io::Write) -> anyhow::Result<bool> {
-    let (files, errors) = crate::load::discover(paths);
-    let mut failed = false;
-    for e in &errors {
-        failed |= report(e);
-    }
-    // A target names a guide by its relative path; the last file of that path wins (as in
-    // `tsg::link_library`), so a target is known once that file is in.
-    let last: HashMap<&str, usize> = files
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.rel.as_str(), i))
-        .collect();
-    let map = |mut g: Guide| {
-        classify_probes(&mut g);
-        crate::safety::refine_roles(&mut g);
-        let mut j = GuideJson {
-            bytes: Vec::with_capacity(8192),
-            holes: Vec::new(),
-            first: g.nodes.first().map(|n| n.id.clone()),
-            path: g.path.clone(),
-        };
-        crate::tsg::json::guide(&g, &mut j.bytes, &mut j.holes);
-        j
-    };
-    let mut firsts: HashMap<String, String> = HashMap::new();
-    let mut waiting: VecDeque<GuideJson> = VecDeque::new();
-    let mut wrote = 0usize;
-    let mut result: std::io::Result<()> = out.write_all(b"{\"guides\":[");
-    let cache = super::guide_cache();
-    let (_, writer) =
-        crate::load::parse_mapped(&files, cache.as_ref(), Duration::MAX, &map, |step| {
-            let Some((i, r)) = step else {
-                return;
-            };
-            match r {
-                Ok(j) => {
-                    if let Some(f) = &j.first {
-                        firsts.insert(j.path.clone(), f.clone());
-                    }
-                    waiting.push_back(j);
-                }
-                Err(e) => failed |= report(&e),
-            }
-            let known = |to: &str| last.get(to).is_none_or(|&k| k <= i);
-            while waiting
-                .front()
-                .is_some_and(|j| j.holes.iter().all(|h| known(&h.to)))
-            {
-                if let Some(j) = waiting.pop_front() {
-                    if result.is_ok() {
-                        result = write_guide(out, &j, &firsts, wrote > 0);
-                    }
-                    wrote += 1;
-                }
-            }
-        });
-    // Every file is in: the rest can be written.
-    for j in waiting {
-        if result.is_ok() {
-            result = write_guide(out, &j, &firsts, wrote > 0);
-        }
-        wrote += 1;
-    }
-    if let Some(w) = writer {
-        let _ = w.join();
-    }
-    result?;
-    out.write_all(b"]}\n")?;
-    Ok(failed)
-}
-
-/// Prints a load problem; says whether it is an error (not a warning).
-fn report(e: &crate::load::LoadError) -> bool {
-    let level = if e.is_warning() { "warning" } else { "error" };
-    eprintln!("{level}: {e}");
-    !e.is_warning()
-}
-
-/// Writes one guide's JSON, each hole filled with the first node of the guide it names.
-fn write_guide(
-    out: &mut impl std::io::Write,
-    j: &GuideJson,
-    firsts: &HashMap<String, String>,
-    comma: bool,
-) -> std::io::Result<()> {
-    if comma {
-        out.write_all(b",")?;
-    }
-    let mut at = 0;
-    for h in &j.holes {
-        if let Some(id) = firsts.get(&h.to) {
-            out.write_all(&j.bytes[at..h.start])?;
-            let mut s = Vec::with_capacity(id.len() + 2);
-            crate::tsg::json::string(&mut s, id);
-            out.write_all(&s)?;
-            at = h.end;
-        }
-    }
-    out.write_all(&j.bytes[at..])
 }
 
 fn glyph(role: Role) -> &'static str {

@@ -213,3 +213,97 @@ fn parse_one(
     });
     (result, false)
 }
+
+/// What [`parse_streamed`] hands its caller, on its thread.
+pub enum Streamed<T, W> {
+    /// The next guide in the walk's order (its index), or why it could not be loaded.
+    Ready(usize, Result<T, LoadError>),
+    /// The walk is over; what it returned. Comes once, anywhere among the guides.
+    Walked(W),
+}
+
+/// The files a walk still running has found, and whether it is over.
+struct Feed {
+    found: std::sync::Mutex<(Vec<Source>, bool)>,
+    more: std::sync::Condvar,
+}
+
+impl Feed {
+    /// The `i`th file, waiting for the walk to find it; `None` once the walk ended short of it.
+    fn get(&self, i: usize) -> Option<Source> {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(s) = found.0.get(i) {
+                return Some(s.clone());
+            }
+            if found.1 {
+                return None;
+            }
+            found = self.more.wait(found).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn push(&self, s: Option<Source>) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        match s {
+            Some(s) => found.0.push(s),
+            None => found.1 = true,
+        }
+        self.more.notify_all();
+    }
+}
+
+/// Reads and parses the files `walk` finds while it is still walking (no parse cache: a
+/// cache's pack is named after the whole library, so it needs the walk finished first), each
+/// turned into a `T` by `map` on the thread that parsed it. `emit` comes on this thread: the
+/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned.
+pub fn parse_streamed<T: Send, W: Send>(
+    walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
+    map: &(dyn Fn(Guide) -> T + Sync),
+    mut emit: impl FnMut(Streamed<T, W>),
+) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let feed = Feed {
+        found: std::sync::Mutex::new((Vec::new(), false)),
+        more: std::sync::Condvar::new(),
+    };
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Streamed<T, W>>();
+    std::thread::scope(|s| {
+        let (feed, next) = (&feed, &next);
+        let walker = tx.clone();
+        s.spawn(move || {
+            let w = walk(&mut |src| feed.push(Some(src)));
+            feed.push(None);
+            let _ = walker.send(Streamed::Walked(w));
+        });
+        for _ in 0..workers {
+            let tx = tx.clone();
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(src) = feed.get(i) else {
+                    return;
+                };
+                let (result, _) = parse_one(i, &src, None);
+                if tx.send(Streamed::Ready(i, result.map(map))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut ready = BTreeMap::new();
+        let mut want = 0;
+        for m in rx {
+            match m {
+                Streamed::Ready(i, r) => {
+                    ready.insert(i, r);
+                }
+                walked => emit(walked),
+            }
+            while let Some(r) = ready.remove(&want) {
+                emit(Streamed::Ready(want, r));
+                want += 1;
+            }
+        }
+    });
+}
