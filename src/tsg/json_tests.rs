@@ -7,11 +7,11 @@ use crate::tsg::{parse_guide, Guide, SafetyClass};
 fn ours(g: &Guide) -> (String, Vec<Hole>) {
     let (mut out, mut holes) = (Vec::new(), Vec::new());
     guide(g, &mut out, &mut holes);
-    (String::from_utf8(out).unwrap(), holes)
+    (String::from_utf8(out).expect("utf-8"), holes)
 }
 
 fn serde(g: &Guide) -> String {
-    serde_json::to_string(g).unwrap()
+    serde_json::to_string(g).expect("serialise")
 }
 
 #[test]

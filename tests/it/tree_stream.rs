@@ -91,11 +91,18 @@ fn streamed_json_is_loading_linking_and_serialising_the_library() {
     // The library is what the test says it is: links resolved both ways (to the last file of
     // a path, the second root's), one left as written, problems met.
     assert!(want.contains("\"to\":\"zz.md#second-root-last\""), "{want}");
-    assert!(want.contains("\"to\":\"aa.md#second-root-first\""), "{want}");
+    assert!(
+        want.contains("\"to\":\"aa.md#second-root-first\""),
+        "{want}"
+    );
     assert!(want.contains("\"to\":\"gone.md\""), "{want}");
     assert!(problems.len() >= 3, "{problems:?}");
     let no_cache = base.join("no-cache-file");
-    std::fs::write(&no_cache, b"a file, so no cache folder can be made under it").expect("write");
+    std::fs::write(
+        &no_cache,
+        b"a file, so no cache folder can be made under it",
+    )
+    .expect("write");
     let caches = [
         ("no cache", no_cache.join("cache")),
         ("empty cache", base.join("cache")),
