@@ -210,7 +210,7 @@ struct ProbeDef {
     safety: Option<SafetyClass>,
     /// A parse kept for the classifier only: never cached (a cached probe is lexed again).
     #[serde(skip)]
-    lexed: Option<std::sync::Arc<crate::tsg::shell::Lexed>>,
+    lexed: crate::tsg::shell::Kept,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -184,7 +184,7 @@ pub fn refine_roles(guide: &mut crate::tsg::Guide) {
     crate::tsg::roles::refine(guide, &synonyms, &mutates);
     // The probes' parses were kept for classifying them; a loaded library does not need them.
     for p in guide.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
-        p.lexed = None;
+        p.lexed = shell::Kept(None);
     }
 }
 
@@ -192,7 +192,7 @@ pub fn refine_roles(guide: &mut crate::tsg::Guide) {
 /// parse from reading the guide is used while its code is unchanged.
 pub fn classify_probe(p: &Probe) -> SafetyClass {
     if p.lang == Lang::Shell && p.runs_in.as_ref().and_then(|r| r.console).is_none() {
-        return match shell::Lexed::of(p.lexed.as_deref(), &p.code) {
+        return match shell::Lexed::of(p.lexed.0.as_deref(), &p.code) {
             Some(l) => class_of_parsed(&p.code, &l.commands, &l.problems),
             None => {
                 let parsed = shell::parse(&p.code);
@@ -213,7 +213,7 @@ pub fn explain_probe(p: &Probe) -> Verdict {
                 let first = p.code.lines().next().unwrap_or("");
                 Verdict::single(class, 1, first, reason)
             }
-            None => match shell::Lexed::of(p.lexed.as_deref(), &p.code) {
+            None => match shell::Lexed::of(p.lexed.0.as_deref(), &p.code) {
                 Some(l) => classify_parsed(&p.code, &l.commands, &l.problems),
                 None => classify(&p.code),
             },

@@ -40,7 +40,7 @@ fn the_kept_parse_gives_the_class_that_lexing_again_gives() {
     let mut classes = std::collections::BTreeSet::new();
     for p in probes {
         assert!(
-            p.lexed.is_some(),
+            p.lexed.0.is_some(),
             "a shell probe keeps its parse: {:?}",
             p.code
         );
@@ -48,7 +48,7 @@ fn the_kept_parse_gives_the_class_that_lexing_again_gives() {
         assert_eq!(class, explain_probe(p).class, "{:?}", p.code);
         assert_eq!(class, classify(&p.code).class, "{:?}", p.code);
         let mut bare = p.clone();
-        bare.lexed = None;
+        bare.lexed = crate::tsg::shell::Kept(None);
         assert_eq!(classify_probe(&bare), class, "{:?}", p.code);
         classes.insert(class);
     }
@@ -65,7 +65,7 @@ fn a_parse_of_older_code_is_not_trusted() {
     assert_eq!(classify_probe(&p), SafetyClass::ReadOnly);
     // The code changes (a substituted value, an edit) but the kept parse is the old one's.
     p.code = "kubectl delete pods --all".into();
-    assert!(p.lexed.is_some());
+    assert!(p.lexed.0.is_some());
     assert_eq!(classify_probe(&p), SafetyClass::Mutating);
     assert_eq!(explain_probe(&p).class, SafetyClass::Mutating);
 }
@@ -78,5 +78,5 @@ fn a_loaded_guide_does_not_keep_the_parses() {
         .nodes
         .iter()
         .flat_map(|n| &n.probes)
-        .all(|p| p.lexed.is_none()));
+        .all(|p| p.lexed.0.is_none()));
 }

@@ -236,7 +236,7 @@ pub struct Probe {
     /// while `code` is unchanged; see `shell::Lexed::of`). Dropped once the guide's probes
     /// are classified, so a loaded library does not keep it.
     #[serde(skip)]
-    pub lexed: Option<std::sync::Arc<super::shell::Lexed>>,
+    pub lexed: super::shell::Kept,
 }
 
 /// The kind of shell a guide enters before typing commands.
@@ -319,7 +319,7 @@ impl Probe {
             assigns: Vec::new(),
             hints: Default::default(),
             safety: None,
-            lexed: None,
+            lexed: Default::default(),
         }
     }
 }

@@ -445,7 +445,7 @@ pub fn reanalyse(p: &Probe, code: &str) -> Probe {
 
 /// Sets `code` and what follows from it: variables read and assigned, backend hints.
 fn analyse(p: &mut Probe, code: String) {
-    p.lexed = None;
+    p.lexed = super::shell::Kept(None);
     let mut hints = BackendHints::default();
     let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
@@ -454,7 +454,8 @@ fn analyse(p: &mut Probe, code: String) {
             kube_hints(&parsed.commands, &mut hints);
             let assigns = vars::shell_assigns_in(&code, &parsed.commands);
             let names = super::shell::quoting::names_in(std::mem::take(&mut parsed.quoting));
-            p.lexed = Some(std::sync::Arc::new(super::shell::Lexed::new(&code, parsed)));
+            let kept = super::shell::Lexed::new(&code, parsed);
+            p.lexed = super::shell::Kept(Some(std::sync::Arc::new(kept)));
             (names, assigns)
         }
         Lang::Kql => {

@@ -146,6 +146,18 @@ impl Lexed {
     }
 }
 
+/// A probe's kept parse, if any (`Probe::lexed`). It is a memo, not part of what the probe
+/// is: it prints the same whether it is there or not, so a guide parsed and the same guide
+/// read back from the cache (which keeps no parse) print alike.
+#[derive(Clone, Default)]
+pub struct Kept(pub Option<std::sync::Arc<Lexed>>);
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept")
+    }
+}
+
 /// Parse a script. Never fails.
 pub fn parse(script: &str) -> Parsed {
     parse_at(script, 1, 0, None)
