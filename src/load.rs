@@ -10,9 +10,10 @@ mod pack;
 pub mod parallel;
 
 pub use cache::{tool_stamp, Cache};
-pub use discover::discover;
+pub use discover::{discover, discover_each};
 pub use parallel::{
-    parse_each, parse_each_with, parse_steps, parse_steps_writing, Finish, Stats, Step,
+    parse_each, parse_each_with, parse_mapped, parse_steps, parse_steps_writing, parse_streamed,
+    Finish, Stats, Step, Streamed,
 };
 
 use std::path::{Path, PathBuf};
@@ -135,7 +136,7 @@ pub fn read_open(
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
-    if let Some(offset) = bytes.iter().take(8192).position(|b| *b == 0) {
+    if let Some(offset) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(LoadError::Binary {
             path: display,
             offset,

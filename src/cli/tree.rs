@@ -9,6 +9,8 @@ use clap::Args;
 
 use crate::tsg::{EdgeKind, Guide, Library, Role};
 
+mod stream;
+
 #[derive(Debug, Default, Args)]
 pub struct TreeArgs {
     /// Guides or folders of guides (default: the guides bundled with tsgnav).
@@ -20,21 +22,26 @@ pub struct TreeArgs {
 
 impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        let (mut lib, failed) = if self.json {
-            super::load_classified(&self.paths)
-        } else {
-            super::load(&self.paths)
-        };
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        if self.json {
-            write_json(&mut lib, &mut out)?;
+        let failed = if self.json && !self.paths.is_empty() {
+            stream::stream_json(&self.paths, &mut out)?
         } else {
-            out.write_all(render(&lib).as_bytes())?;
-        }
+            let (mut lib, failed) = if self.json {
+                super::load_classified(&self.paths)
+            } else {
+                super::load(&self.paths)
+            };
+            if self.json {
+                write_json(&mut lib, &mut out)?;
+            } else {
+                out.write_all(render(&lib).as_bytes())?;
+            }
+            // The process ends soon: handing a large library back to the allocator piece by
+            // piece would cost more than the exit does.
+            std::mem::forget(lib);
+            failed
+        };
         out.flush()?;
-        // The process ends here: handing a large library back to the allocator piece by
-        // piece would cost more than the exit does.
-        std::mem::forget(lib);
         Ok(if failed {
             ExitCode::from(2)
         } else {
@@ -43,62 +50,30 @@ impl TreeArgs {
     }
 }
 
-/// Streams the JSON a batch of guides at a time, serialising the model directly (each probe's
-/// safety class filled in first), so a large library is never copied into a JSON tree. The
-/// guides of a batch are classified and serialised on every core; the output is in order.
-/// Each core's buffer is kept from batch to batch, so its memory is not asked for again.
+/// Writes a loaded (and linked) library's JSON, each probe's safety class filled in first.
 pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::Result<()> {
-    /// Guides per batch: enough to keep every core busy, little enough to hold in memory.
-    const BATCH: usize = 256;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     out.write_all(b"{\"guides\":[")?;
-    let mut first = true;
-    let mut bufs: Vec<Vec<u8>> = (0..workers).map(|_| Vec::new()).collect();
-    for batch in lib.guides.chunks_mut(BATCH) {
-        let per = batch.len().div_ceil(workers).max(1);
-        let done: Vec<serde_json::Result<()>> = std::thread::scope(|s| {
-            let jobs: Vec<_> = batch
-                .chunks_mut(per)
-                .zip(bufs.iter_mut())
-                .map(|(guides, buf)| {
-                    buf.clear();
-                    s.spawn(move || guides_json(guides, buf))
-                })
-                .collect();
-            jobs.into_iter()
-                .map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        for (r, part) in done.into_iter().zip(&bufs) {
-            r?;
-            if part.is_empty() {
-                continue;
-            }
-            if !first {
-                out.write_all(b",")?;
-            }
-            first = false;
-            out.write_all(part)?;
+    let mut buf = Vec::new();
+    for (i, g) in lib.guides.iter_mut().enumerate() {
+        buf.clear();
+        if i > 0 {
+            buf.push(b',');
         }
+        classify_probes(g);
+        // Linked already: a target without an anchor is one that names no guide.
+        crate::tsg::json::guide(g, &mut buf, &mut Vec::new());
+        out.write_all(&buf)?;
     }
     out.write_all(b"]}\n")?;
     Ok(())
 }
 
-/// `guides`, each probe classified, as JSON objects separated by commas, into `buf`.
-fn guides_json(guides: &mut [Guide], buf: &mut Vec<u8>) -> serde_json::Result<()> {
-    for (i, g) in guides.iter_mut().enumerate() {
-        if i > 0 {
-            buf.push(b',');
+pub(super) fn classify_probes(g: &mut Guide) {
+    for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
+        if p.safety.is_none() {
+            p.safety = Some(super::classify(p));
         }
-        for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
-            if p.safety.is_none() {
-                p.safety = Some(super::classify(p));
-            }
-        }
-        serde_json::to_writer(&mut *buf, &*g)?;
     }
-    Ok(())
 }
 
 fn glyph(role: Role) -> &'static str {

@@ -11,9 +11,22 @@ use super::{LoadError, Source, MAX_DEPTH};
 /// The markdown files under `roots`, in order (each folder sorted), each file once even when
 /// two roots or links lead to it, and the problems met on the way.
 pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
-    // Each file with its canonical path (`None`: it could not be resolved), which says
-    // whether two roots or links lead to it.
-    let mut files: Vec<(PathBuf, String, Option<PathBuf>)> = Vec::new();
+    let mut files = Vec::new();
+    let errors = discover_each(roots, &mut |s| files.push(s));
+    (files, errors)
+}
+
+/// [`discover`] that hands each file to `found` as soon as the walk meets it (so it can be
+/// read while the walk goes on), and returns the problems met.
+pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
+    // Canonical paths of the files handed out: a file two roots or links lead to goes once,
+    // where it was first met. (A file whose path cannot be resolved always goes.)
+    let mut read = HashSet::new();
+    let mut sink = |file: PathBuf, rel: String, canonical: Option<PathBuf>| {
+        if canonical.is_none_or(|c| read.insert(c)) {
+            found(Source { file, rel });
+        }
+    };
     let mut errors = Vec::new();
     for root in roots {
         let display = root.display().to_string();
@@ -30,7 +43,7 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
                 let mut walk = Walk {
                     root,
                     seen: &mut seen,
-                    files: &mut files,
+                    files: &mut sink,
                     errors: &mut errors,
                 };
                 walk.dir(root, None, 0);
@@ -41,20 +54,11 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let canonical = std::fs::canonicalize(root).ok();
-                files.push((root.clone(), name, canonical));
+                sink(root.clone(), name, canonical);
             }
         }
     }
-    let mut read = HashSet::new();
-    let files = files
-        .into_iter()
-        .filter(|(_, _, canonical)| match canonical {
-            Some(c) => read.insert(c.clone()),
-            None => true,
-        })
-        .map(|(file, rel, _)| Source { file, rel })
-        .collect();
-    (files, errors)
+    errors
 }
 
 fn is_markdown(p: &Path) -> bool {
@@ -67,7 +71,7 @@ fn is_markdown(p: &Path) -> bool {
 struct Walk<'a> {
     root: &'a Path,
     seen: &'a mut HashSet<PathBuf>,
-    files: &'a mut Vec<(PathBuf, String, Option<PathBuf>)>,
+    files: &'a mut dyn FnMut(PathBuf, String, Option<PathBuf>),
     errors: &'a mut Vec<LoadError>,
 }
 
@@ -159,7 +163,7 @@ impl Walk<'_> {
                     Some(c) => Some(c),
                     None => std::fs::canonicalize(&p).ok(),
                 };
-                self.files.push((p, rel, canonical));
+                (self.files)(p, rel, canonical);
             }
             Ok(false) => {}
             Err(e) if is_markdown(&p) => self.errors.push(LoadError::Io {

@@ -208,6 +208,9 @@ struct ProbeDef {
     hints: BackendHints,
     #[serde(with = "opt_safety")]
     safety: Option<SafetyClass>,
+    /// A parse kept for the classifier only: never cached (a cached probe is lexed again).
+    #[serde(skip)]
+    lexed: crate::tsg::shell::Kept,
 }
 
 #[derive(Serialize, Deserialize)]

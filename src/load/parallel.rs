@@ -86,6 +86,28 @@ pub fn parse_steps_writing(
     finish: Finish<'_>,
     mut emit: impl FnMut(Step),
 ) -> (Stats, Option<std::thread::JoinHandle<()>>) {
+    let map = |mut g: Guide| {
+        finish(&mut g);
+        g
+    };
+    parse_mapped(files, cache, idle, &map, |step| match step {
+        Some((i, r)) => emit(Step::Ready(i, r)),
+        None => emit(Step::Idle),
+    })
+}
+
+/// Reads and parses `files` on every core, and turns each guide into a `T` with `map` on the
+/// thread that parsed it (so a caller that only needs, say, the guide's JSON never holds the
+/// library). `emit(Some((index, result)))` comes on this thread in file order, `emit(None)`
+/// when nothing became ready for `idle`. Returns with the cache pack's writer, as
+/// [`parse_steps_writing`] does.
+pub fn parse_mapped<T: Send>(
+    files: &[Source],
+    cache: Option<&Cache>,
+    idle: Duration,
+    map: &(dyn Fn(Guide) -> T + Sync),
+    mut emit: impl FnMut(Option<(usize, Result<T, LoadError>)>),
+) -> (Stats, Option<std::thread::JoinHandle<()>>) {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -93,7 +115,7 @@ pub fn parse_steps_writing(
         .max(1);
     let next = AtomicUsize::new(0);
     let cached = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<Guide, LoadError>)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<T, LoadError>)>();
     // The library's pack is read once, here; the new one is written by one thread of its own,
     // off the parse threads, once every guide's slot is in. It outlives this call until then.
     let opened = cache.and_then(|c| c.open(files)).map(std::sync::Arc::new);
@@ -117,14 +139,11 @@ pub fn parse_steps_writing(
                     return;
                 };
                 let writing = opened.as_deref().zip(writes.as_ref());
-                let (mut result, hit) = parse_one(i, src, writing);
-                if let Ok(g) = result.as_mut() {
-                    finish(g);
-                }
+                let (result, hit) = parse_one(i, src, writing);
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
-                if tx.send((i, result)).is_err() {
+                if tx.send((i, result.map(map))).is_err() {
                     return;
                 }
             });
@@ -137,14 +156,14 @@ pub fn parse_steps_writing(
             let (i, r) = match rx.recv_timeout(idle) {
                 Ok(x) => x,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    emit(Step::Idle);
+                    emit(None);
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             ready.insert(i, r);
             while let Some(r) = ready.remove(&want) {
-                emit(Step::Ready(want, r));
+                emit(Some((want, r)));
                 want += 1;
             }
         }
@@ -193,4 +212,98 @@ fn parse_one(
         g
     });
     (result, false)
+}
+
+/// What [`parse_streamed`] hands its caller, on its thread.
+pub enum Streamed<T, W> {
+    /// The next guide in the walk's order (its index), or why it could not be loaded.
+    Ready(usize, Result<T, LoadError>),
+    /// The walk is over; what it returned. Comes once, anywhere among the guides.
+    Walked(W),
+}
+
+/// The files a walk still running has found, and whether it is over.
+struct Feed {
+    found: std::sync::Mutex<(Vec<Source>, bool)>,
+    more: std::sync::Condvar,
+}
+
+impl Feed {
+    /// The `i`th file, waiting for the walk to find it; `None` once the walk ended short of it.
+    fn get(&self, i: usize) -> Option<Source> {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(s) = found.0.get(i) {
+                return Some(s.clone());
+            }
+            if found.1 {
+                return None;
+            }
+            found = self.more.wait(found).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn push(&self, s: Option<Source>) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        match s {
+            Some(s) => found.0.push(s),
+            None => found.1 = true,
+        }
+        self.more.notify_all();
+    }
+}
+
+/// Reads and parses the files `walk` finds while it is still walking (no parse cache: a
+/// cache's pack is named after the whole library, so it needs the walk finished first), each
+/// turned into a `T` by `map` on the thread that parsed it. `emit` comes on this thread: the
+/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned.
+pub fn parse_streamed<T: Send, W: Send>(
+    walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
+    map: &(dyn Fn(Guide) -> T + Sync),
+    mut emit: impl FnMut(Streamed<T, W>),
+) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let feed = Feed {
+        found: std::sync::Mutex::new((Vec::new(), false)),
+        more: std::sync::Condvar::new(),
+    };
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Streamed<T, W>>();
+    std::thread::scope(|s| {
+        let (feed, next) = (&feed, &next);
+        let walker = tx.clone();
+        s.spawn(move || {
+            let w = walk(&mut |src| feed.push(Some(src)));
+            feed.push(None);
+            let _ = walker.send(Streamed::Walked(w));
+        });
+        for _ in 0..workers {
+            let tx = tx.clone();
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(src) = feed.get(i) else {
+                    return;
+                };
+                let (result, _) = parse_one(i, &src, None);
+                if tx.send(Streamed::Ready(i, result.map(map))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut ready = BTreeMap::new();
+        let mut want = 0;
+        for m in rx {
+            match m {
+                Streamed::Ready(i, r) => {
+                    ready.insert(i, r);
+                }
+                walked => emit(walked),
+            }
+            while let Some(r) = ready.remove(&want) {
+                emit(Streamed::Ready(want, r));
+                want += 1;
+            }
+        }
+    });
 }

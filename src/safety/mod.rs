@@ -35,6 +35,8 @@ mod tests_kube;
 #[cfg(test)]
 mod tests_learning;
 #[cfg(test)]
+mod tests_lexed;
+#[cfg(test)]
 mod tests_ops;
 #[cfg(test)]
 mod tests_tools;
@@ -45,7 +47,7 @@ pub use https::classifier_only;
 pub use kube_writes::{kube_writes, KubeWrite, Scope, WriteVerb};
 pub use target::{target_escapes, value_names_target, Escape};
 
-use crate::tsg::shell::{self, Problem};
+use crate::tsg::shell::{self, Problem, SimpleCommand};
 use crate::tsg::{Lang, Probe, SafetyClass};
 
 /// Why one command of a script has its class. `reason` is shown to the operator.
@@ -100,8 +102,30 @@ impl Verdict {
 /// Classify a shell script.
 pub fn classify(script: &str) -> Verdict {
     let parsed = shell::parse(script);
-    let mut hits: Vec<Hit> = parsed
-        .commands
+    classify_parsed(script, &parsed.commands, &parsed.problems)
+}
+
+/// The class alone of a shell script whose parse is `commands` and `problems`: the class
+/// [`classify_parsed`] gives, without writing out each command and reason.
+fn class_of_parsed(script: &str, commands: &[SimpleCommand], problems: &[Problem]) -> SafetyClass {
+    // What cannot be read, and a loop variable that picks a program, are unknown.
+    let mut class = if problems.is_empty() && hidden::loop_variables(script).is_empty() {
+        SafetyClass::ReadOnly
+    } else {
+        SafetyClass::Unknown
+    };
+    for c in commands {
+        if class == SafetyClass::Mutating {
+            break;
+        }
+        class = class.max(command::classify_command(c).0);
+    }
+    class
+}
+
+/// [`classify`] of a script already parsed into `commands` and `problems`.
+fn classify_parsed(script: &str, commands: &[SimpleCommand], problems: &[Problem]) -> Verdict {
+    let mut hits: Vec<Hit> = commands
         .iter()
         .map(|c| {
             let (class, reason) = command::classify_command(c);
@@ -113,7 +137,7 @@ pub fn classify(script: &str) -> Verdict {
             }
         })
         .collect();
-    for p in &parsed.problems {
+    for p in problems {
         let reason = match p {
             Problem::Unterminated { what, .. } => format!(
                 "a `{what}` is never closed, so tsgnav cannot tell where the command ends"
@@ -158,10 +182,24 @@ pub fn refine_roles(guide: &mut crate::tsg::Guide) {
             && crate::tsg::lint::scratch::first_change(p, &classify_probe).is_some()
     };
     crate::tsg::roles::refine(guide, &synonyms, &mutates);
+    // The probes' parses were kept for classifying them; a loaded library does not need them.
+    for p in guide.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
+        p.lexed = shell::Kept(None);
+    }
 }
 
-/// The class of any probe.
+/// The class of any probe: [`explain_probe`]'s class, without its reasons. A shell probe's
+/// parse from reading the guide is used while its code is unchanged.
 pub fn classify_probe(p: &Probe) -> SafetyClass {
+    if p.lang == Lang::Shell && p.runs_in.as_ref().and_then(|r| r.console).is_none() {
+        return match shell::Lexed::of(p.lexed.0.as_deref(), &p.code) {
+            Some(l) => class_of_parsed(&p.code, &l.commands, &l.problems),
+            None => {
+                let parsed = shell::parse(&p.code);
+                class_of_parsed(&p.code, &parsed.commands, &parsed.problems)
+            }
+        };
+    }
     explain_probe(p).class
 }
 
@@ -175,7 +213,10 @@ pub fn explain_probe(p: &Probe) -> Verdict {
                 let first = p.code.lines().next().unwrap_or("");
                 Verdict::single(class, 1, first, reason)
             }
-            None => classify(&p.code),
+            None => match shell::Lexed::of(p.lexed.0.as_deref(), &p.code) {
+                Some(l) => classify_parsed(&p.code, &l.commands, &l.problems),
+                None => classify(&p.code),
+            },
         },
         Lang::Promql => Verdict::single(
             SafetyClass::ReadOnly,

@@ -9,6 +9,7 @@ pub mod clauses;
 pub mod consoles;
 mod edges;
 pub mod invocation;
+pub mod json;
 pub mod lint;
 pub mod model;
 mod outcome;

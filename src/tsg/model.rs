@@ -232,6 +232,11 @@ pub struct Probe {
     /// `safety`) has filled it in — `tsgnav tree --json` does before printing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub safety: Option<SafetyClass>,
+    /// The shell parse of `code` made while reading the guide, for the classifier (valid only
+    /// while `code` is unchanged; see `shell::Lexed::of`). Dropped once the guide's probes
+    /// are classified, so a loaded library does not keep it.
+    #[serde(skip)]
+    pub lexed: super::shell::Kept,
 }
 
 /// The kind of shell a guide enters before typing commands.
@@ -314,6 +319,7 @@ impl Probe {
             assigns: Vec::new(),
             hints: Default::default(),
             safety: None,
+            lexed: Default::default(),
         }
     }
 }

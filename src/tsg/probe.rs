@@ -445,14 +445,18 @@ pub fn reanalyse(p: &Probe, code: &str) -> Probe {
 
 /// Sets `code` and what follows from it: variables read and assigned, backend hints.
 fn analyse(p: &mut Probe, code: String) {
+    p.lexed = super::shell::Kept(None);
     let mut hints = BackendHints::default();
     let (mut vars_used, assigns) = match p.lang {
         Lang::Shell => {
             // Lexed once for the hints, the assignments and the names it reads.
-            let parsed = super::shell::parse(&code);
+            let mut parsed = super::shell::parse(&code);
             kube_hints(&parsed.commands, &mut hints);
             let assigns = vars::shell_assigns_in(&code, &parsed.commands);
-            (super::shell::quoting::names_in(parsed.quoting), assigns)
+            let names = super::shell::quoting::names_in(std::mem::take(&mut parsed.quoting));
+            let kept = super::shell::Lexed::new(&code, parsed);
+            p.lexed = super::shell::Kept(Some(std::sync::Arc::new(kept)));
+            (names, assigns)
         }
         Lang::Kql => {
             kusto_hints(&code, &mut hints);

@@ -120,6 +120,44 @@ pub struct Parsed {
     pub quoting: quoting::QuoteMap,
 }
 
+/// The parse of a probe's code kept on the probe when the guide is read (`Probe::lexed`), so
+/// the classifier does not lex the same text again. It holds the text it was made from: a
+/// reader uses it only while the probe's code is still that text ([`Lexed::of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lexed {
+    code: String,
+    pub commands: Vec<SimpleCommand>,
+    pub problems: Vec<Problem>,
+}
+
+impl Lexed {
+    /// Keeps the commands and problems of `parsed`, the parse of `code`.
+    pub fn new(code: &str, parsed: Parsed) -> Self {
+        Lexed {
+            code: code.to_string(),
+            commands: parsed.commands,
+            problems: parsed.problems,
+        }
+    }
+
+    /// `lexed` when it is the parse of `code`, else nothing (the code changed since).
+    pub fn of<'a>(lexed: Option<&'a Lexed>, code: &str) -> Option<&'a Lexed> {
+        lexed.filter(|l| l.code == code)
+    }
+}
+
+/// A probe's kept parse, if any (`Probe::lexed`). It is a memo, not part of what the probe
+/// is: it prints the same whether it is there or not, so a guide parsed and the same guide
+/// read back from the cache (which keeps no parse) print alike.
+#[derive(Clone, Default)]
+pub struct Kept(pub Option<std::sync::Arc<Lexed>>);
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept")
+    }
+}
+
 /// Parse a script. Never fails.
 pub fn parse(script: &str) -> Parsed {
     parse_at(script, 1, 0, None)

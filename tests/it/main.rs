@@ -116,6 +116,7 @@ mod target_namespace;
 mod target_tmux;
 mod tree_identity;
 mod tree_json;
+mod tree_stream;
 mod tui_assets;
 mod tui_cancel;
 mod tui_chart;

@@ -1,0 +1,195 @@
+//! `tree --json PATH...` as one stream over the cores: parse, classify and write JSON per
+//! guide on the thread that read it, then the guides in file order on this one, each with its
+//! anchor-less targets resolved as `tsg::link_library` resolves them. IO edge of the CLI.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::classify_probes;
+use crate::tsg::Guide;
+
+/// One guide's JSON, made on the thread that parsed it; the guide itself is gone by then.
+struct GuideJson {
+    bytes: Vec<u8>,
+    /// Targets without an anchor: they may name another guide, whose first node they become.
+    holes: Vec<crate::tsg::json::Hole>,
+    path: String,
+    first: Option<String>,
+}
+
+/// `tree --json` over `paths` as one stream: each guide is parsed, classified, its roles
+/// refined and its JSON written on the core that read it, and this thread writes each guide
+/// out (in file order) as soon as the guides its targets may name are in: so output starts
+/// with the first file, no core waits for a batch, and the library is never held whole.
+/// Without a usable parse cache the files are read while the folders are still being walked.
+/// The bytes are those of loading the library, linking it and serialising it. Returns
+/// whether a file failed to load (each problem is printed as it is met, in file order).
+pub(super) fn stream_json(
+    paths: &[PathBuf],
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<bool> {
+    let map = |mut g: Guide| {
+        classify_probes(&mut g);
+        crate::safety::refine_roles(&mut g);
+        let mut j = GuideJson {
+            bytes: Vec::with_capacity(8192),
+            holes: Vec::new(),
+            first: g.nodes.first().map(|n| n.id.clone()),
+            path: g.path.clone(),
+        };
+        crate::tsg::json::guide(&g, &mut j.bytes, &mut j.holes);
+        j
+    };
+    let mut w = Stream::new(out);
+    // A cache whose folder cannot be made is not used (as `Cache::open` decides).
+    let cache = crate::cli::guide_cache().filter(|c| std::fs::create_dir_all(c.dir()).is_ok());
+    if cache.is_some() {
+        let (files, errors) = crate::load::discover(paths);
+        w.walked(errors, files.iter().map(|s| s.rel.clone()).collect());
+        let (_, writer) =
+            crate::load::parse_mapped(&files, cache.as_ref(), Duration::MAX, &map, |step| {
+                if let Some((i, r)) = step {
+                    w.guide(i, r);
+                }
+            });
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
+    } else {
+        let walk = |found: &mut dyn FnMut(crate::load::Source)| {
+            let mut rels = Vec::new();
+            let errors = crate::load::discover_each(paths, &mut |s| {
+                rels.push(s.rel.clone());
+                found(s);
+            });
+            (errors, rels)
+        };
+        crate::load::parse_streamed(walk, &map, |step| match step {
+            crate::load::Streamed::Ready(i, r) => w.guide(i, r),
+            crate::load::Streamed::Walked((errors, rels)) => w.walked(errors, rels),
+        });
+    }
+    w.finish()
+}
+
+/// The output of [`stream_json`] as guides arrive in file order: each is written once every
+/// guide its anchor-less targets may name is in (the last file of that relative path wins,
+/// as in `tsg::link_library`); problems are printed in the order loading them would print.
+struct Stream<'a, W: std::io::Write> {
+    out: &'a mut W,
+    result: std::io::Result<()>,
+    wrote: usize,
+    /// How many guides (or failures) have arrived.
+    arrived: usize,
+    /// The first node id of the last guide of each path that has one.
+    firsts: HashMap<String, String>,
+    waiting: VecDeque<GuideJson>,
+    /// The last file index of each relative path, once the walk is over.
+    last: Option<HashMap<String, usize>>,
+    /// Problems met before the walk's own were printed.
+    held: Vec<crate::load::LoadError>,
+    failed: bool,
+}
+
+impl<'a, W: std::io::Write> Stream<'a, W> {
+    fn new(out: &'a mut W) -> Self {
+        let result = out.write_all(b"{\"guides\":[");
+        Stream {
+            out,
+            result,
+            wrote: 0,
+            arrived: 0,
+            firsts: HashMap::new(),
+            waiting: VecDeque::new(),
+            last: None,
+            held: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The walk is over: its problems, and the relative path of each file in order.
+    fn walked(&mut self, errors: Vec<crate::load::LoadError>, rels: Vec<String>) {
+        for e in errors.iter().chain(std::mem::take(&mut self.held).iter()) {
+            self.failed |= report(e);
+        }
+        self.last = Some(rels.into_iter().enumerate().map(|(i, r)| (r, i)).collect());
+        self.flush(false);
+    }
+
+    fn guide(&mut self, i: usize, r: Result<GuideJson, crate::load::LoadError>) {
+        match r {
+            Ok(j) => {
+                if let Some(f) = &j.first {
+                    self.firsts.insert(j.path.clone(), f.clone());
+                }
+                self.waiting.push_back(j);
+            }
+            Err(e) if self.last.is_none() => self.held.push(e),
+            Err(e) => self.failed |= report(&e),
+        }
+        self.arrived = i + 1;
+        self.flush(false);
+    }
+
+    /// Writes the guides that can be; with `all`, every one (every guide is in).
+    fn flush(&mut self, all: bool) {
+        let arrived = self.arrived;
+        let known = |last: &Option<HashMap<String, usize>>, to: &str| {
+            all || last
+                .as_ref()
+                .is_some_and(|l| l.get(to).is_none_or(|&k| k < arrived))
+        };
+        while let Some(j) = self.waiting.front() {
+            if !j.holes.iter().all(|h| known(&self.last, &h.to)) {
+                break;
+            }
+            if let Some(j) = self.waiting.pop_front() {
+                if self.result.is_ok() {
+                    self.result = write_guide(self.out, &j, &self.firsts, self.wrote > 0);
+                }
+                self.wrote += 1;
+            }
+        }
+    }
+
+    fn finish(mut self) -> anyhow::Result<bool> {
+        for e in std::mem::take(&mut self.held) {
+            self.failed |= report(&e);
+        }
+        self.flush(true);
+        std::mem::replace(&mut self.result, Ok(()))?;
+        self.out.write_all(b"]}\n")?;
+        Ok(self.failed)
+    }
+}
+
+/// Prints a load problem; says whether it is an error (not a warning).
+fn report(e: &crate::load::LoadError) -> bool {
+    let level = if e.is_warning() { "warning" } else { "error" };
+    eprintln!("{level}: {e}");
+    !e.is_warning()
+}
+
+/// Writes one guide's JSON, each hole filled with the first node of the guide it names.
+fn write_guide(
+    out: &mut impl std::io::Write,
+    j: &GuideJson,
+    firsts: &HashMap<String, String>,
+    comma: bool,
+) -> std::io::Result<()> {
+    if comma {
+        out.write_all(b",")?;
+    }
+    let mut at = 0;
+    for h in &j.holes {
+        if let Some(id) = firsts.get(&h.to) {
+            out.write_all(&j.bytes[at..h.start])?;
+            let mut s = Vec::with_capacity(id.len() + 2);
+            crate::tsg::json::string(&mut s, id);
+            out.write_all(&s)?;
+            at = h.end;
+        }
+    }
+    out.write_all(&j.bytes[at..])
+}
