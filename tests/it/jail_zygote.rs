@@ -131,3 +131,42 @@ async fn a_killed_zygote_is_started_again_for_the_next_probe() {
     assert!(out.contains("two 1 tsgnav-jail"), "jailed as before: {out}");
     assert_ne!(zygote_pid(), first, "a new zygote");
 }
+
+/// Attack: a probe forked through the zygote looks for a descriptor it was not meant to
+/// keep: the zygote's control socket (with it, a probe could ask for launchers of its own
+/// making), its own socket pair with tsgnav, or any other socket or descriptor above
+/// stderr. Twice, so the second probe comes from a zygote that has already forked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_forked_by_the_zygote_holds_no_descriptor_but_its_three() {
+    if !jail_or_skip("a_probe_forked_by_the_zygote_holds_no_descriptor_but_its_three") {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().await;
+    let sh = ShellExecutor::default();
+    // `ls` lists the shell's table from a child, whose output goes to a file, so the shell
+    // itself holds no pipe or folder of its own making while it is listed.
+    let lister = "ls -l /proc/$$/fd > \"$TMPDIR/fds\"\n\
+                  sed -n 's/.* \\([0-9]*\\) -> \\(.*\\)/fd \\1 \\2/p' \"$TMPDIR/fds\"\n\
+                  echo LISTED\n";
+    for round in 1..=2 {
+        let (r, out) = run(&sh, probe(lister, &[])).await;
+        assert!(r.status.is_ok(), "round {round}: {:?}: {out}", r.status);
+        assert!(out.contains("LISTED"), "round {round}: {out}");
+        let fds: Vec<(&str, &str)> = (out.lines())
+            .filter_map(|l| l.strip_prefix("fd "))
+            .map(|l| l.split_once(' ').unwrap_or((l, "")))
+            .collect();
+        assert!(fds.len() >= 3, "round {round}: {out}");
+        for (n, target) in &fds {
+            assert!(
+                ["0", "1", "2"].contains(n),
+                "round {round}: fd {n} ({target}) reached the probe:\n{out}"
+            );
+            assert!(
+                !target.starts_with("socket:"),
+                "round {round}: fd {n} is a socket ({target}):\n{out}"
+            );
+        }
+        zygote_pid();
+    }
+}
