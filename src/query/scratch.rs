@@ -10,7 +10,8 @@
 //! 4. the system's temporary folder (`/tmp`).
 //!
 //! Nothing else changes with the place: every folder made in it is this user's own (0700),
-//! named after the process and a counter, and removed when its probe or session ends; a
+//! made new (one already there is refused), named after the process, a random token and a
+//! counter, and removed when its probe or session ends; a
 //! jail shows a probe its own scratch folder only (`super::jail`), wherever it lives.
 //!
 //! IO edge (reads folder metadata). Must not import `cli`, `tui`, `nav` or `evidence`.
@@ -33,9 +34,37 @@ pub fn base() -> &'static Path {
     })
 }
 
-/// `base()/NAME-PID-N`, a path for a new folder of this process (not made here).
+/// `base()/NAME-PID-TOKEN-N`, a path for a new folder of this process (not made here; make
+/// it with [`make_private`]). `TOKEN` is drawn once per process from the system's random
+/// source: the base is often shared with other users (`/dev/shm`, `/tmp`), and a name they
+/// could guess is a name they could make first.
 pub fn path(name: &str, n: u64) -> PathBuf {
-    base().join(format!("{name}-{}-{n}", std::process::id()))
+    base().join(format!("{name}-{}-{}-{n}", std::process::id(), token()))
+}
+
+/// This process's random part of every scratch name.
+fn token() -> &'static str {
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TOKEN.get_or_init(|| {
+        use ring::rand::SecureRandom;
+        let mut b = [0u8; 8];
+        // A failing random source leaves the name guessable, never shared: `make_private`
+        // still refuses a folder somebody made first.
+        let _ = ring::rand::SystemRandom::new().fill(&mut b);
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    })
+}
+
+/// Makes `dir` as a new folder only this user may open (0700). A folder (or a link) that is
+/// already there is refused, never taken over: in a shared base somebody else may have made
+/// it to read what a probe writes. The base itself is made when it is missing (a `TMPDIR` not
+/// made yet).
+pub fn make_private(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Some(parent) = dir.parent().filter(|p| !p.exists()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::DirBuilder::new().mode(0o700).create(dir)
 }
 
 /// The choice of [`base`], from the values of `TMPDIR` and `XDG_RUNTIME_DIR` and the shared
@@ -70,7 +99,7 @@ pub fn is_tmpfs(dir: &Path) -> bool {
 }
 
 /// Whether `dir` is a folder owned by this user that no one else may open.
-fn private_to_us(dir: &Path) -> bool {
+pub fn private_to_us(dir: &Path) -> bool {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     // SAFETY: geteuid cannot fail.
     let uid = unsafe { libc::geteuid() };
@@ -91,6 +120,30 @@ fn writable(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Attack: somebody else (here: this test, first) makes the folder a probe is about to
+    /// get, or a link of that name to a folder of theirs. The probe's folder is refused,
+    /// not taken over; and the names carry a random part nobody can list in advance.
+    #[test]
+    fn a_scratch_folder_made_first_by_somebody_else_is_refused() {
+        let p = path("tsgnav-attack", 7);
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        let parts: Vec<&str> = name.split('-').collect();
+        assert_eq!(parts.len(), 5, "{name}");
+        assert_eq!(parts[3].len(), 16, "a 64-bit token: {name}");
+        assert!(parts[3].chars().all(|c| c.is_ascii_hexdigit()), "{name}");
+        std::fs::create_dir(&p).expect("the attacker's folder");
+        assert!(make_private(&p).is_err(), "an existing folder is refused");
+        std::fs::remove_dir(&p).expect("cleanup");
+        let theirs = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(theirs.path(), &p).expect("link");
+        assert!(make_private(&p).is_err(), "a link is refused");
+        std::fs::remove_file(&p).expect("cleanup");
+        make_private(&p).expect("a new folder");
+        assert!(private_to_us(&p));
+        std::fs::remove_dir(&p).expect("cleanup");
+    }
 
     #[test]
     fn an_operators_tmpdir_wins() {

@@ -456,11 +456,7 @@ impl ShellExecutor {
 
 /// Creates `dir` readable by its owner only.
 fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+    super::scratch::make_private(dir)
 }
 
 /// Removes the probe's scratch folder when the run ends, however it ends.

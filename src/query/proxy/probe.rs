@@ -30,7 +30,10 @@ impl SessionCache {
         self.0.get_or_init(|| {
             static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            crate::query::scratch::path("tsgnav-kube-cache", n)
+            let dir = crate::query::scratch::path("tsgnav-kube-cache", n);
+            // Made new, or not used at all (`shared_cache` checks it is ours).
+            let _ = crate::query::scratch::make_private(&dir);
+            dir
         })
     }
 }
@@ -71,7 +74,10 @@ fn shared_cache(
         .join(format!("127.0.0.1_{}", grant.port()))
         .join("p")
         .join(grant.token());
-    let linked = std::fs::create_dir_all(&shared).is_ok()
+    // A session cache folder that is not this user's own, closed to others, is not used:
+    // somebody else made it first, to feed probes a discovery of their choosing.
+    let linked = crate::query::scratch::private_to_us(cache)
+        && std::fs::create_dir_all(&shared).is_ok()
         && own
             .parent()
             .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
