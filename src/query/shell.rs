@@ -156,7 +156,7 @@ async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::UnboundedSen
 /// The probe's private scratch folder (its capture file, kubeconfig and cache).
 fn scratch_dir(n: u64) -> Result<std::path::PathBuf, ProbeError> {
     let scratch = super::scratch::path("tsgnav-probe", n);
-    private_dir(&scratch).map_err(|e| ProbeError::Io {
+    super::scratch::make_private(&scratch).map_err(|e| ProbeError::Io {
         detail: format!(
             "cannot create the probe's scratch folder {}: {e}",
             scratch.display()
@@ -298,7 +298,7 @@ impl ShellExecutor {
         n: u64,
     ) -> Option<(super::egress::Ticket, RemoveOnDrop)> {
         let dir = super::scratch::path("tsgnav-egress", n);
-        private_dir(&dir).ok()?;
+        super::scratch::make_private(&dir).ok()?;
         let dir = RemoveOnDrop(dir);
         let t = egress.ticket_unix(&dir.0.join("egress.sock")).await.ok()?;
         Some((t, dir))
@@ -452,11 +452,6 @@ impl ShellExecutor {
         }
         (status, failure)
     }
-}
-
-/// Creates `dir` readable by its owner only.
-fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    super::scratch::make_private(dir)
 }
 
 /// Removes the probe's scratch folder when the run ends, however it ends.

@@ -258,11 +258,10 @@ async fn fill_cache(grant: &Grant, cache: &Path) {
 
 /// A new folder only this user may open, for tsgnav's own kubeconfig.
 fn tempfile_dir() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = crate::query::scratch::path("tsgnav-fill", n);
-    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    crate::query::scratch::make_private(&dir)?;
     Ok(dir)
 }
 

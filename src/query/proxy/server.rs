@@ -164,15 +164,11 @@ impl Proxy {
 
 /// A unix listener in a new folder of the scratch base (`query::scratch`) that only this user may open.
 fn unix_listener() -> Result<(PathBuf, tokio::net::UnixListener), GrantError> {
-    use std::os::unix::fs::DirBuilderExt;
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = crate::query::scratch::path("tsgnav-proxy", n);
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&dir)
-        .map_err(GrantError::Listen)?;
+    crate::query::scratch::make_private(&dir).map_err(GrantError::Listen)?;
     let socket = dir.join("api.sock");
     let l = tokio::net::UnixListener::bind(&socket).map_err(GrantError::Listen)?;
     Ok((socket, l))
