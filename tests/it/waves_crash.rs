@@ -35,7 +35,12 @@ fn settling_guide(dir: &Path) -> PathBuf {
 }
 
 /// `tsgnav run GUIDE#STEP --contexts 'mc-*' …` with its state under `state`.
-fn command(state: &Path, guide: &Path, kc: &Path, extra: &[&str]) -> tokio::process::Command {
+pub(super) fn command(
+    state: &Path,
+    guide: &Path,
+    kc: &Path,
+    extra: &[&str],
+) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"));
     c.args(["run", &format!("{}#{STEP}", guide.display())])
         .args(["--contexts", "mc-*", "--kubeconfig"])
@@ -48,7 +53,7 @@ fn command(state: &Path, guide: &Path, kc: &Path, extra: &[&str]) -> tokio::proc
 }
 
 /// Waits (polling the simulator's counter) until `name` has `n` writes.
-async fn written(sim: &sim_support::AsyncSim, name: &str, n: u64) {
+pub(super) async fn written(sim: &sim_support::AsyncSim, name: &str, n: u64) {
     let until = Instant::now() + Duration::from_secs(90);
     while sim.handle.writes_to(name) < n {
         assert!(Instant::now() < until, "{name} never got {n} writes");
@@ -56,7 +61,7 @@ async fn written(sim: &sim_support::AsyncSim, name: &str, n: u64) {
     }
 }
 
-fn prior_states(state: &Path, value: &str) -> usize {
+pub(super) fn prior_states(state: &Path, value: &str) -> usize {
     (records(state).iter())
         .filter(|r| r["type"] == "prior_state" && r["value"] == value)
         .count()
@@ -235,3 +240,5 @@ async fn restore_all_after_a_resume_brings_back_what_the_killed_run_changed_too(
 
 #[path = "waves_crash_journal.rs"]
 mod journal;
+#[path = "waves_crash_steps.rs"]
+mod steps;

@@ -58,8 +58,10 @@ pub enum Prior<'a> {
     Capture,
     /// Captured, then journaled through the gate before the change runs.
     Journal(&'a Gate),
-    /// An earlier run of the step journaled it before its first change: not captured again.
-    Journaled,
+    /// An earlier run of the step journaled these before its first change: they are not
+    /// captured again (their values stand), and what they do not cover (a later probe of the
+    /// step the crash came before) is captured and journaled through the gate.
+    Journaled(&'a Gate, &'a [crate::evidence::PriorState]),
 }
 
 /// The third part of a capture note.

@@ -123,7 +123,7 @@ impl Engine<'_> {
     }
 
     /// The change, then the gates, on one context. The capture goes to the journal through
-    /// `tx` before the change runs; a context an earlier run captured is not captured again.
+    /// `tx` before the change runs; what an earlier run captured is not captured again.
     async fn one(&self, plan: &Plan, wave: usize, ctx: String, tx: &Captures) -> Outcome {
         let (aim, mode) = self.for_context(&ctx, plan);
         (self.progress)(wave, &ctx, &State::Mutating);
@@ -136,12 +136,16 @@ impl Engine<'_> {
         };
         let earlier = plan.captured_before(&ctx);
         let prior = match earlier {
-            Some(_) => Prior::Journaled,
+            Some(had) => Prior::Journaled(&gate, had),
             None => Prior::Journal(&gate),
         };
         let vars = self.vars.clone();
         let ran = run_probes_with(&aim, self.node, &plan.change, vars, ex, modes, prior).await;
-        let prior = earlier.map_or(ran.priors, <[_]>::to_vec);
+        // What the earlier run captured first, then what this run captured that it did not.
+        let prior = match earlier {
+            Some(had) => had.iter().cloned().chain(ran.priors).collect(),
+            None => ran.priors,
+        };
         let mut steps = ran.steps;
         if let Some(why) = failure(&steps) {
             let state = State::Failed(format!("change failed: {why}"));

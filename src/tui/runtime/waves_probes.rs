@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 
-use crate::evidence::{self, Record};
+use crate::evidence::{self, PriorState, Record};
+use crate::mitigate::Captured;
 use crate::query::runner::{Runner, RunnerConfig};
 use crate::query::vars::{canonical, Source, Vars};
 use crate::query::{fanout, Cancel, Executor, ProbeError, ProbeRequest, ProbeResult};
@@ -213,9 +214,12 @@ impl Run<'_> {
         Ok((req, confirmation))
     }
 
-    /// The prior-state capture of confirmed request `req` (unless it was journaled by an
-    /// earlier run), journaled first when there is a gate; the records left for the change's
-    /// step, or the step that says why the change does not run.
+    /// The prior-state capture of confirmed request `req`, journaled first when there is a
+    /// gate; the records left for the change's step, or the step that says why the change
+    /// does not run. An object whose prior state was captured already (by an earlier probe
+    /// of this run, or journaled by an earlier run of the step) keeps that first value: a
+    /// second read would see the change, and a restore must bring back what was there before
+    /// the first one.
     async fn capture(
         &self,
         p: &crate::tsg::Probe,
@@ -223,23 +227,38 @@ impl Run<'_> {
         mut before: Vec<Record>,
         out: &mut Out,
     ) -> Result<Vec<Record>, Box<Step>> {
-        if !matches!(self.prior, Prior::Journaled) {
-            match crate::query::capture::capture(&self.runner, req).await {
-                Ok(caps) => {
-                    for (r, prior) in caps {
-                        out.steps.push((r, false, std::mem::take(&mut before)));
-                        if let Some(c) = prior {
-                            let ps = crate::tui::runtime::convert::prior_state(c);
-                            out.priors.push(ps.clone());
-                            before.push(Record::PriorState(ps));
-                        }
-                    }
+        let had: &[PriorState] = match self.prior {
+            Prior::Journaled(_, had) => had,
+            _ => &[],
+        };
+        let planned = crate::mitigate::plan(&req.code, &req.bindings);
+        let read = matches!(self.prior, Prior::Journal(_) | Prior::Capture)
+            || (planned.iter()).any(|c| !known(had, &out.priors, &c.resource, &c.field));
+        let mut new = 0;
+        let caps = match read {
+            true => crate::query::capture::capture(&self.runner, req).await,
+            false => Ok(Vec::new()),
+        };
+        match caps {
+            Ok(caps) => {
+                for (r, prior) in caps {
+                    out.steps.push((r, false, std::mem::take(&mut before)));
+                    let fresh = |c: &Captured| !known(had, &out.priors, &c.resource, &c.field);
+                    let Some(c) = prior.filter(fresh) else {
+                        continue;
+                    };
+                    let ps = crate::tui::runtime::convert::prior_state(c);
+                    out.priors.push(ps.clone());
+                    before.push(Record::PriorState(ps));
+                    new += 1;
                 }
-                Err(e) => return Err(Box::new((failed(self.node_id, p, e), false, before))),
             }
+            Err(e) => return Err(Box::new((failed(self.node_id, p, e), false, before))),
         }
-        let Prior::Journal(gate) = &self.prior else {
-            return Ok(before);
+        let gate = match &self.prior {
+            Prior::Journal(gate) => gate,
+            Prior::Journaled(gate, _) if new > 0 => gate,
+            _ => return Ok(before),
         };
         let steps = out.steps[out.journaled..].to_vec();
         if let Err(e) = gate.journal(steps, before.clone()).await {
@@ -288,6 +307,11 @@ impl Run<'_> {
         vars.absorb(&r.captured);
         out.steps.push((r, refused, before));
     }
+}
+
+/// Whether the prior state of `field` of `resource` is in `had` or `mine` already.
+fn known(had: &[PriorState], mine: &[PriorState], resource: &str, field: &str) -> bool {
+    (had.iter().chain(mine)).any(|h| h.resource == resource && h.field == field)
 }
 
 /// In a write run, why the next step does not run: an earlier one failed or was refused.
