@@ -5,11 +5,17 @@
 
 use std::path::PathBuf;
 
-use crate::evidence::{self, ExportFormat, ExportRequest, Note, Record, Redactor, Session};
-use crate::nav::{Event, VarSource};
+use crate::evidence::{self, Record, Redactor, Session};
+use crate::nav::Event;
 use crate::query::ProbeResult;
 use crate::tui::action::Action;
 use crate::tui::app::App;
+
+#[path = "record_events.rs"]
+mod events;
+#[path = "record_export.rs"]
+mod export;
+use events::{note, to_record};
 
 pub struct Recorder {
     state_dir: PathBuf,
@@ -186,79 +192,6 @@ impl Recorder {
         }
     }
 
-    /// Writes the export bundle into the session folder.
-    pub fn export(&mut self, app: &App) -> Vec<Action> {
-        let mut out = self.ensure(app);
-        let Some(s) = self.session.as_mut() else {
-            out.push(Action::Exported(Err(
-                "no evidence session is recording yet: open a step first".into(),
-            )));
-            return out;
-        };
-        let escalation = match (&app.session.export_team, app.current_guide()) {
-            (Some(team), Some(g)) => match evidence::find_team(&g.escalations, team, &g.file) {
-                Ok(e) => Some(e.clone()),
-                Err(e) => {
-                    out.push(Action::Exported(Err(e.to_string())));
-                    return out;
-                }
-            },
-            _ => None,
-        };
-        let req = ExportRequest {
-            escalation,
-            format: ExportFormat::TarGz,
-            out: s.dir().join("export").join(evidence::export_name(
-                s.id(),
-                app.session.export_team.as_deref(),
-            )),
-        };
-        let redactor = Redactor::with_patterns(&self.redact).unwrap_or_default();
-        let done = evidence::export(s.dir(), &req, &redactor)
-            .map_err(|e| e.to_string())
-            .and_then(|d| s.append(d.record()).map(|_| d).map_err(|e| e.to_string()));
-        let (head, records) = (s.head().to_owned(), s.records());
-        let key = s
-            .key_fingerprint()
-            .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
-        let shown = done.as_ref().ok().map(|d| {
-            let key_id = s.key_id().unwrap_or_else(|| "UNSIGNED".to_owned());
-            // The operator's own key, when it is the one that signs this session (never
-            // created here: an unsigned session looks no key up).
-            let public_key = s
-                .key_id()
-                .and_then(|_| evidence::operator_key().ok())
-                .filter(|k| k.public().id() == key_id)
-                .map(|k| k.public().to_base64());
-            crate::tui::exported::ExportShown {
-                folder: d.dir.display().to_string(),
-                archive: d.tarball.as_ref().map(|t| t.display().to_string()),
-                head: head.clone(),
-                records,
-                key_id,
-                public_key,
-            }
-        });
-        let ok = done.is_ok();
-        out.push(Action::Exported(done.map(|d| {
-            format!(
-                "{} · chain head {head} (record #{records}), {key}: paste both into the incident",
-                d.tarball.unwrap_or(d.dir).display()
-            )
-        })));
-        out.extend(shown.map(Action::ExportShown));
-        if ok {
-            let signed = s
-                .key_fingerprint()
-                .map_or("UNSIGNED".to_owned(), |k| format!("key {k}"));
-            out.push(Action::CopyOffer(format!(
-                "tsgnav evidence {} (record #{records}): head {head} · {signed}",
-                s.id()
-            )));
-        }
-        out
-    }
-
     fn append(&mut self, app: &App, rec: Record) -> Vec<Action> {
         self.append_checked(app, rec).0
     }
@@ -432,78 +365,6 @@ impl Recorder {
 
 /// How long a stray probe gets between SIGTERM and SIGKILL.
 const STRAY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
-
-fn to_record(ev: Event) -> Record {
-    match ev {
-        Event::NodeEntered { node } => Record::NodeEntered { node },
-        Event::VarSet {
-            name,
-            value,
-            source,
-        } => {
-            let source = match source {
-                VarSource::Flag => "flag".to_string(),
-                VarSource::Config => "config".to_string(),
-                VarSource::AlertLabel(l) => format!("alert-label:{l}"),
-                VarSource::Probe(n) => format!("probe:{n}"),
-                VarSource::Default => "default".to_string(),
-                VarSource::Typed => "operator".to_string(),
-            };
-            Record::VariableSet {
-                name,
-                value,
-                source,
-            }
-        }
-        Event::AlertReceived { name, labels } => {
-            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            note(
-                "alert",
-                None,
-                format!("alert {name} {}", labels.join(" "))
-                    .trim_end()
-                    .to_string(),
-            )
-        }
-        Event::AutoRun {
-            alert,
-            node,
-            probes,
-        } => {
-            let list: Vec<String> = probes.iter().map(|p| (p + 1).to_string()).collect();
-            note(
-                "auto-run",
-                Some(node),
-                format!(
-                    "probes {} started by alert {alert} (auto_run = read-only), not by a key",
-                    list.join(", ")
-                ),
-            )
-        }
-        Event::StatusSet { node, status } => {
-            note("status", Some(node), format!("marked {}", status.as_str()))
-        }
-        Event::ChecklistToggled {
-            node,
-            text,
-            checked,
-            ..
-        } => note(
-            "checklist",
-            Some(node),
-            format!("[{}] {text}", if checked { "x" } else { " " }),
-        ),
-    }
-}
-
-fn note(topic: &str, node: Option<String>, text: String) -> Record {
-    Record::Note(Note {
-        text,
-        topic: Some(topic.to_string()),
-        node,
-        ..Note::default()
-    })
-}
 
 /// One item of a batch for [`Recorder::append_all_checked`]: a record, or a probe run whose
 /// output is stored before its record is built.
