@@ -123,7 +123,9 @@ fn write(path: &Path, v: &Value) -> Result<(), FillError> {
         .open(&tmp)
         .map_err(fail)?;
     let bytes = serde_json::to_vec(v).map_err(|e| fail(std::io::Error::other(e)))?;
-    let done = f.write_all(&bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let done = f
+        .write_all(&bytes)
+        .and_then(|()| std::fs::rename(&tmp, path));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
