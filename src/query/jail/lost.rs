@@ -117,6 +117,8 @@ mod tests {
         while now_ticks() < since {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
+        // Left unwaited on purpose: this is the lost launcher `reap` must find.
+        #[allow(clippy::zombie_processes)]
         let lost = zombie(&dir, "tsgl-lost");
         let mut told = zombie(&dir, "tsgl-lost");
         let mut other = zombie(&dir, "tsgl-other");
