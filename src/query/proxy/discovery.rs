@@ -39,6 +39,9 @@ pub async fn fill(upstream: &kube::Client, dir: &Path) -> Result<(), FillError> 
         .flatten()
         .flat_map(|g| g["versions"].as_array().into_iter().flatten())
         .filter_map(|v| v["groupVersion"].as_str().map(String::from))
+        // A group version names a folder: one the server words as a path (`../x/v1`) is not
+        // written (kubectl then asks for it itself, through the proxy).
+        .filter(|gv| safe_group_version(gv))
         .collect();
     let lists = futures::future::join_all(versions.iter().map(|gv| async move {
         let path = match gv.contains('/') {
@@ -75,6 +78,19 @@ pub fn server_groups(core: &Value, apis: &Value) -> Value {
     }
     groups.extend(apis["groups"].as_array().into_iter().flatten().cloned());
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// Whether `gv` is `VERSION` or `GROUP/VERSION` made of DNS characters only (no `..`, no
+/// empty part, no other `/`), so it stays a folder inside the cache.
+pub fn safe_group_version(gv: &str) -> bool {
+    let parts: Vec<&str> = gv.split('/').collect();
+    parts.len() <= 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && !p.starts_with('.')
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+        })
 }
 
 /// Gives `v` its type meta when the server left it out (kubectl's decoder needs it).
@@ -150,6 +166,35 @@ mod tests {
         assert_eq!(g["groups"][0]["preferredVersion"]["version"], "v1");
         assert_eq!(g["groups"][1]["name"], "apps");
         assert_eq!(g["groups"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn a_group_version_worded_as_a_path_is_never_a_folder() {
+        for ok in [
+            "v1",
+            "apps/v1",
+            "work.open-cluster-management.io/v1",
+            "a-b.c/v1beta1",
+        ] {
+            assert!(safe_group_version(ok), "{ok}");
+        }
+        for bad in [
+            "../v1",
+            "../../etc/v1",
+            "/abs/v1",
+            "a/b/v1",
+            "apps/",
+            "/v1",
+            "",
+            "..",
+            "apps/..",
+            ".hidden/v1",
+            "Apps/v1",
+            "apps/v1\0",
+            "apps\\v1",
+        ] {
+            assert!(!safe_group_version(bad), "{bad:?}");
+        }
     }
 
     #[test]
