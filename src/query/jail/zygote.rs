@@ -50,6 +50,11 @@ static ZYGOTE_OF_SESSION: Mutex<Option<Running>> = Mutex::new(None);
 /// The launchers whose pids tsgnav was last told (never taken for lost ones).
 static ANSWERED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// How many of them are kept: far more than can be forked within one clock tick (10 ms),
+/// the resolution of a process's start time, which is all that tells a lost launcher from
+/// one answered just before the request that failed.
+const ANSWERED_KEPT: usize = 1024;
+
 /// Forks a launcher from the session's zygote (started on first use, and again when it has
 /// died) with `sock` on its stdin and `out`, `err` as its stdout and stderr. The launcher's
 /// pid (a child of this process).
@@ -66,7 +71,7 @@ pub(super) fn fork(path: &std::path::Path, fds: [&OwnedFd; 3]) -> std::io::Resul
             Ok(pid) if pid > 0 => {
                 let mut answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
                 answered.push(pid);
-                let extra = answered.len().saturating_sub(64);
+                let extra = answered.len().saturating_sub(ANSWERED_KEPT);
                 answered.drain(..extra);
                 return Ok(pid);
             }
