@@ -41,6 +41,7 @@ mod extras;
 mod fanout_keeps;
 mod jail_confirmed;
 mod jail_degraded;
+mod jail_discovery;
 mod jail_egress;
 mod jail_env;
 mod jail_escapes;

@@ -29,6 +29,7 @@ mod child;
 pub mod env;
 mod exchange;
 pub mod launcher;
+mod lost;
 mod mounts;
 mod net;
 mod plan;

@@ -30,10 +30,12 @@ pub const ZYGOTE: &str = "zygote";
 /// How long tsgnav waits for the zygote's answer before it starts another one.
 const ANSWER: Duration = Duration::from_secs(10);
 
-/// The running zygote: its process and tsgnav's end of its control socket.
+/// The running zygote: its process, tsgnav's end of its control socket and its name (its
+/// launchers carry that name too).
 struct Running {
     process: std::process::Child,
     ctl: OwnedFd,
+    comm: String,
 }
 
 impl Drop for Running {
@@ -44,6 +46,14 @@ impl Drop for Running {
 }
 
 static ZYGOTE_OF_SESSION: Mutex<Option<Running>> = Mutex::new(None);
+
+/// The launchers whose pids tsgnav was last told (never taken for lost ones).
+static ANSWERED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// How many of them are kept: far more than can be forked within one clock tick (10 ms),
+/// the resolution of a process's start time, which is all that tells a lost launcher from
+/// one answered just before the request that failed.
+const ANSWERED_KEPT: usize = 1024;
 
 /// Forks a launcher from the session's zygote (started on first use, and again when it has
 /// died) with `sock` on its stdin and `out`, `err` as its stdout and stderr. The launcher's
@@ -56,13 +66,25 @@ pub(super) fn fork(path: &std::path::Path, fds: [&OwnedFd; 3]) -> std::io::Resul
             *slot = Some(start(path)?);
         }
         let Some(z) = slot.as_ref() else { continue };
+        let asked = super::lost::now_ticks();
         match ask(z.ctl.as_raw_fd(), fds) {
-            Ok(pid) if pid > 0 => return Ok(pid),
+            Ok(pid) if pid > 0 => {
+                let mut answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
+                answered.push(pid);
+                let extra = answered.len().saturating_sub(ANSWERED_KEPT);
+                answered.drain(..extra);
+                return Ok(pid);
+            }
             Ok(e) => return Err(std::io::Error::from_raw_os_error(-e)),
-            // The zygote is gone or stuck: the next try starts a new one.
+            // The zygote is gone or stuck: the next try starts a new one. A launcher it
+            // forked for this request is tsgnav's child that nobody knows of: once the
+            // zygote is gone, it is found, killed and reaped (no zombie is left).
             Err(e) => {
                 last = e;
+                let comm = z.comm.clone();
                 *slot = None;
+                let spare = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                super::lost::reap(&comm, asked, &spare);
             }
         }
     }
@@ -105,7 +127,14 @@ fn start(path: &std::path::Path) -> std::io::Result<Running> {
     // Its own group: a Ctrl-C at the terminal is tsgnav's to handle, not the zygote's.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let process = cmd.spawn()?;
-    Ok(Running { process, ctl: ours })
+    let comm = std::fs::read_to_string(format!("/proc/{}/comm", process.id()))
+        .map(|c| c.trim_end().to_string())
+        .unwrap_or_default();
+    Ok(Running {
+        process,
+        ctl: ours,
+        comm,
+    })
 }
 
 /// One request: the three descriptors out, the answer (a pid or `-errno`) in.

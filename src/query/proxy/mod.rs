@@ -10,6 +10,7 @@
 //! `nav` or `evidence`.
 
 pub mod confine;
+pub mod discovery;
 pub mod forward;
 pub mod grant;
 pub mod policy;

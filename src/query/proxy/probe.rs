@@ -225,9 +225,9 @@ impl SessionProxy {
 pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
-/// probe sees the cache read-only, so it can neither poison it nor fill it. Runs
-/// `kubectl api-resources` (a fixed command, outside any jail) through the proxy with the
-/// probe's own pass; without kubectl, or when it fails, probes do their own discovery.
+/// probe sees the cache read-only, so it can neither poison it nor fill it. The discovery is
+/// read natively with the context's upstream client ([`super::discovery`]): no kubectl
+/// process and no request through the proxy. When it fails, probes do their own discovery.
 async fn fill_cache(grant: &Grant, cache: &Path) {
     let own = cache
         .join("discovery")
@@ -237,32 +237,8 @@ async fn fill_cache(grant: &Grant, cache: &Path) {
     if own.join("servergroups.json").exists() {
         return;
     }
-    let Ok(dir) = tempfile_dir() else {
-        return;
-    };
-    let kubeconfig = dir.join("kubeconfig");
-    if grant.write_kubeconfig(&kubeconfig).is_ok() {
-        let run = tokio::process::Command::new("kubectl")
-            .args(["api-resources", "-o", "name"])
-            .env("KUBECONFIG", &kubeconfig)
-            .env("KUBECACHEDIR", cache)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .status();
-        let _ = tokio::time::timeout(FILL_LIMIT, run).await;
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A new folder only this user may open, for tsgnav's own kubeconfig.
-fn tempfile_dir() -> std::io::Result<PathBuf> {
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = crate::query::scratch::path("tsgnav-fill", n);
-    crate::query::scratch::make_private(&dir)?;
-    Ok(dir)
+    let fill = super::discovery::fill(&grant.pass.upstream, &own);
+    let _ = tokio::time::timeout(FILL_LIMIT, fill).await;
 }
 
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
