@@ -253,10 +253,21 @@ impl Feed {
     }
 }
 
+/// How many consecutive files a worker of [`parse_streamed`] takes at once: their results go
+/// to the caller's thread as one message, so it wakes once per batch, not once per guide.
+const BATCH: usize = 8;
+
+/// What a worker of [`parse_streamed`] sends its caller's thread.
+enum Sent<T, W> {
+    Ready(Vec<(usize, Result<T, LoadError>)>),
+    Walked(W),
+}
+
 /// Reads and parses the files `walk` finds while it is still walking (no parse cache: a
 /// cache's pack is named after the whole library, so it needs the walk finished first), each
 /// turned into a `T` by `map` on the thread that parsed it. `emit` comes on this thread: the
-/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned.
+/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned. Each worker
+/// takes [`BATCH`] consecutive files at a time and hands their results back together.
 pub fn parse_streamed<T: Send, W: Send>(
     walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
     map: &(dyn Fn(Guide) -> T + Sync),
@@ -268,24 +279,29 @@ pub fn parse_streamed<T: Send, W: Send>(
         more: std::sync::Condvar::new(),
     };
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Streamed<T, W>>();
+    let (tx, rx) = mpsc::channel::<Sent<T, W>>();
     std::thread::scope(|s| {
         let (feed, next) = (&feed, &next);
         let walker = tx.clone();
         s.spawn(move || {
             let w = walk(&mut |src| feed.push(Some(src)));
             feed.push(None);
-            let _ = walker.send(Streamed::Walked(w));
+            let _ = walker.send(Sent::Walked(w));
         });
         for _ in 0..workers {
             let tx = tx.clone();
             s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(src) = feed.get(i) else {
-                    return;
-                };
-                let (result, _) = parse_one(i, &src, None);
-                if tx.send(Streamed::Ready(i, result.map(map))).is_err() {
+                let first = next.fetch_add(BATCH, Ordering::Relaxed);
+                let mut batch = Vec::with_capacity(BATCH);
+                for i in first..first + BATCH {
+                    let Some(src) = feed.get(i) else {
+                        break;
+                    };
+                    let (result, _) = parse_one(i, &src, None);
+                    batch.push((i, result.map(map)));
+                }
+                let last = batch.len() < BATCH;
+                if !batch.is_empty() && tx.send(Sent::Ready(batch)).is_err() || last {
                     return;
                 }
             });
@@ -295,10 +311,8 @@ pub fn parse_streamed<T: Send, W: Send>(
         let mut want = 0;
         for m in rx {
             match m {
-                Streamed::Ready(i, r) => {
-                    ready.insert(i, r);
-                }
-                walked => emit(walked),
+                Sent::Ready(batch) => ready.extend(batch),
+                Sent::Walked(w) => emit(Streamed::Walked(w)),
             }
             while let Some(r) = ready.remove(&want) {
                 emit(Streamed::Ready(want, r));
