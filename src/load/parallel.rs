@@ -133,13 +133,14 @@ pub fn parse_mapped<T: Send>(
             let tx = tx.clone();
             let writes = writes.clone();
             let (next, cached, opened) = (&next, &cached, &opened);
+            let mut buf = Vec::new();
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = files.get(i) else {
                     return;
                 };
                 let writing = opened.as_deref().zip(writes.as_ref());
-                let (result, hit) = parse_one(i, src, writing);
+                let (result, hit) = parse_one(i, src, writing, &mut buf);
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
@@ -179,10 +180,12 @@ pub fn parse_mapped<T: Send>(
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
 /// either way its slot in the next pack goes to the writer. The flag says whether the cache
 /// answered. The file is opened once: its metadata (for the cache) is read from the open file.
+/// It is read into `buf`, the thread's own, kept from one file to the next.
 fn parse_one(
     i: usize,
     src: &Source,
     cache: Option<(&Opened, &mpsc::Sender<(usize, Slot)>)>,
+    buf: &mut Vec<u8>,
 ) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
     let io = |source| LoadError::Io {
@@ -201,8 +204,8 @@ fn parse_one(
         g.file = shown;
         return (Ok(g), true);
     }
-    let result = super::read_open(&src.file, file, &meta).map(|text| {
-        let mut g = tsg::parse_guide(&src.rel, &text);
+    let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
+        let mut g = tsg::parse_guide(&src.rel, text);
         g.file = shown.clone();
         if let Some((c, w)) = cache {
             if let Some(slot) = c.prepare(&shown, &src.rel, &meta, &g) {
@@ -290,6 +293,7 @@ pub fn parse_streamed<T: Send, W: Send>(
         });
         for _ in 0..workers {
             let tx = tx.clone();
+            let mut buf = Vec::new();
             s.spawn(move || loop {
                 let first = next.fetch_add(BATCH, Ordering::Relaxed);
                 let mut batch = Vec::with_capacity(BATCH);
@@ -297,7 +301,7 @@ pub fn parse_streamed<T: Send, W: Send>(
                     let Some(src) = feed.get(i) else {
                         break;
                     };
-                    let (result, _) = parse_one(i, &src, None);
+                    let (result, _) = parse_one(i, &src, None, &mut buf);
                     batch.push((i, result.map(map)));
                 }
                 let last = batch.len() < BATCH;
