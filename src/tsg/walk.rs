@@ -258,9 +258,11 @@ impl Walker {
                 });
             }
             Tag::Link { dest_url, .. } => {
+                // `[text](dest)`: the text fits in what the markdown holds besides the dest.
+                let room = len.saturating_sub(dest_url.len() + 4).max(8);
                 self.link = Some(RawLink {
                     dest: dest_url.to_string(),
-                    text: String::new(),
+                    text: String::with_capacity(room),
                     line,
                 })
             }
