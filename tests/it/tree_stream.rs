@@ -139,8 +139,9 @@ fn batched_reads_into_kept_buffers_give_every_guide_its_own_text() {
         crate::common::nanos()
     ));
     let lib = base.join("lib");
-    let long_tail = "Check [the next guide](g03.md) and run:\n\n```bash\nkubectl get pods -A\n```\n\n"
-        .repeat(40);
+    let long_tail =
+        "Check [the next guide](g03.md) and run:\n\n```bash\nkubectl get pods -A\n```\n\n"
+            .repeat(40);
     for i in 0..21 {
         let rel = format!("g{i:02}.md");
         let text = match i {
@@ -162,7 +163,11 @@ fn batched_reads_into_kept_buffers_give_every_guide_its_own_text() {
         let rel = format!("g{i:02}.md");
         let text = std::fs::read_to_string(roots[0].join(&rel)).expect("read");
         let nodes = tsgnav::tsg::parse_guide(&rel, &text).nodes.len();
-        assert_eq!(want.matches(&format!("\"id\":\"{rel}#")).count(), nodes, "{rel}");
+        assert_eq!(
+            want.matches(&format!("\"id\":\"{rel}#")).count(),
+            nodes,
+            "{rel}"
+        );
     }
     let (got, errs) = tree_json(&roots, Path::new("/dev/null/no-cache"));
     assert_eq!(got, want);
