@@ -119,48 +119,73 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
 /// [`read_text`] of a file already open, whose metadata (read from the open file) is `meta`.
 pub fn read_open(
     path: &Path,
-    mut file: std::fs::File,
+    file: std::fs::File,
     meta: &std::fs::Metadata,
 ) -> Result<String, LoadError> {
-    let display = path.display().to_string();
-    let io = |source| LoadError::Io {
-        path: display.clone(),
-        source,
-    };
+    let mut bytes = Vec::new();
+    read_bytes(path, file, meta, &mut bytes)?;
+    String::from_utf8(bytes).map_err(|e| not_utf8(path, e.as_bytes(), e.utf8_error()))
+}
+
+/// [`read_open`] into `buf`, whose room is kept for the next file (so a thread reading many
+/// files allocates for the largest one only): the text, borrowed from `buf`.
+pub fn read_open_into<'b>(
+    path: &Path,
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b str, LoadError> {
+    buf.clear();
+    read_bytes(path, file, meta, buf)?;
+    std::str::from_utf8(buf).map_err(|e| not_utf8(path, buf, e))
+}
+
+/// The bytes of an open file into `bytes` (empty), refusing huge and binary files.
+fn read_bytes(
+    path: &Path,
+    mut file: std::fs::File,
+    meta: &std::fs::Metadata,
+    bytes: &mut Vec<u8>,
+) -> Result<(), LoadError> {
     let len = meta.len();
     if len > MAX_BYTES {
         return Err(LoadError::TooLarge {
-            path: display,
+            path: path.display().to_string(),
             mib: len as f64 / (1024.0 * 1024.0),
         });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
-    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
+    bytes.reserve(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    std::io::Read::read_to_end(&mut file, bytes).map_err(|source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
     if let Some(offset) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(LoadError::Binary {
-            path: display,
+            path: path.display().to_string(),
             offset,
         });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let bytes = e.as_bytes();
-        let at = e.utf8_error().valid_up_to();
-        let before = &bytes[..at];
-        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = at
-            - before
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map(|p| p + 1)
-                .unwrap_or(0)
-            + 1;
-        LoadError::NotUtf8 {
-            path: display.clone(),
-            line,
-            column,
-            byte: bytes.get(at).copied().unwrap_or(0),
-        }
-    })
+    Ok(())
+}
+
+/// Where `bytes` (of the file at `path`) stop being UTF-8: its line, column and byte.
+fn not_utf8(path: &Path, bytes: &[u8], e: std::str::Utf8Error) -> LoadError {
+    let at = e.valid_up_to();
+    let before = &bytes[..at];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = at
+        - before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map(|p| p + 1)
+            .unwrap_or(0)
+        + 1;
+    LoadError::NotUtf8 {
+        path: path.display().to_string(),
+        line,
+        column,
+        byte: bytes.get(at).copied().unwrap_or(0),
+    }
 }
 
 /// Whether a relative link from `guide` points at an existing file (the link check of lint).

@@ -133,13 +133,14 @@ pub fn parse_mapped<T: Send>(
             let tx = tx.clone();
             let writes = writes.clone();
             let (next, cached, opened) = (&next, &cached, &opened);
+            let mut buf = Vec::new();
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = files.get(i) else {
                     return;
                 };
                 let writing = opened.as_deref().zip(writes.as_ref());
-                let (result, hit) = parse_one(i, src, writing);
+                let (result, hit) = parse_one(i, src, writing, &mut buf);
                 if hit {
                     cached.fetch_add(1, Ordering::Relaxed);
                 }
@@ -179,10 +180,12 @@ pub fn parse_mapped<T: Send>(
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
 /// either way its slot in the next pack goes to the writer. The flag says whether the cache
 /// answered. The file is opened once: its metadata (for the cache) is read from the open file.
+/// It is read into `buf`, the thread's own, kept from one file to the next.
 fn parse_one(
     i: usize,
     src: &Source,
     cache: Option<(&Opened, &mpsc::Sender<(usize, Slot)>)>,
+    buf: &mut Vec<u8>,
 ) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
     let io = |source| LoadError::Io {
@@ -201,8 +204,8 @@ fn parse_one(
         g.file = shown;
         return (Ok(g), true);
     }
-    let result = super::read_open(&src.file, file, &meta).map(|text| {
-        let mut g = tsg::parse_guide(&src.rel, &text);
+    let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
+        let mut g = tsg::parse_guide(&src.rel, text);
         g.file = shown.clone();
         if let Some((c, w)) = cache {
             if let Some(slot) = c.prepare(&shown, &src.rel, &meta, &g) {
@@ -253,10 +256,21 @@ impl Feed {
     }
 }
 
+/// How many consecutive files a worker of [`parse_streamed`] takes at once: their results go
+/// to the caller's thread as one message, so it wakes once per batch, not once per guide.
+const BATCH: usize = 8;
+
+/// What a worker of [`parse_streamed`] sends its caller's thread.
+enum Sent<T, W> {
+    Ready(Vec<(usize, Result<T, LoadError>)>),
+    Walked(W),
+}
+
 /// Reads and parses the files `walk` finds while it is still walking (no parse cache: a
 /// cache's pack is named after the whole library, so it needs the walk finished first), each
 /// turned into a `T` by `map` on the thread that parsed it. `emit` comes on this thread: the
-/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned.
+/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned. Each worker
+/// takes [`BATCH`] consecutive files at a time and hands their results back together.
 pub fn parse_streamed<T: Send, W: Send>(
     walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
     map: &(dyn Fn(Guide) -> T + Sync),
@@ -268,24 +282,30 @@ pub fn parse_streamed<T: Send, W: Send>(
         more: std::sync::Condvar::new(),
     };
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Streamed<T, W>>();
+    let (tx, rx) = mpsc::channel::<Sent<T, W>>();
     std::thread::scope(|s| {
         let (feed, next) = (&feed, &next);
         let walker = tx.clone();
         s.spawn(move || {
             let w = walk(&mut |src| feed.push(Some(src)));
             feed.push(None);
-            let _ = walker.send(Streamed::Walked(w));
+            let _ = walker.send(Sent::Walked(w));
         });
         for _ in 0..workers {
             let tx = tx.clone();
+            let mut buf = Vec::new();
             s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(src) = feed.get(i) else {
-                    return;
-                };
-                let (result, _) = parse_one(i, &src, None);
-                if tx.send(Streamed::Ready(i, result.map(map))).is_err() {
+                let first = next.fetch_add(BATCH, Ordering::Relaxed);
+                let mut batch = Vec::with_capacity(BATCH);
+                for i in first..first + BATCH {
+                    let Some(src) = feed.get(i) else {
+                        break;
+                    };
+                    let (result, _) = parse_one(i, &src, None, &mut buf);
+                    batch.push((i, result.map(map)));
+                }
+                let last = batch.len() < BATCH;
+                if !batch.is_empty() && tx.send(Sent::Ready(batch)).is_err() || last {
                     return;
                 }
             });
@@ -295,10 +315,8 @@ pub fn parse_streamed<T: Send, W: Send>(
         let mut want = 0;
         for m in rx {
             match m {
-                Streamed::Ready(i, r) => {
-                    ready.insert(i, r);
-                }
-                walked => emit(walked),
+                Sent::Ready(batch) => ready.extend(batch),
+                Sent::Walked(w) => emit(Streamed::Walked(w)),
             }
             while let Some(r) = ready.remove(&want) {
                 emit(Streamed::Ready(want, r));

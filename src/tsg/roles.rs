@@ -273,7 +273,15 @@ impl Synonyms {
         {
             return None;
         }
-        let mut t = title.to_lowercase();
+        // Lower-cased with room for the space after it (an ASCII title byte by byte, which
+        // is what `to_lowercase` gives it), so it is not copied again to add the space.
+        let mut t = if title.is_ascii() {
+            let mut t = String::with_capacity(title.len() + 1);
+            t.extend(title.chars().map(|c| c.to_ascii_lowercase()));
+            t
+        } else {
+            title.to_lowercase()
+        };
         t.push(' ');
         let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
         if let Some(role) = lead(t) {

@@ -122,10 +122,31 @@ pub fn squash(s: &str) -> String {
 /// Whether `s` is already as [`squash`] leaves it: no whitespace but single spaces between
 /// words.
 fn is_squashed(s: &str) -> bool {
+    const LOW: u64 = u64::from_le_bytes([0x20; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    const SEVEN: u64 = u64::from_le_bytes([0x7f; 8]);
     let b = s.as_bytes();
-    // At the start a space would be a leading one.
+    // Eight ASCII bytes at a time, while none is a control or a non-ASCII byte (those are
+    // read one by one below): a flag per space, and two flags side by side (in the word or
+    // across the last one) are a double space. At the start a space would be a leading one.
     let mut after_space = true;
-    for (i, c) in b.iter().enumerate() {
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        if (x.wrapping_sub(LOW) | x) & HIGH != 0 {
+            break;
+        }
+        let t = x ^ LOW;
+        let spaces = !(((t & SEVEN).wrapping_add(SEVEN)) | t) & HIGH;
+        if spaces & (spaces << 8) != 0 || (after_space && spaces & 0x80 != 0) {
+            return false;
+        }
+        after_space = spaces >> 63 != 0;
+        i += 8;
+    }
+    for (j, c) in b.iter().enumerate().skip(i) {
         if !MAY_BE_SPACE[usize::from(*c)] {
             after_space = false;
         } else if *c == b' ' {
@@ -133,7 +154,7 @@ fn is_squashed(s: &str) -> bool {
                 return false;
             }
             after_space = true;
-        } else if space_len(s, i) > 0 {
+        } else if space_len(s, j) > 0 {
             return false;
         } else {
             after_space = false;
@@ -237,6 +258,21 @@ mod tests {
             "\u{85}next\u{1680}ogham\u{2028}line\u{2029}para\u{202f}\u{205f}end\u{200a}",
             "\u{2013} dash \u{2192} arrow \u{e000}private \u{20ac}\u{a9}",
             "\u{3000}\u{3000}lead and trail\u{a0}\u{a0}",
+            // Double spaces and other whitespace on each side of the eight-byte words.
+            "seven b  eight by",
+            "sevenby  ",
+            "eightbyt  nine",
+            "eightbyt ninebyte  x",
+            "eightbyteightbyt",
+            "eightbyteightbyt ",
+            " eightbyteightbyt",
+            "eightbyt\teightbyt",
+            "eightbyteightby\n",
+            "a b c d e f g h i j k l",
+            "a b c d e f g h  i j k l",
+            "caf\u{e9} eightbyt  x",
+            "eightbyt\u{a0}eightbyt",
+            "a\u{2003} b eightbyteightbyt",
         ] {
             assert_eq!(squash(s), slow(s), "{s:?}");
             assert_eq!(squash_owned(s.to_string()), slow(s), "{s:?}");
@@ -247,6 +283,12 @@ mod tests {
         #[test]
         fn squash_bytes_match_on_any_text(s in "(\\PC|\\s){0,40}") {
             proptest::prop_assert_eq!(squash(&s), squash_chars(&s));
+            proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
+        }
+
+        /// Mostly ASCII words and single spaces, so whole eight-byte words are read at once.
+        #[test]
+        fn squash_owned_matches_on_ascii_text(s in "([a-c]{0,9}( |  |\t|\n|\u{a0})?){0,8}") {
             proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
         }
     }

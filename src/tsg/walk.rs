@@ -119,6 +119,13 @@ pub fn walk(src: &str) -> RawDoc {
             // block's start offset, which would cost a search each time.
             Event::Start(tag) => {
                 let line = lines.line_near(range.start, &mut near);
+                // An item's markdown holds its nested lists and code blocks, which go to
+                // buffers of their own: its text is sized by its first line (and grows if
+                // the item goes on), not by all it holds at every depth.
+                let range = match tag {
+                    Tag::Item => first_line(src, range),
+                    _ => range,
+                };
                 w.start(tag, line, range)
             }
             Event::End(tag) => w.end(tag, range.end),
@@ -135,6 +142,15 @@ pub fn walk(src: &str) -> RawDoc {
         }
     }
     w.doc
+}
+
+/// The part of `range` up to its first line's end.
+fn first_line(src: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let within = src.as_bytes().get(range.clone()).unwrap_or_default();
+    match memchr::memchr(b'\n', within) {
+        Some(n) => range.start..range.start + n,
+        None => range,
+    }
 }
 
 impl Walker {
@@ -242,9 +258,11 @@ impl Walker {
                 });
             }
             Tag::Link { dest_url, .. } => {
+                // `[text](dest)`: the text fits in what the markdown holds besides the dest.
+                let room = len.saturating_sub(dest_url.len() + 4).max(8);
                 self.link = Some(RawLink {
                     dest: dest_url.to_string(),
-                    text: String::new(),
+                    text: String::with_capacity(room),
                     line,
                 })
             }

@@ -125,3 +125,52 @@ fn streamed_json_over_the_fixtures_matches_the_reference() {
     assert_eq!(got, want);
     assert_eq!(errs, problems);
 }
+
+/// Guides are read in batches of consecutive files, each worker into a buffer of its own kept
+/// from one file to the next: a library of 21 files (not a whole number of batches) where a
+/// long guide is followed by short ones (a leftover tail of the long one would show in them),
+/// and refused files sit on the edges of the batches (8th, 9th and 16th), streams exactly as
+/// loading the library does.
+#[test]
+fn batched_reads_into_kept_buffers_give_every_guide_its_own_text() {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "tree-stream-batches-{}-{}",
+        std::process::id(),
+        crate::common::nanos()
+    ));
+    let lib = base.join("lib");
+    let long_tail =
+        "Check [the next guide](g03.md) and run:\n\n```bash\nkubectl get pods -A\n```\n\n"
+            .repeat(40);
+    for i in 0..21 {
+        let rel = format!("g{i:02}.md");
+        let text = match i {
+            7 => b"# Seven\n\x00binary".to_vec(),
+            8 => b"# Eight caf\xe9\n".to_vec(),
+            15 => b"\x00".to_vec(),
+            2 | 12 => format!("# Long {i}\n\n{long_tail}## Rollback\n\nkubectl delete pod x\n")
+                .into_bytes(),
+            _ => format!("# Guide {i}\n\nSee [two](g02.md).\n").into_bytes(),
+        };
+        write(&lib, &rel, &text);
+    }
+    let roots = [lib];
+    let (want, problems) = reference(&roots);
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert_eq!(want.matches("\"path\":\"g").count(), 18, "{want}");
+    // Read on its own, each good file has as many nodes as the stream gives it.
+    for i in (0..21).filter(|i| ![7, 8, 15].contains(i)) {
+        let rel = format!("g{i:02}.md");
+        let text = std::fs::read_to_string(roots[0].join(&rel)).expect("read");
+        let nodes = tsgnav::tsg::parse_guide(&rel, &text).nodes.len();
+        assert_eq!(
+            want.matches(&format!("\"id\":\"{rel}#")).count(),
+            nodes,
+            "{rel}"
+        );
+    }
+    let (got, errs) = tree_json(&roots, Path::new("/dev/null/no-cache"));
+    assert_eq!(got, want);
+    assert_eq!(errs, problems);
+    let _ = std::fs::remove_dir_all(&base);
+}
