@@ -15,8 +15,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::fs::Metadata;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bincode::Options;
 use serde::{Deserialize, Serialize};
@@ -27,11 +29,12 @@ use super::pack::{self, Entry};
 use super::Source;
 use crate::tsg::Guide;
 
-/// Where parsed guides are kept between runs.
+/// Where parsed guides are kept between runs. Clones share one [`Cache::abandon`] switch.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
     stamp: String,
+    abandoned: Arc<AtomicBool>,
 }
 
 #[derive(Serialize)]
@@ -56,7 +59,18 @@ impl Cache {
 
     /// A cache whose entries are valid only for `stamp` (a tool version and build).
     pub fn with_stamp(dir: PathBuf, stamp: String) -> Cache {
-        Cache { dir, stamp }
+        Cache {
+            dir,
+            stamp,
+            abandoned: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Gives up the pack being written (from this cache or a clone of it): its temporary file
+    /// is removed at the next entry and nothing is renamed into place, so the old pack (or
+    /// none) stays and the next start parses what it lacks. For a quit that will not wait.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::SeqCst);
     }
 
     pub fn dir(&self) -> &Path {
@@ -105,6 +119,7 @@ impl Cache {
             bytes,
             index,
             slots,
+            abandoned: Arc::clone(&self.abandoned),
         })
     }
 }
@@ -158,6 +173,7 @@ pub struct Opened {
     index: HashMap<String, usize>,
     /// Size, mtime, checksum and payload range of each entry, in pack order.
     slots: Vec<(u64, u128, u32, std::ops::Range<usize>)>,
+    abandoned: Arc<AtomicBool>,
 }
 
 /// What the new pack keeps for one guide: an entry of the old pack as it was, or a new one.
@@ -215,6 +231,9 @@ impl Opened {
         let mut out: Option<Streaming> = None;
         let mut seen = 0;
         for (_, slot) in slots {
+            if self.abandoned.load(Ordering::SeqCst) {
+                return out.map_or((), Streaming::discard);
+            }
             seen += 1;
             if out.is_none() && matches!(slot, Slot::Kept(_)) {
                 kept.push(slot);
@@ -232,7 +251,25 @@ impl Opened {
         for s in kept.drain(..) {
             w.add(entry(&old, &s));
         }
+        if self.slowed() {
+            return w.discard();
+        }
         w.close(&self.target);
+    }
+
+    /// `TSGNAV_TEST_SLOW_PACK=MS` holds a finished pack back for that long before it is
+    /// renamed into place, so a test on a real terminal can see the quit wait for it and give
+    /// it up (a pack of a small library is written in a blink). Whether it was abandoned then.
+    fn slowed(&self) -> bool {
+        let ms = std::env::var("TSGNAV_TEST_SLOW_PACK")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        let until = Instant::now() + Duration::from_millis(ms);
+        while Instant::now() < until && !self.abandoned.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.abandoned.load(Ordering::SeqCst)
     }
 
     /// A new pack on a temporary file beside the target.
@@ -291,6 +328,12 @@ impl Streaming {
         if !ok {
             self.writer = None;
         }
+    }
+
+    /// Gives the pack up: the temporary file is removed, nothing is renamed.
+    fn discard(self) {
+        drop(self.writer);
+        let _ = std::fs::remove_file(&self.tmp);
     }
 
     /// Finishes the pack and renames it to `target`; on any failure removes it.

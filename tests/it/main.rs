@@ -131,6 +131,7 @@ mod tui_interior;
 mod tui_labels;
 mod tui_large_output_tmux;
 mod tui_loading;
+mod tui_loading_quit;
 mod tui_loading_same;
 mod tui_mitigation;
 mod tui_not_isolated;
