@@ -112,6 +112,8 @@ impl Cache {
                 slots.push((e.size, e.mtime_ns, e.crc, payload));
             }
         }
+        // The framing was read (the index holds copies): its pages need not stay.
+        bytes.release(0..bytes.len());
         Some(Opened {
             dir: self.dir.clone(),
             target,
@@ -146,6 +148,31 @@ impl Bytes {
         match unsafe { memmap2::Mmap::map(&file) } {
             Ok(m) => Bytes::Mapped(m),
             Err(_) => Bytes::None,
+        }
+    }
+}
+
+impl Bytes {
+    /// Lets the pages wholly inside `range` go from this process's memory once what they hold
+    /// has been read (decoded): a warm start of a big library would otherwise keep the whole
+    /// pack resident beside the guides decoded from it. They stay in the page cache, and a
+    /// later read of them (a changed library copies kept entries into the new pack) faults
+    /// them in again from the file.
+    fn release(&self, range: std::ops::Range<usize>) {
+        let Bytes::Mapped(m) = self else {
+            return;
+        };
+        const PAGE: usize = 4096;
+        let start = range.start.div_ceil(PAGE) * PAGE;
+        let end = (range.end.min(m.len()) / PAGE) * PAGE;
+        if start < end {
+            // SAFETY: the mapping is private and read-only, of a file tsgnav never writes in
+            // place (see `map`); dropping its pages only means the next read of them comes
+            // from the file again, which holds the same bytes. So a slice still borrowed from
+            // them (the writer's view of the old entries) reads what it read before.
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+            };
         }
     }
 }
@@ -201,8 +228,9 @@ impl Opened {
         if !pack::intact(payload, *crc) {
             return None;
         }
-        let g: GuideIn = payload_codec().deserialize(payload).ok()?;
-        Some((g.0, Slot::Kept(at)))
+        let g: Option<GuideIn> = payload_codec().deserialize(payload).ok();
+        self.bytes.release(range.clone());
+        Some((g?.0, Slot::Kept(at)))
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
@@ -222,9 +250,18 @@ impl Opened {
     /// come, then renames it into place. A failure leaves the old pack (or none) in place: the
     /// guides are parsed again next time.
     pub fn write_all(&self, slots: Receiver<(usize, Slot)>) {
-        let old = pack::decode(&self.bytes)
-            .map(|d| d.entries)
-            .unwrap_or_default();
+        // The old pack's framing is read again only when a new pack is written (so an
+        // unchanged library does not bring the whole pack back into memory).
+        let framing = std::cell::OnceCell::new();
+        let old = || {
+            framing
+                .get_or_init(|| {
+                    pack::decode(&self.bytes)
+                        .map(|d| d.entries)
+                        .unwrap_or_default()
+                })
+                .as_slice()
+        };
         // Entries kept as they were wait here (as indices) until a new one shows the pack must
         // be written; an unchanged library writes nothing.
         let mut kept: Vec<Slot> = Vec::new();
@@ -241,7 +278,7 @@ impl Opened {
             }
             let w = out.get_or_insert_with(|| self.stream());
             for s in kept.drain(..).chain(std::iter::once(slot)) {
-                w.add(entry(&old, &s));
+                w.add(entry(old(), &s));
             }
         }
         if out.is_none() && seen == self.slots.len() {
@@ -249,7 +286,7 @@ impl Opened {
         }
         let mut w = out.unwrap_or_else(|| self.stream());
         for s in kept.drain(..) {
-            w.add(entry(&old, &s));
+            w.add(entry(old(), &s));
         }
         if self.slowed() {
             return w.discard();

@@ -57,6 +57,7 @@ mod kube_portforward;
 mod ledger_tmux;
 mod lint_rules;
 mod load_cache;
+mod load_cache_pages;
 mod mitigate_classes;
 mod mitigate_maestro;
 mod mitigate_plan;
