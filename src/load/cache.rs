@@ -103,6 +103,7 @@ impl Cache {
             return None;
         }
         let target = self.pack_path(files);
+        remove_orphans(&target);
         let bytes = Bytes::map(&target);
         let mut index = HashMap::new();
         let mut slots = Vec::new();
@@ -382,6 +383,39 @@ impl Streaming {
         let renamed = matches!(done, Some(Ok(_))) && std::fs::rename(&self.tmp, target).is_ok();
         if !renamed {
             let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Removes the temporary files a killed process left while it streamed `target`'s new pack
+/// (`<pack>.tmp.<pid>.<n>`, as large as the pack): those of a process that is gone. One of a
+/// process still running (another start writing the same library) is left alone. Linux only:
+/// elsewhere whether a process runs is not asked, and nothing is removed.
+fn remove_orphans(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name().and_then(|n| n.to_str()))
+    else {
+        return;
+    };
+    let Some(stem) = name.strip_suffix(".pack") else {
+        return;
+    };
+    let prefix = format!("{stem}.tmp.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists();
+        if gone {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }

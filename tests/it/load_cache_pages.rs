@@ -86,3 +86,36 @@ fn guides_whose_pages_were_released_read_back_whole() {
     assert_eq!(stats, all(n, 0), "every kept entry was copied whole");
     assert_eq!(fourth, uncached);
 }
+
+#[test]
+fn a_killed_writers_temporary_pack_is_removed_and_a_live_ones_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let guides = dir.path().join("guides");
+    std::fs::create_dir_all(&guides).expect("mkdir");
+    std::fs::write(guides.join("one.md"), big_guide(1)).expect("write");
+    let cache_dir = dir.path().join("cache");
+    let cache = Cache::with_stamp(cache_dir.clone(), "orphans-test".into());
+    load(&guides, Some(&cache));
+    let pack = std::fs::read_dir(&cache_dir)
+        .expect("the cache folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "pack"))
+        .expect("a pack");
+    let name = pack.to_str().expect("utf-8").trim_end_matches(".pack");
+    // A pid above the kernel's limit (4,194,304) never runs; this test's own process does.
+    let dead = std::path::PathBuf::from(format!("{name}.tmp.4999999.0"));
+    let live = std::path::PathBuf::from(format!("{name}.tmp.{}.7", std::process::id()));
+    let other = cache_dir.join("library-0000.tmp.4999999.0");
+    for p in [&dead, &live, &other] {
+        std::fs::write(p, b"half a pack").expect("write");
+    }
+    let (_, stats) = load(&guides, Some(&cache));
+    assert_eq!(stats, all(1, 0), "the pack itself is still read");
+    assert!(!dead.exists(), "left by a process that is gone: removed");
+    assert!(live.exists(), "being written by a running process: kept");
+    assert!(
+        other.exists(),
+        "another library's files are not this load's to judge"
+    );
+}
