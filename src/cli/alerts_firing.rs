@@ -172,10 +172,15 @@ pub fn navigator_sources(
     Ok(s)
 }
 
-/// Auto-run starts probes nobody looked at: refused when the session is not isolated.
+/// Auto-run starts probes nobody looked at: refused when the session is not isolated. The
+/// jail is only tried when auto-run is asked for (building one takes tens of milliseconds,
+/// which the navigator's first frame must not wait for).
 pub fn refuse_unjailed_auto_run(config: &Config, auto: bool) -> anyhow::Result<()> {
-    if let (true, crate::query::jail::Isolation::NotIsolated(why)) =
-        (auto, crate::query::jail::isolation(config.sandbox.jail))
+    if !auto {
+        return Ok(());
+    }
+    if let crate::query::jail::Isolation::NotIsolated(why) =
+        crate::query::jail::isolation(config.sandbox.jail)
     {
         anyhow::bail!(
             "auto-run is refused: shell probes would run not isolated ({why}), and a probe started by an alert is one nobody read. Drop --auto-run and auto_run = \"read-only\", or let tsgnav build the jail ([sandbox] jail = true, TSGNAV_JAIL unset, a kernel with user namespaces)"

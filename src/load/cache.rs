@@ -9,29 +9,36 @@
 //! streamed to a temporary file as the guides come (no second copy of the library in memory)
 //! and renamed into place once every guide is in, so a killed process leaves the old pack or
 //! the new one, never a torn one. Best effort: a cache folder that cannot be written only costs
-//! speed. Imports only `tsg`.
+//! speed. The mapping itself (its pages let go once decoded, the temporary packs of killed
+//! writers removed) is [`mapped`]. Imports only `tsg`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::Metadata;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bincode::Options;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod mapped;
+
 use super::mirror::GuideDef;
 use super::pack::{self, Entry};
 use super::Source;
 use crate::tsg::Guide;
+use mapped::{remove_orphans, Bytes};
 
-/// Where parsed guides are kept between runs.
+/// Where parsed guides are kept between runs. Clones share one [`Cache::abandon`] switch.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
     stamp: String,
+    abandoned: Arc<AtomicBool>,
 }
 
 #[derive(Serialize)]
@@ -56,7 +63,18 @@ impl Cache {
 
     /// A cache whose entries are valid only for `stamp` (a tool version and build).
     pub fn with_stamp(dir: PathBuf, stamp: String) -> Cache {
-        Cache { dir, stamp }
+        Cache {
+            dir,
+            stamp,
+            abandoned: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Gives up the pack being written (from this cache or a clone of it): its temporary file
+    /// is removed at the next entry and nothing is renamed into place, so the old pack (or
+    /// none) stays and the next start parses what it lacks. For a quit that will not wait.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::SeqCst);
     }
 
     pub fn dir(&self) -> &Path {
@@ -89,6 +107,7 @@ impl Cache {
             return None;
         }
         let target = self.pack_path(files);
+        remove_orphans(&target);
         let bytes = Bytes::map(&target);
         let mut index = HashMap::new();
         let mut slots = Vec::new();
@@ -98,6 +117,8 @@ impl Cache {
                 slots.push((e.size, e.mtime_ns, e.crc, payload));
             }
         }
+        // The framing was read (the index holds copies): its pages need not stay.
+        bytes.release(0..bytes.len());
         Some(Opened {
             dir: self.dir.clone(),
             target,
@@ -105,43 +126,8 @@ impl Cache {
             bytes,
             index,
             slots,
+            abandoned: Arc::clone(&self.abandoned),
         })
-    }
-}
-
-/// A pack's bytes, mapped rather than read: a warm start of a big library does not copy the
-/// whole pack into memory before its first guide can be decoded (a 300 MB pack took a third of
-/// a second to read, and as much again to fault in the copy), and the pages are the page
-/// cache's, shared, not the process's own.
-enum Bytes {
-    Mapped(memmap2::Mmap),
-    None,
-}
-
-impl Bytes {
-    fn map(path: &Path) -> Bytes {
-        let Ok(file) = std::fs::File::open(path) else {
-            return Bytes::None;
-        };
-        // SAFETY: a mapping is only sound while nobody truncates or rewrites the file under
-        // it. tsgnav never does: a pack is replaced by writing a new file and renaming it over
-        // the old one, which leaves the mapped file whole until it is unmapped. A pack cut or
-        // edited in place by something else is refused by `pack::decode` and the checksums;
-        // only a truncation while this start reads it could fault, in the user's own cache.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(m) => Bytes::Mapped(m),
-            Err(_) => Bytes::None,
-        }
-    }
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::None => &[],
-        }
     }
 }
 
@@ -158,6 +144,7 @@ pub struct Opened {
     index: HashMap<String, usize>,
     /// Size, mtime, checksum and payload range of each entry, in pack order.
     slots: Vec<(u64, u128, u32, std::ops::Range<usize>)>,
+    abandoned: Arc<AtomicBool>,
 }
 
 /// What the new pack keeps for one guide: an entry of the old pack as it was, or a new one.
@@ -185,8 +172,9 @@ impl Opened {
         if !pack::intact(payload, *crc) {
             return None;
         }
-        let g: GuideIn = payload_codec().deserialize(payload).ok()?;
-        Some((g.0, Slot::Kept(at)))
+        let g: Option<GuideIn> = payload_codec().deserialize(payload).ok();
+        self.bytes.release(range.clone());
+        Some((g?.0, Slot::Kept(at)))
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
@@ -206,15 +194,27 @@ impl Opened {
     /// come, then renames it into place. A failure leaves the old pack (or none) in place: the
     /// guides are parsed again next time.
     pub fn write_all(&self, slots: Receiver<(usize, Slot)>) {
-        let old = pack::decode(&self.bytes)
-            .map(|d| d.entries)
-            .unwrap_or_default();
+        // The old pack's framing is read again only when a new pack is written (so an
+        // unchanged library does not bring the whole pack back into memory).
+        let framing = std::cell::OnceCell::new();
+        let old = || {
+            framing
+                .get_or_init(|| {
+                    pack::decode(&self.bytes)
+                        .map(|d| d.entries)
+                        .unwrap_or_default()
+                })
+                .as_slice()
+        };
         // Entries kept as they were wait here (as indices) until a new one shows the pack must
         // be written; an unchanged library writes nothing.
         let mut kept: Vec<Slot> = Vec::new();
         let mut out: Option<Streaming> = None;
         let mut seen = 0;
         for (_, slot) in slots {
+            if self.abandoned.load(Ordering::SeqCst) {
+                return out.map_or((), Streaming::discard);
+            }
             seen += 1;
             if out.is_none() && matches!(slot, Slot::Kept(_)) {
                 kept.push(slot);
@@ -222,7 +222,7 @@ impl Opened {
             }
             let w = out.get_or_insert_with(|| self.stream());
             for s in kept.drain(..).chain(std::iter::once(slot)) {
-                w.add(entry(&old, &s));
+                w.add(entry(old(), &s));
             }
         }
         if out.is_none() && seen == self.slots.len() {
@@ -230,9 +230,27 @@ impl Opened {
         }
         let mut w = out.unwrap_or_else(|| self.stream());
         for s in kept.drain(..) {
-            w.add(entry(&old, &s));
+            w.add(entry(old(), &s));
+        }
+        if self.slowed() {
+            return w.discard();
         }
         w.close(&self.target);
+    }
+
+    /// `TSGNAV_TEST_SLOW_PACK=MS` holds a finished pack back for that long before it is
+    /// renamed into place, so a test on a real terminal can see the quit wait for it and give
+    /// it up (a pack of a small library is written in a blink). Whether it was abandoned then.
+    fn slowed(&self) -> bool {
+        let ms = std::env::var("TSGNAV_TEST_SLOW_PACK")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        let until = Instant::now() + Duration::from_millis(ms);
+        while Instant::now() < until && !self.abandoned.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.abandoned.load(Ordering::SeqCst)
     }
 
     /// A new pack on a temporary file beside the target.
@@ -291,6 +309,12 @@ impl Streaming {
         if !ok {
             self.writer = None;
         }
+    }
+
+    /// Gives the pack up: the temporary file is removed, nothing is renamed.
+    fn discard(self) {
+        drop(self.writer);
+        let _ = std::fs::remove_file(&self.tmp);
     }
 
     /// Finishes the pack and renames it to `target`; on any failure removes it.

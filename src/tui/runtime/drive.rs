@@ -84,7 +84,7 @@ pub fn drive(
             // Every guide is in: the parse cache is being written behind it; let it finish,
             // so the next start reads it. (Quitting mid-load does not wait for the parsing.)
             if let Some(l) = loading.as_ref().filter(|_| app.session.loading.is_none()) {
-                l.wait(library::PACK_GRACE);
+                wait_for_pack(&mut app, l, &rx, screen)?;
             }
             // Freeing a big library takes a while (a second at 20,000 guides); the process
             // need not wait for it on its way out.
@@ -207,6 +207,54 @@ fn drain_at_quit(fx: &mut Fx, app: &App, rx: &mpsc::Receiver<Msg>) {
         }
     }
 }
+
+/// At quit, once every guide is in: waits for the parse-cache pack (up to
+/// [`library::PACK_GRACE`]). When it is not written within [`PACK_QUIET`], the screen says
+/// so, and a second `q` (or Ctrl-c) quits at once: the pack is given up, not left torn.
+fn wait_for_pack(
+    app: &mut App,
+    loading: &library::Loading,
+    rx: &mpsc::Receiver<Msg>,
+    screen: &mut dyn Screen,
+) -> io::Result<()> {
+    if loading.wait(PACK_QUIET) {
+        return Ok(());
+    }
+    app.set_message(PACK_LINE, false);
+    let mut frame = FrameState::default();
+    screen.draw(app, &mut frame)?;
+    let until = std::time::Instant::now() + library::PACK_GRACE;
+    while std::time::Instant::now() < until {
+        if loading.wait(Duration::from_millis(20)) {
+            return Ok(());
+        }
+        while let Ok(msg) = rx.try_recv() {
+            if let Msg::Ui(Action::Key(k)) = msg {
+                if quits_now(&k) {
+                    loading.abandon(PACK_QUIET);
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `k` is the second quit that will not wait for the parse cache.
+fn quits_now(k: &crossterm::event::KeyEvent) -> bool {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    match k.code {
+        KeyCode::Char('q') | KeyCode::Char('Q') => true,
+        KeyCode::Char('c') => k.modifiers.contains(KeyModifiers::CONTROL),
+        _ => false,
+    }
+}
+
+/// What the screen says while the quit waits for the parse cache.
+pub const PACK_LINE: &str =
+    "writing the parse cache, so the next start is quick… (q again to quit without it)";
+/// How long a quit waits for the parse cache before it says so.
+const PACK_QUIET: Duration = Duration::from_millis(150);
 
 /// How long quitting waits for the background tasks to stop.
 const TASK_GRACE: Duration = Duration::from_secs(3);

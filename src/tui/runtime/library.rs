@@ -36,6 +36,8 @@ pub const PACK_GRACE: Duration = Duration::from_secs(30);
 pub struct Loading {
     /// Disconnected when the thread is done: every guide sent and the cache written.
     done: Receiver<()>,
+    /// The cache the thread writes to, to give its pack up when the quit will not wait.
+    cache: Option<Cache>,
 }
 
 impl Loading {
@@ -45,6 +47,15 @@ impl Loading {
             self.done.recv_timeout(grace),
             Err(mpsc::RecvTimeoutError::Disconnected) | Ok(())
         )
+    }
+
+    /// Gives up the parse-cache pack being written (nothing is put in place; the next start
+    /// parses again), then waits at most `grace` for the thread to clear its temporary file.
+    pub fn abandon(&self, grace: Duration) {
+        if let Some(c) = &self.cache {
+            c.abandon();
+        }
+        self.wait(grace);
     }
 }
 
@@ -76,6 +87,7 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
         problems,
     } = loader;
     let (done_tx, done) = mpsc::channel::<()>();
+    let kept = cache.clone();
     std::thread::spawn(move || {
         // Dropped when this thread ends, which is what `Loading::wait` waits for.
         let _done = done_tx;
@@ -149,5 +161,5 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
             let _ = w.join();
         }
     });
-    (pending, Loading { done })
+    (pending, Loading { done, cache: kept })
 }
