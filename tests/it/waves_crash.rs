@@ -53,12 +53,38 @@ pub(super) fn command(
 }
 
 /// Waits (polling the simulator's counter) until `name` has `n` writes.
-pub(super) async fn written(sim: &sim_support::AsyncSim, name: &str, n: u64) {
+async fn written(sim: &sim_support::AsyncSim, name: &str, n: u64) {
     let until = Instant::now() + Duration::from_secs(90);
     while sim.handle.writes_to(name) < n {
         assert!(Instant::now() < until, "{name} never got {n} writes");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A wave run (its change sleeping 30 s after the scale) killed with SIGKILL once `first`,
+/// the canary, got its first write.
+pub(super) async fn killed_after_the_first_write(
+    sim: &sim_support::AsyncSim,
+    state: &Path,
+    guide: &Path,
+    confirm: &[&str],
+    first: &str,
+) {
+    let mut run = command(state, guide, &sim.kubeconfig, confirm)
+        .args(["--var", "SETTLE=30"])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tsgnav starts");
+    written(sim, first, 1).await;
+    run.start_kill().expect("SIGKILL");
+    let _ = run.wait().await;
+}
+
+/// A state folder with an empty config file.
+pub(super) fn state_folder() -> tempfile::TempDir {
+    let state = tempfile::tempdir().expect("tempdir");
+    std::fs::write(state.path().join("config.toml"), "").expect("config");
+    state
 }
 
 pub(super) fn prior_states(state: &Path, value: &str) -> usize {
@@ -79,8 +105,7 @@ async fn a_change_killed_before_its_validation_is_restored_to_the_count_from_bef
     s.fail_validation = vec![names[0].clone()];
     let sim = sim_support::start_scenario(s).await;
     let kc = sim.kubeconfig.clone();
-    let state = tempfile::tempdir().expect("tempdir");
-    std::fs::write(state.path().join("config.toml"), "").expect("config");
+    let state = state_folder();
     let guide = settling_guide(state.path());
     let before = spec_replicas(&kc, &names[0]).await;
     assert!(before > 0, "the agent runs: {before}");
@@ -92,15 +117,8 @@ async fn a_change_killed_before_its_validation_is_restored_to_the_count_from_bef
         "mc-* · 3 contexts",
     ];
 
-    let mut first = command(state.path(), &guide, &kc, &confirm)
-        .args(["--var", "SETTLE=30"])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tsgnav starts");
     // The scale went through; the probe sleeps: the kill lands before the validation.
-    written(&sim, &names[0], 1).await;
-    first.start_kill().expect("SIGKILL");
-    let _ = first.wait().await;
+    killed_after_the_first_write(&sim, state.path(), &guide, &confirm, &names[0]).await;
     assert_eq!(
         spec_replicas(&kc, &names[0]).await,
         0,
@@ -168,8 +186,7 @@ async fn restore_all_after_a_resume_brings_back_what_the_killed_run_changed_too(
     s.fail_validation = vec![names[3].clone()];
     let sim = sim_support::start_scenario(s).await;
     let kc = sim.kubeconfig.clone();
-    let state = tempfile::tempdir().expect("tempdir");
-    std::fs::write(state.path().join("config.toml"), "").expect("config");
+    let state = state_folder();
     let guide = settling_guide(state.path());
     let mut before = Vec::new();
     for n in &names {

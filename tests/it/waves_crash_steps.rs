@@ -5,11 +5,10 @@
 //! both deployments back. And within one run, an object two probes change keeps its first value.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use super::super::sim_support;
 use super::super::waves::{notes, records};
-use super::{command, prior_states, written};
+use super::{command, killed_after_the_first_write, prior_states, state_folder};
 
 /// The guide: the agent scaled down (then `$SETTLE` seconds of sleep), then the sweeper; the
 /// validation wants the agent stopped.
@@ -66,8 +65,7 @@ async fn a_probe_the_crash_came_before_is_captured_when_the_run_resumes() {
     s.fail_validation = vec![names[0].clone()];
     let sim = sim_support::start_scenario(s).await;
     let kc = sim.kubeconfig.clone();
-    let state = tempfile::tempdir().expect("tempdir");
-    std::fs::write(state.path().join("config.toml"), "").expect("config");
+    let state = state_folder();
     let second = "kubectl scale deployment/maestro-sweeper -n maestro --replicas=0";
     let guide = two_probe_guide(state.path(), second);
     let agent = replicas(&kc, &names[0], "maestro-agent").await;
@@ -81,16 +79,9 @@ async fn a_probe_the_crash_came_before_is_captured_when_the_run_resumes() {
         "mc-* · 2 contexts",
     ];
 
-    let mut first = command(state.path(), &guide, &kc, &confirm)
-        .args(["--var", "SETTLE=30"])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tsgnav starts");
     // The agent's scale went through; its probe sleeps: the sweeper is neither captured nor
     // changed when the kill lands.
-    written(&sim, &names[0], 1).await;
-    first.start_kill().expect("SIGKILL");
-    let _ = first.wait().await;
+    killed_after_the_first_write(&sim, state.path(), &guide, &confirm, &names[0]).await;
     assert_eq!(replicas(&kc, &names[0], "maestro-agent").await, 0);
     assert_eq!(replicas(&kc, &names[0], "maestro-sweeper").await, 2);
     assert_eq!(
@@ -148,8 +139,7 @@ async fn an_object_two_probes_change_is_restored_to_its_value_before_the_first()
     s.fail_validation = vec![names[0].clone()];
     let sim = sim_support::start_scenario(s).await;
     let kc = sim.kubeconfig.clone();
-    let state = tempfile::tempdir().expect("tempdir");
-    std::fs::write(state.path().join("config.toml"), "").expect("config");
+    let state = state_folder();
     // The second probe changes the agent again: its own read would see the first one's 0.
     let second = "kubectl scale deployment/maestro-agent -n maestro --replicas=0";
     let guide = two_probe_guide(state.path(), second);
