@@ -219,4 +219,82 @@ mod tests {
         assert_eq!(left.len(), 1, "{left:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A hostile API server (real HTTP on loopback) whose discovery names group versions as
+    /// paths: nothing is written outside the cache folder, nothing is asked for them, and the
+    /// honest group versions are written as kubectl reads them.
+    #[tokio::test]
+    async fn a_server_whose_group_versions_climb_out_writes_nothing_outside_the_cache() {
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let seen = asked.clone();
+        let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
+        let apis = json!({"kind": "APIGroupList", "groups": [
+            {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")},
+            {"name": "..", "versions": [gv("../../escape/v1"), gv("/abs/v1"),
+                gv("x/../../y/v1"), gv(".hidden/v1"), gv("apps/../../../v1")]}]});
+        let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+            let (seen, apis) = (seen.clone(), apis.clone());
+            async move {
+                let path = uri.path().to_string();
+                seen.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(path.clone());
+                axum::Json(match path.as_str() {
+                    "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
+                    "/apis" => apis,
+                    _ => json!({"resources": [{"name": "pods", "kind": "Pod"}]}),
+                })
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        crate::query::kube::client::install_crypto();
+        let url = format!("http://{addr}").parse().expect("url");
+        let client = kube::Client::try_from(kube::Config::new(url)).expect("client");
+
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("discovery/127.0.0.1_1/p/token");
+        fill(&client, &dir).await.expect("filled");
+
+        let mut files = Vec::new();
+        let mut todo = vec![top.path().to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).expect("list").flatten() {
+                let p = e.path();
+                match p.is_dir() {
+                    true => todo.push(p),
+                    false => files.push(p.strip_prefix(&dir).map(Path::to_path_buf)),
+                }
+            }
+        }
+        let mut inside: Vec<String> = (files.iter())
+            .map(|f| match f {
+                Ok(f) => f.display().to_string(),
+                Err(_) => panic!("a file outside the cache: {files:?}"),
+            })
+            .collect();
+        inside.sort();
+        assert_eq!(
+            inside,
+            [
+                "apps/v1/serverresources.json",
+                "servergroups.json",
+                "v1/serverresources.json"
+            ]
+        );
+        let asked = asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        assert!(
+            asked
+                .iter()
+                .all(|p| ["/api", "/apis", "/api/v1", "/apis/apps/v1"].contains(&p.as_str())),
+            "a hostile group version was asked for: {asked:?}"
+        );
+        let list = std::fs::read_to_string(dir.join("apps/v1/serverresources.json")).expect("list");
+        let list: Value = serde_json::from_str(&list).expect("json");
+        assert_eq!(list["kind"], "APIResourceList");
+        assert_eq!(list["groupVersion"], "apps/v1");
+    }
 }
