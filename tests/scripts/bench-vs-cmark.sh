@@ -37,6 +37,11 @@
 #   TSGNAV_BIN         time this binary instead of building target/release/tsgnav here
 #   TSGNAV_BEFORE_BIN  also time an earlier build (e.g. one built from an older commit) in the
 #                      same hyperfine run, as tsgnav-before and tsgnav-before-cold
+#   ROUNDS=N           after hyperfine, N alternating rounds of the floor, tsgnav (and the
+#                      earlier build), one run of each per round, with wall time and the CPU
+#                      time of the process tree (wait4's rusage); medians and their ratios.
+#                      hyperfine times each command in a block of its own, so a load that
+#                      drifts between blocks biases its ratios; rounds see the same load.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -186,3 +191,35 @@ print(f"peak RSS tsgnav {t_kib/1024:.1f} MiB = {t_kib*1024/input_bytes:.2f}x inp
 if b_kib:
     print(f"peak RSS tsgnav-before {b_kib/1024:.1f} MiB = {b_kib*1024/input_bytes:.2f}x input")
 PY
+
+# --- alternating rounds (ROUNDS=N) ---------------------------------------------------------
+if [ -n "${ROUNDS:-}" ]; then
+    echo
+    echo "alternating rounds: $ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    alt=(cmark-floor "'$floor' '$lib' > /dev/null" tsgnav "$tsgnav_cmd")
+    [ -z "$before" ] || alt+=(tsgnav-before "$(nocache "$before")")
+    python3 - "$ROUNDS" "${alt[@]}" <<'PY'
+import os, statistics, subprocess, sys, time
+rounds, pairs = int(sys.argv[1]), sys.argv[2:]
+cmds = list(zip(pairs[0::2], pairs[1::2]))
+wall = {n: [] for n, _ in cmds}
+cpu = {n: [] for n, _ in cmds}
+for _ in range(rounds):
+    for name, cmd in cmds:
+        start = time.perf_counter()
+        child = subprocess.Popen(["sh", "-c", cmd])
+        _, status, use = os.wait4(child.pid, 0)
+        wall[name].append(time.perf_counter() - start)
+        cpu[name].append(use.ru_utime + use.ru_stime)
+        if status != 0:
+            sys.exit(f"error: {name} failed (status {status})")
+med = lambda xs: statistics.median(xs) * 1000
+f_wall, f_cpu = med(wall["cmark-floor"]), med(cpu["cmark-floor"])
+print(f"{'':20} {'wall ms':>9} {'CPU ms':>8} {'wall/floor':>11} {'CPU/floor':>10}   (medians)")
+for name, _ in cmds:
+    w, c = med(wall[name]), med(cpu[name])
+    print(f"{name:20} {w:9.1f} {c:8.1f} {w / f_wall:10.2f}x {c / f_cpu:9.2f}x")
+w, c = med(wall["tsgnav"]) / f_wall, med(cpu["tsgnav"]) / f_cpu
+print(f"goal wall <= 2x floor: {w:.2f}x {'met' if w <= 2 else 'MISSED'};  CPU <= 3x floor: {c:.2f}x {'met' if c <= 3 else 'MISSED'}")
+PY
+fi
