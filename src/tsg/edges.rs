@@ -76,7 +76,7 @@ static KIND_WORDS: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
 /// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
 pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
     // Every reference carries a number: most paragraphs have none and cost one scan.
-    if !text.bytes().any(|b| b.is_ascii_digit()) {
+    if !super::swar::has_ascii_digit(text) {
         return Vec::new();
     }
     // Nor do most name a kind. Lower-casing cannot make a kind word out of letters that are

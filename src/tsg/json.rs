@@ -313,35 +313,21 @@ fn number(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&digits[i..]);
 }
 
-/// Whether any of the 8 bytes of `w` is a control character, `"` or `\`: the bytes JSON
-/// escapes. (A byte's high bit set means it is not ASCII and is never escaped.)
-fn needs_escape(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (below_space | zero(w ^ (ONES * b'"' as u64)) | zero(w ^ (ONES * b'\\' as u64))) != 0
-}
-
 /// `s` as a JSON string, escaped exactly as serde_json escapes (the short forms for `\b \t \n
 /// \f \r`, `\u00xx` with lower-case hex for the other control characters, `\"` and `\\`).
 pub fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // Fast path: eight bytes at a time while none of them needs escaping.
-    let mut clean = 0;
-    while let Some(chunk) = bytes.get(clean..clean + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        if needs_escape(u64::from_le_bytes(w)) {
+    // Runs of clean bytes are copied whole, found eight bytes at a time after every escape
+    // (code blocks have a newline every few dozen bytes).
+    let (mut from, mut i) = (0, 0);
+    while i < bytes.len() {
+        i = super::swar::next_json_escape(bytes, i);
+        let Some(&b) = bytes.get(i) else {
             break;
-        }
-        clean += 8;
-    }
-    out.extend_from_slice(&bytes[..clean]);
-    let mut from = clean;
-    for (i, &b) in bytes.iter().enumerate().skip(clean) {
+        };
+        i += 1;
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -353,8 +339,8 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
             0..=0x1f => b"",
             _ => continue,
         };
-        out.extend_from_slice(&bytes[from..i]);
-        from = i + 1;
+        out.extend_from_slice(&bytes[from..i - 1]);
+        from = i;
         if short.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.extend_from_slice(b"\\u00");

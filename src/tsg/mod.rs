@@ -21,6 +21,7 @@ pub mod routing;
 pub mod shell;
 mod shells;
 pub mod slug;
+mod swar;
 mod tables;
 pub mod text;
 pub mod transcript;

@@ -44,10 +44,7 @@ pub fn product_like(name: &str) -> bool {
 /// Alert names a sentence names as alerts: "This alert, FooBarDown, fires …", "The
 /// `FooBarDown` alert …", "the alert FooBarDown", "FooBarDown fires when …".
 pub fn sentence_alerts(text: &str) -> Vec<&str> {
-    let words: Vec<&str> = text
-        .split(|c: char| c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(text);
     fn bare(w: &str) -> &str {
         w.trim_matches(|c: char| {
             matches!(
@@ -56,13 +53,27 @@ pub fn sentence_alerts(text: &str) -> Vec<&str> {
             )
         })
     }
-    let is_alert_word = |w: &str| {
-        let w = bare(w).to_ascii_lowercase();
-        w == "alert" || w == "alerts"
+    // Each word read once: what it is without its punctuation, and what it says of its
+    // neighbours ("alert" names the word beside it; "fires" the one before, given a "when").
+    let bares: Vec<&str> = words.iter().map(|w| bare(w)).collect();
+    let alert_word = |j: usize| {
+        bares
+            .get(j)
+            .is_some_and(|w| w.eq_ignore_ascii_case("alert") || w.eq_ignore_ascii_case("alerts"))
     };
     let mut out = Vec::new();
-    for (i, w) in words.iter().enumerate() {
-        let name = bare(w);
+    for (i, (w, &name)) in words.iter().zip(&bares).enumerate() {
+        // Its neighbours first: most words of a sentence have no alert word beside them,
+        // and reading them costs less than reading the word.
+        let named = i.checked_sub(1).is_some_and(alert_word)
+            || alert_word(i + 1)
+            || bares
+                .get(i + 1)
+                .is_some_and(|a| matches!(*a, "fires" | "triggers" | "fired"))
+                && bares.get(i + 2) == Some(&"when");
+        if !named {
+            continue;
+        }
         // `userJourneySwift*` is a pattern of alert names, not one alert.
         let glob = w
             .trim_end_matches(['`', ',', '.', ':', ';', ')'])
@@ -71,15 +82,39 @@ pub fn sentence_alerts(text: &str) -> Vec<&str> {
         if glob || !alert_like(name) || product_like(name) {
             continue;
         }
-        let before = i.checked_sub(1).map(|j| words[j]);
-        let after = words.get(i + 1).copied();
-        let named = before.is_some_and(&is_alert_word)
-            || after.is_some_and(&is_alert_word)
-            || after.is_some_and(|a| matches!(bare(a), "fires" | "triggers" | "fired"))
-                && words.get(i + 2).is_some_and(|w| bare(w) == "when");
-        if named && !out.contains(&name) {
+        if !out.contains(&name) {
             out.push(name);
         }
+    }
+    out
+}
+
+/// The words of `text` (split at whitespace, as `char::is_whitespace` has it): an ASCII text
+/// byte by byte, without decoding a character.
+fn words(text: &str) -> Vec<&str> {
+    if !text.is_ascii() {
+        return text
+            .split(char::is_whitespace)
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    // The ASCII whitespace of `char::is_whitespace`: `u8::is_ascii_whitespace` leaves out the
+    // vertical tab.
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        match (space(b), start) {
+            (true, Some(s)) => {
+                out.push(text.get(s..i).unwrap_or_default());
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push(text.get(s..).unwrap_or_default());
     }
     out
 }
@@ -223,5 +258,35 @@ mod tests {
             url_path("https://github.com/o/r/blob/main/a/B.md#x"),
             "o/r/blob/main/a/b"
         );
+    }
+
+    /// The reading the byte split must match: `str::split` at `char::is_whitespace`.
+    fn words_by_chars(text: &str) -> Vec<&str> {
+        text.split(char::is_whitespace)
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn words_split_as_char_whitespace_does() {
+        for text in [
+            "",
+            " ",
+            "one",
+            "  two  words ",
+            "tab\tnew\nline\rret\x0bvt\x0cff end",
+            "\x0bAlertName\x0b alert",
+            "no\u{a0}break space\u{2003}em",
+            "The `FooDown` alert fires.",
+        ] {
+            assert_eq!(words(text), words_by_chars(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_match_the_char_split(s in "[ a-zA-Z\t\n\r\x0b\x0c\u{a0}é`,.]{0,40}") {
+            proptest::prop_assert_eq!(words(&s), words_by_chars(&s));
+        }
     }
 }

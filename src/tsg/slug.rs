@@ -28,7 +28,15 @@ pub struct Slugger {
 
 impl Slugger {
     pub fn unique(&mut self, title: &str) -> String {
-        let base = slug(title);
+        // Most headings are the first of their slug: one look-up and one copy.
+        let base = match self.seen.entry(slug(title)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let first = v.key().clone();
+                v.insert(0);
+                return first;
+            }
+            std::collections::hash_map::Entry::Occupied(o) => o.key().clone(),
+        };
         let mut candidate = base.clone();
         while let Some(count) = self.seen.get(&candidate).copied() {
             let n = count + 1;

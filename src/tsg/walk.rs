@@ -367,7 +367,10 @@ impl Walker {
     /// Hugo shortcode links in the text (`{{< ref "x.md" >}}`, `{{< relref "x.md#a" >}}`,
     /// `{{% ref "…" %}}`) become links of the section, like `[x](x.md)`.
     fn hugo_links(&mut self, b: &mut Buf) {
-        if !b.text.contains("{{") {
+        // A byte search for `{`, then its neighbour: most paragraphs have no brace at all,
+        // and a substring search costs its set-up at every call.
+        let t = b.text.as_bytes();
+        if !memchr::memchr_iter(b'{', t).any(|i| t.get(i + 1) == Some(&b'{')) {
             return;
         }
         for dest in hugo_refs(&b.text) {

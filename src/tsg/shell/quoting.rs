@@ -139,6 +139,26 @@ pub struct LineEnd {
 
 /// Reads `line` as the shell does, starting inside `quote` when an earlier line left one open.
 pub fn line_end(line: &str, quote: Option<char>) -> LineEnd {
+    // A line with nothing that quotes, escapes, comments or opens a heredoc is bare from end
+    // to end: only its last operator can continue it. Most command lines are read so, without
+    // lexing (which every block's lines would otherwise be, once more than the block).
+    if quote.is_none()
+        && !line
+            .bytes()
+            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'#' | b'<'))
+    {
+        let t = line.trim_end();
+        return LineEnd {
+            quote: None,
+            more: t.ends_with('|') || t.ends_with("&&"),
+            heredocs: Vec::new(),
+        };
+    }
+    line_end_lexed(line, quote)
+}
+
+/// [`line_end`] read by the lexer.
+pub(super) fn line_end_lexed(line: &str, quote: Option<char>) -> LineEnd {
     let text: String = quote.into_iter().chain(line.chars()).collect();
     let lx = Lexer::new(&text, 1, 0).run();
     let quote = lx.problems.iter().find_map(|p| match p {

@@ -179,3 +179,13 @@ fn console_line_ends() {
         "the carried quote closes"
     );
 }
+
+proptest::proptest! {
+    /// Lines read without the lexer end as the lexer reads them.
+    #[test]
+    fn a_line_end_without_the_lexer_is_the_lexers(line in "[a-z $|&();`{}='\"\\\\#<>-]{0,24}") {
+        use super::quoting::{line_end, line_end_lexed};
+        proptest::prop_assert_eq!(line_end(&line, None), line_end_lexed(&line, None));
+        proptest::prop_assert_eq!(line_end(&line, Some('"')), line_end_lexed(&line, Some('"')));
+    }
+}
