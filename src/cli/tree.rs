@@ -22,7 +22,7 @@ pub struct TreeArgs {
 
 impl TreeArgs {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout_raw()?);
         let failed = if self.json && !self.paths.is_empty() {
             stream::stream_json(&self.paths, &mut out)?
         } else {
@@ -48,6 +48,15 @@ impl TreeArgs {
             ExitCode::SUCCESS
         })
     }
+}
+
+/// Standard output as a file of its own: Rust's `Stdout` is line-buffered whatever it is
+/// connected to, and searches every block written for its last newline (a few percent of a
+/// large library's `tree --json`, whose JSON has one newline). Only this command writes to it.
+fn stdout_raw() -> anyhow::Result<std::fs::File> {
+    use std::os::fd::AsFd as _;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+    Ok(std::fs::File::from(fd))
 }
 
 /// Writes a loaded (and linked) library's JSON, each probe's safety class filled in first.

@@ -28,6 +28,8 @@ fn names_variable(expr: &str) -> bool {
 
 /// Every `$(( … ))` in `word` that names a variable: its text.
 pub(super) fn risky_arithmetic(word: &str) -> Option<String> {
+    // Most words have no `$` at all (one byte search, not a substring search's set-up).
+    memchr::memchr(b'$', word.as_bytes())?;
     let mut rest = word;
     while let Some(at) = rest.find("$((") {
         let tail = &rest[at + 3..];

@@ -164,6 +164,10 @@ pub(super) fn declaring(name: &str, args: &[String]) -> Option<Class> {
 /// `${x@P}`, `${NAME:=…}`/`${NAME=…}`, or an array subscript holding `$(…)` or a backtick
 /// (`${a[$(cmd)]}`, `test -v 'a[$(cmd)]'`).
 pub(super) fn hidden_expansion(word: &str) -> Option<Class> {
+    // Each form below starts at a `@`, `$` or `[`; most words have none (one byte search).
+    if memchr::memchr3(b'@', b'$', b'[', word.as_bytes()).is_none() {
+        return None;
+    }
     if word.contains("@P}") {
         return Some(unknown(
             "`${x@P}` expands the value as a prompt, which runs the command substitutions in it",
@@ -199,6 +203,10 @@ pub(super) fn hidden_expansion(word: &str) -> Option<Class> {
 /// script's words (the parser does not keep loop headers as commands).
 pub(super) fn loop_variables(script: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
+    // Most scripts have no loop: two searches, not a split of every line into words.
+    if !script.contains("for") && !script.contains("select") {
+        return out;
+    }
     for (n, line) in script.lines().enumerate() {
         let words: Vec<&str> = line
             .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))

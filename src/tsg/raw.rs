@@ -48,6 +48,9 @@ pub struct Cell {
 #[derive(Debug, Clone, Default)]
 pub struct RawTable {
     pub header: Vec<Cell>,
+    /// The header cells' text lower-cased (each once: a table's columns are looked up by
+    /// their words many times).
+    pub lower: Vec<String>,
     pub rows: Vec<(usize, Vec<Cell>)>,
 }
 

@@ -16,11 +16,11 @@ pub struct RawTarget {
     pub line: usize,
 }
 
-fn col(header: &[Cell], words: &[&str]) -> Option<usize> {
-    header.iter().position(|c| {
-        let h = c.text.to_lowercase();
-        words.iter().any(|w| h.contains(w))
-    })
+/// The first column whose header holds one of `words` (lower-case).
+fn col(t: &RawTable, words: &[&str]) -> Option<usize> {
+    t.lower
+        .iter()
+        .position(|h| words.iter().any(|w| h.contains(w)))
 }
 
 fn first_link(section: &RawSection, cell: &Cell) -> Option<String> {
@@ -83,15 +83,15 @@ const TARGET_WORDS: &[&str] = &[
 pub fn routes(section: &RawSection) -> Vec<(String, RawTarget)> {
     let mut out = Vec::new();
     for t in &section.tables {
-        let Some(alert) = col(&t.header, &["alert"]) else {
+        let Some(alert) = col(t, &["alert"]) else {
             continue;
         };
-        let Some(to) = t.header.iter().enumerate().position(|(i, c)| {
-            i != alert
-                && TARGET_WORDS
-                    .iter()
-                    .any(|w| c.text.to_lowercase().contains(w))
-        }) else {
+        let Some(to) = t
+            .lower
+            .iter()
+            .enumerate()
+            .position(|(i, h)| i != alert && TARGET_WORDS.iter().any(|w| h.contains(w)))
+        else {
             continue;
         };
         for (line, row) in &t.rows {
@@ -107,14 +107,14 @@ pub fn routes(section: &RawSection) -> Vec<(String, RawTarget)> {
 }
 
 fn is_triage(t: &RawTable) -> bool {
-    col(&t.header, &["alert"]).is_some()
+    col(t, &["alert"]).is_some()
 }
 
 /// Branches from "Next step"-style columns of non-triage tables.
 pub fn branches(section: &RawSection) -> Vec<RawTarget> {
     let mut out = Vec::new();
     for t in section.tables.iter().filter(|t| !is_triage(t)) {
-        let Some(next) = col(&t.header, &["next step", "next", "go to", "then"]) else {
+        let Some(next) = col(t, &["next step", "next", "go to", "then"]) else {
             continue;
         };
         for (line, row) in &t.rows {
@@ -171,13 +171,13 @@ pub fn escalations(section: &RawSection) -> Vec<Escalation> {
     let mut out = Vec::new();
     for t in &section.tables {
         let (Some(team), Some(ev)) = (
-            col(&t.header, &["escalate to", "team", "who", "owner"]),
-            col(&t.header, &["evidence", "attach"]),
+            col(t, &["escalate to", "team", "who", "owner"]),
+            col(t, &["evidence", "attach"]),
         ) else {
             continue;
         };
-        let trig = col(&t.header, &["symptom", "signal", "trigger", "when"]);
-        let chan = col(&t.header, &["channel", "how"]);
+        let trig = col(t, &["symptom", "signal", "trigger", "when"]);
+        let chan = col(t, &["channel", "how"]);
         for (line, row) in &t.rows {
             let cell = |i: Option<usize>| {
                 i.and_then(|i| row.get(i))

@@ -329,6 +329,7 @@ impl Walker {
                 if let Some(t) = self.table.as_mut() {
                     t.1 = false;
                     t.0.header = std::mem::take(&mut t.2);
+                    t.0.lower = t.0.header.iter().map(|c| c.text.to_lowercase()).collect();
                 }
             }
             TagEnd::Table => {

@@ -266,7 +266,9 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        let text = String::from_utf8_lossy(&buf).into_owned();
+        // The word's bytes are the script's, cut at ASCII bytes: whole UTF-8, kept as they are.
+        let text = String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let quoted = bare.is_some();
         // A bare number right before `<` or `>` is a file descriptor, not a word.
         if !quoted && !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
