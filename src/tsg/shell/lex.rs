@@ -260,9 +260,18 @@ impl<'a> Lexer<'a> {
                 b'$' => self.dollar(&mut buf),
                 b'`' => self.backtick(&mut buf),
                 _ => {
-                    buf.push(c);
-                    self.mark(self.pos, self.pos + 1);
-                    self.pos += 1;
+                    // The run of plain bytes from here, taken at once (each would come to this
+                    // arm): most of a word is letters, digits and punctuation no arm reads.
+                    let run = self.s[self.pos..]
+                        .iter()
+                        .take_while(|&&b| {
+                            !is_meta(b) && !matches!(b, b'\\' | b'\'' | b'"' | b'$' | b'`')
+                        })
+                        .count()
+                        .max(1);
+                    buf.extend_from_slice(&self.s[self.pos..self.pos + run]);
+                    self.mark(self.pos, self.pos + run);
+                    self.pos += run;
                 }
             }
         }

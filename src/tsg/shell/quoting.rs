@@ -139,20 +139,34 @@ pub struct LineEnd {
 
 /// Reads `line` as the shell does, starting inside `quote` when an earlier line left one open.
 pub fn line_end(line: &str, quote: Option<char>) -> LineEnd {
-    // A line with nothing that quotes, escapes, comments or opens a heredoc is bare from end
-    // to end: only its last operator can continue it. Most command lines are read so, without
-    // lexing (which every block's lines would otherwise be, once more than the block).
-    if quote.is_none()
-        && !line
-            .bytes()
-            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'#' | b'<'))
-    {
-        let t = line.trim_end();
-        return LineEnd {
-            quote: None,
-            more: t.ends_with('|') || t.ends_with("&&"),
-            heredocs: Vec::new(),
+    // Most command lines are read without the lexer (which every block's lines would
+    // otherwise be, once more than the block): a whole-line comment ends nothing, and a line
+    // with nothing that quotes, escapes, comments or opens a heredoc is bare from end to end,
+    // so only its last operator (or one backslash as its last byte) continues it.
+    if quote.is_none() {
+        let b = line.as_bytes();
+        let lead = b
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\r'))
+            .count();
+        if b.get(lead) == Some(&b'#') {
+            return LineEnd::default();
+        }
+        let (body, escaped_end) = match b.split_last() {
+            Some((b'\\', body)) => (body, true),
+            _ => (b, false),
         };
+        if !body
+            .iter()
+            .any(|c| matches!(c, b'\'' | b'"' | b'\\' | b'#' | b'<'))
+        {
+            let t = line.trim_end();
+            return LineEnd {
+                quote: None,
+                more: escaped_end || t.ends_with('|') || t.ends_with("&&"),
+                heredocs: Vec::new(),
+            };
+        }
     }
     line_end_lexed(line, quote)
 }

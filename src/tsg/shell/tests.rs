@@ -183,7 +183,9 @@ fn console_line_ends() {
 proptest::proptest! {
     /// Lines read without the lexer end as the lexer reads them.
     #[test]
-    fn a_line_end_without_the_lexer_is_the_lexers(line in "[a-z $|&();`{}='\"\\\\#<>-]{0,24}") {
+    fn a_line_end_without_the_lexer_is_the_lexers(
+        line in r#"[ \t\r]{0,2}#?[a-z \t$|&();`{}='"\\#<>-]{0,20}\\{0,2}[ ]?"#
+    ) {
         use super::quoting::{line_end, line_end_lexed};
         proptest::prop_assert_eq!(line_end(&line, None), line_end_lexed(&line, None));
         proptest::prop_assert_eq!(line_end(&line, Some('"')), line_end_lexed(&line, Some('"')));
