@@ -316,7 +316,7 @@ impl ShellExecutor {
         let kube = match access {
             Some(super::proxy::ProbeAccess::Proxied { grant, shared, .. }) => {
                 Some(super::jail::probe::KubeDoor {
-                    socket: grant.socket().to_path_buf(),
+                    door: super::jail::Outside::Serve(super::jail::bridge::Handler(grant.door())),
                     port: grant.port(),
                     kubeconfig: grant.kubeconfig().into_bytes(),
                     cache: shared.clone(),

@@ -81,10 +81,9 @@ pub struct Grant {
     pub(super) token: String,
     pub(super) pass: Arc<Pass>,
     pub(super) passes: Passes,
+    /// The proxy's count of decided requests (its door counts there too).
+    pub(super) decided: Arc<std::sync::atomic::AtomicU64>,
     pub(super) port: u16,
-    /// This grant's own unix socket (in the proxy's 0700 folder), served by `door`.
-    pub(super) socket: std::path::PathBuf,
-    pub(super) door: Option<tokio::task::JoinHandle<()>>,
     pub(super) namespace: String,
 }
 
@@ -92,12 +91,6 @@ impl Grant {
     /// The proxy's port.
     pub fn port(&self) -> u16 {
         self.port
-    }
-
-    /// This grant's own unix socket (the jail's door to the proxy): every connection there
-    /// is served as this grant's.
-    pub fn socket(&self) -> &Path {
-        &self.socket
     }
 
     /// The pass's token (the path prefix of its server URL).
@@ -171,10 +164,6 @@ impl Drop for Grant {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&self.token);
-        if let Some(d) = self.door.take() {
-            d.abort();
-        }
-        let _ = std::fs::remove_file(&self.socket);
     }
 }
 

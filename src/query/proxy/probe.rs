@@ -244,33 +244,29 @@ async fn fill_cache(grant: &Grant, cache: &Path) {
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
 pub const GRANT_KUBECONFIG: &str = "/tmp/tsgnav-grant/kubeconfig";
 
-/// The native backend's pass: the grant, and the kubeconfig that names it (held in memory:
-/// the backend is tsgnav itself, so no file is written for it).
-pub struct NativeAccess {
-    pub grant: Grant,
-    pub kubeconfig: kube::config::Kubeconfig,
-}
-
 impl SessionProxy {
     /// How many requests the session's proxy has decided (0 before it started).
     pub fn decided(&self) -> u64 {
         self.0.get().map_or(0, Proxy::decided)
     }
 
-    /// A read-only pass for the native backend: `context` (else the current one) of
-    /// `kubeconfig`, with the kubeconfig that points at the proxy.
-    pub async fn native(
+    /// A read-only client for the native backend: `context` (else the current one) of
+    /// `kubeconfig`, on the upstream client the proxy forwards that context's requests with
+    /// (no loopback hop through the proxy, no kubeconfig written and parsed again), each
+    /// request decided by the proxy's read-only policy before it is sent (and counted with
+    /// the proxy's decisions): what tsgnav itself asks passes the same policy as a probe's.
+    pub async fn native_client(
         &self,
         kubeconfig: &Path,
         context: Option<&str>,
-    ) -> Result<NativeAccess, super::GrantError> {
+        timeout: std::time::Duration,
+    ) -> Result<crate::query::kube::client::KubeClient, super::GrantError> {
         let proxy = self.0.get_or_try_init(Proxy::start).await?;
-        let grant = proxy.grant(kubeconfig, context, false).await?;
-        let text = grant.kubeconfig();
-        let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).map_err(|e| {
-            super::GrantError::Kubeconfig(format!("the proxy's own kubeconfig does not read: {e}"))
-        })?;
-        Ok(NativeAccess { grant, kubeconfig })
+        let (upstream, namespace, context, server) = proxy.upstream(kubeconfig, context).await?;
+        let guard = proxy.read_only_guard(&context);
+        Ok(crate::query::kube::client::KubeClient::guarded(
+            upstream, server, namespace, timeout, guard,
+        ))
     }
 }
 
