@@ -54,12 +54,13 @@ pub const EGRESS_PORT: u16 = 3128;
 /// The doors a session offers its probes. The API proxy's door is added per probe (its port
 /// inside is the proxy's own port, so the probe's kubeconfig reads the same as outside; each
 /// connection is served as that probe's grant).
-/// `egress`: the unix socket of an allow-listing CONNECT proxy; when set, every probe gets
-/// `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` pointing at [`EGRESS_PORT`] inside.
+/// `egress`: where an allow-listing CONNECT proxy is (the probe's own ticket, served in
+/// tsgnav); when set, every probe gets `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` pointing
+/// at [`EGRESS_PORT`] inside.
 /// `forwards`: more doors (unix socket or host loopback port → a loopback port inside).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JailDoors {
-    pub egress: Option<PathBuf>,
+    pub egress: Option<Outside>,
     pub forwards: Vec<Door>,
 }
 
@@ -79,8 +80,8 @@ impl JailDoors {
         if let Some((outside, port)) = kube_api {
             add(port, outside);
         }
-        if let Some(sock) = &self.egress {
-            add(EGRESS_PORT, Outside::Unix(sock.clone()));
+        if let Some(outside) = &self.egress {
+            add(EGRESS_PORT, outside.clone());
         }
         for d in &self.forwards {
             add(d.inside_port, d.outside.clone());
