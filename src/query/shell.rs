@@ -304,7 +304,7 @@ impl ShellExecutor {
                 Some(super::jail::probe::KubeDoor {
                     door: super::jail::Outside::Serve(super::jail::bridge::Handler(grant.door())),
                     port: grant.port(),
-                    kubeconfig: grant.kubeconfig().into_bytes(),
+                    kubeconfig: grant.door_kubeconfig().into_bytes(),
                     cache: shared.clone(),
                 })
             }

@@ -124,19 +124,31 @@ impl Grant {
 
     /// The kubeconfig text: the proxy (`http://127.0.0.1:PORT/p/TOKEN`) as the one cluster,
     /// the context as the one context (with the real context's default namespace), and a
-    /// user without credentials.
+    /// user without credentials. JSON, which kubeconfig readers take as the YAML it is.
     pub fn kubeconfig(&self) -> String {
+        self.kubeconfig_for(&self.url())
+    }
+
+    /// [`Grant::kubeconfig`] for a jailed probe: its server is its door
+    /// (`http://127.0.0.1:PORT`), which serves every connection as this grant's, so the
+    /// token is in none of the probe's files, and kubectl's discovery folder for that URL is
+    /// the same for every probe of the session.
+    pub fn door_kubeconfig(&self) -> String {
+        self.kubeconfig_for(&format!("http://127.0.0.1:{}", self.port))
+    }
+
+    fn kubeconfig_for(&self, server: &str) -> String {
         let ctx = &self.pass.context;
         let cfg = json!({
             "apiVersion": "v1", "kind": "Config", "preferences": {},
             "clusters": [{"name": "tsgnav-read-only-proxy",
-                "cluster": {"server": self.url()}}],
+                "cluster": {"server": server}}],
             "users": [{"name": "tsgnav-probe", "user": {}}],
             "contexts": [{"name": ctx, "context": {"cluster": "tsgnav-read-only-proxy",
                 "user": "tsgnav-probe", "namespace": self.namespace}}],
             "current-context": ctx,
         });
-        yaml_serde::to_string(&cfg).unwrap_or_else(|_| cfg.to_string())
+        cfg.to_string()
     }
 
     /// Writes [`Self::kubeconfig`] to `path`, readable by its owner only.

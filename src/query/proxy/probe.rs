@@ -19,15 +19,21 @@ use crate::query::ProbeRequest;
 pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>, Arc<SessionCache>);
 
 /// kubectl's cache folder for the session's probes (`KUBECACHEDIR`), removed with the session.
-/// kubectl keys its discovery cache by the server URL, which holds each probe's own token;
-/// each probe's key is linked to one folder per real kubeconfig and context, so probes after
-/// the first skip API discovery.
+/// kubectl keys its discovery cache by the server URL; a jailed probe's URL is the door's
+/// (`http://127.0.0.1:PORT`, the same for every probe of the session), so the shared
+/// folder of its kubeconfig and context is its `KUBECACHEDIR` itself, shown read-only in its
+/// jail: probes after the first skip API discovery, and nothing is made per probe. A probe
+/// without the jail has the token in its URL: its own folder links to the shared one.
 #[derive(Default)]
-struct SessionCache(std::sync::OnceLock<PathBuf>);
+struct SessionCache {
+    dir: std::sync::OnceLock<PathBuf>,
+    /// The shared folders made so far (by their key).
+    made: std::sync::Mutex<std::collections::HashSet<String>>,
+}
 
 impl SessionCache {
     fn dir(&self) -> &Path {
-        self.0.get_or_init(|| {
+        self.dir.get_or_init(|| {
             static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let dir = crate::query::scratch::path("tsgnav-kube-cache", n);
@@ -36,51 +42,68 @@ impl SessionCache {
             dir
         })
     }
+
+    /// The shared folder of `real`'s context `grant` serves, made if it is not yet; `None`
+    /// when the session's cache folder is not this user's own, closed to others (somebody
+    /// else made it first, to feed probes a discovery of their choosing), or it cannot be made.
+    fn shared(&self, real: &Path, grant: &Grant) -> Option<PathBuf> {
+        use sha2::Digest;
+        let cache = self.dir();
+        if !crate::query::scratch::private_to_us(cache) {
+            return None;
+        }
+        let key = hex::encode(sha2::Sha256::digest(format!(
+            "{}\0{}",
+            real.display(),
+            grant.context()
+        )));
+        let shared = cache.join("shared").join(&key[..24]);
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        if !made.contains(&key) {
+            std::fs::create_dir_all(&shared).ok()?;
+            made.insert(key);
+        }
+        Some(shared)
+    }
 }
 
 impl Drop for SessionCache {
     fn drop(&mut self) {
-        if let Some(d) = self.0.get() {
+        if let Some(d) = self.dir.get() {
             let _ = std::fs::remove_dir_all(d);
         }
     }
 }
 
-/// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
-/// context. Returns the `KUBECACHEDIR` to give the probe, a folder in its own scratch, and the
-/// shared folder the link points at (to be shown read-only), or `None` when linking failed,
-/// which costs only a fresh discovery.
-///
-/// The link is named after the probe's server URL, which holds its token, so it lives in the
-/// probe's scratch and never in the session's cache: there, every probe could list the
-/// passes of the probes running beside it.
+/// The `KUBECACHEDIR` to give a probe and the shared folder to show it read-only (`None`
+/// when there is none, which costs only a fresh discovery). A jailed probe's is the shared
+/// folder itself. A probe without the jail gets a folder in its own scratch whose discovery
+/// folder for its server URL links to the shared one: that URL holds its token, so the link
+/// lives in the probe's scratch and never in the session's cache, where every probe could
+/// list the passes of the probes running beside it.
 fn shared_cache(
-    cache: &Path,
+    cache: &SessionCache,
     real: &Path,
     grant: &Grant,
     scratch: &Path,
+    jailed: bool,
 ) -> (PathBuf, Option<PathBuf>) {
-    use sha2::Digest;
-    let key = hex::encode(sha2::Sha256::digest(format!(
-        "{}\0{}",
-        real.display(),
-        grant.context()
-    )));
-    let shared = cache.join("shared").join(&key[..24]);
     let own_cache = scratch.join(".kube-cache");
+    let Some(shared) = cache.shared(real, grant) else {
+        return (own_cache, None);
+    };
+    if jailed {
+        return (shared.clone(), Some(shared));
+    }
     // kubectl's folder name: the server URL without its scheme, `:` made `_`.
     let own = own_cache
         .join("discovery")
         .join(format!("127.0.0.1_{}", grant.port()))
         .join("p")
         .join(grant.token());
-    // A session cache folder that is not this user's own, closed to others, is not used:
-    // somebody else made it first, to feed probes a discovery of their choosing.
-    let linked = crate::query::scratch::private_to_us(cache)
-        && std::fs::create_dir_all(&shared).is_ok()
-        && own
-            .parent()
-            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+    let linked = own
+        .parent()
+        .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
         && std::os::unix::fs::symlink(&shared, &own).is_ok();
     (own_cache, linked.then_some(shared))
 }
@@ -159,7 +182,7 @@ impl SessionProxy {
     /// context, else the current one). Writes pass only for a confirmed request. The
     /// kubeconfig goes to `scratch/kubeconfig`, unless the probe is `jailed`: then it is
     /// [`GRANT_KUBECONFIG`], written by the jail into the probe's private `/tmp` (the
-    /// caller hands it [`Grant::kubeconfig`]), where no other probe can read it.
+    /// caller hands it [`Grant::door_kubeconfig`]), where no other probe can read it.
     pub async fn access(&self, req: &ProbeRequest, scratch: &Path, jailed: bool) -> ProbeAccess {
         let Some(real) = crate::query::kube::default_kubeconfig(req.target.kubeconfig.clone())
         else {
@@ -199,7 +222,7 @@ impl SessionProxy {
         };
         match written {
             Ok(()) => {
-                let (cache, shared) = shared_cache(self.1.dir(), &real, &grant, scratch);
+                let (cache, shared) = shared_cache(&self.1, &real, &grant, scratch, jailed);
                 if jailed {
                     fill_cache(&grant, &cache).await;
                 }
@@ -224,16 +247,15 @@ impl SessionProxy {
 /// How long tsgnav's own discovery for a context may take before its probe runs without it.
 pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
-/// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
-/// probe sees the cache read-only, so it can neither poison it nor fill it. The discovery is
-/// read natively with the context's upstream client ([`super::discovery`]): no kubectl
-/// process and no request through the proxy. When it fails, probes do their own discovery.
+/// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself, for a
+/// jailed probe (its `KUBECACHEDIR` is `cache`, its server the door's URL): the probe sees
+/// the cache read-only, so it can neither poison it nor fill it. The discovery is read
+/// natively with the context's upstream client ([`super::discovery`]): no kubectl process
+/// and no request through the proxy. When it fails, probes do their own discovery.
 async fn fill_cache(grant: &Grant, cache: &Path) {
     let own = cache
         .join("discovery")
-        .join(format!("127.0.0.1_{}", grant.port()))
-        .join("p")
-        .join(grant.token());
+        .join(format!("127.0.0.1_{}", grant.port()));
     if own.join("servergroups.json").exists() {
         return;
     }
