@@ -283,6 +283,18 @@ pub fn on_path(name: &str) -> bool {
     })
 }
 
+/// Whether kubectl is on `PATH`: looked for until it is found once (an install during the
+/// session is seen; once found, it is taken to stay).
+fn kubectl_installed() -> bool {
+    static FOUND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if FOUND.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    let found = on_path("kubectl");
+    FOUND.store(found, std::sync::atomic::Ordering::Relaxed);
+    found
+}
+
 /// Whether a script runs kubectl anywhere, pipelines included.
 pub fn uses_kubectl(code: &str) -> bool {
     crate::tsg::shell::parse(code)
@@ -383,7 +395,7 @@ impl Executor for KubeExecutor {
                 (Some(pf), _) => native(pf.map(|_| ())),
                 (None, Some(x)) => native(x.map(|_| ())),
                 (None, None) => native(native_form(&req.code, &req.bindings).map(|_| ())),
-            } || (uses_kubectl(&req.code) && !on_path("kubectl")))
+            } || (uses_kubectl(&req.code) && !kubectl_installed()))
     }
 
     fn run(
