@@ -5,7 +5,9 @@
 //! `GROUP/VERSION/serverresources.json`, each with its `kind` and `apiVersion`). Each file
 //! is written whole under a temporary name and renamed into place, the resource lists before
 //! `servergroups.json`, so a probe (or a second filler of the same context) never reads a
-//! half-written cache: a cache is there when its `servergroups.json` is.
+//! half-written cache: a cache is there when its `servergroups.json` is. What was read has a
+//! digest of its files ([`Discovery::digest`]), so contexts whose servers answer alike (a
+//! fleet at one version) can share one folder of files: the same bytes either way.
 //!
 //! Only `GET`s of those fixed discovery paths are sent: nothing of a probe reaches this code.
 //!
@@ -27,9 +29,45 @@ pub enum FillError {
     },
 }
 
-/// Reads the discovery of `upstream`'s server and writes it into `dir` (the context's shared
-/// cache folder, which kubectl sees as `KUBECACHEDIR/discovery/HOST_PORT/p/TOKEN`).
+/// One server's discovery as kubectl's cache files: each path (relative to the cache folder
+/// of that server) and its bytes, `servergroups.json` last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    files: Vec<(String, Vec<u8>)>,
+}
+
+impl Discovery {
+    /// sha256 (hex) over every path and its bytes: two servers with the same digest give
+    /// kubectl the same cache.
+    pub fn digest(&self) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for (path, bytes) in &self.files {
+            h.update((path.len() as u64).to_le_bytes());
+            h.update(path.as_bytes());
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+        hex::encode(h.finalize())
+    }
+
+    /// Writes every file into `dir` (the resource lists first, `servergroups.json` last).
+    pub fn write(&self, dir: &Path) -> Result<(), FillError> {
+        for (path, bytes) in &self.files {
+            write(&dir.join(path), bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the discovery of `upstream`'s server and writes it into `dir` (the cache folder
+/// kubectl sees as `KUBECACHEDIR/discovery/HOST_PORT`).
 pub async fn fill(upstream: &kube::Client, dir: &Path) -> Result<(), FillError> {
+    read(upstream).await?.write(dir)
+}
+
+/// Reads the discovery of `upstream`'s server: `/api`, `/apis`, then each group version.
+pub async fn read(upstream: &kube::Client) -> Result<Discovery, FillError> {
     let core = get(upstream, "/api").await?;
     let apis = get(upstream, "/apis").await?;
     let groups = server_groups(&core, &apis);
@@ -43,6 +81,13 @@ pub async fn fill(upstream: &kube::Client, dir: &Path) -> Result<(), FillError> 
         // written (kubectl then asks for it itself, through the proxy).
         .filter(|gv| safe_group_version(gv))
         .collect();
+    let encode = |path: &str, v: &Value| {
+        serde_json::to_vec(v).map_err(|e| FillError::Write {
+            path: path.to_string(),
+            source: std::io::Error::other(e),
+        })
+    };
+    let mut files = Vec::with_capacity(versions.len() + 1);
     // One after the other, on the one kept-alive connection the first GETs opened: asked all
     // at once, each would open a connection (and, over HTTPS, a TLS handshake) of its own.
     for gv in &versions {
@@ -55,9 +100,14 @@ pub async fn fill(upstream: &kube::Client, dir: &Path) -> Result<(), FillError> 
         if list.get("groupVersion").is_none() {
             list["groupVersion"] = json!(gv);
         }
-        write(&dir.join(gv).join("serverresources.json"), &list)?;
+        let file = format!("{gv}/serverresources.json");
+        files.push((file.clone(), encode(&file, &list)?));
     }
-    write(&dir.join("servergroups.json"), &groups)
+    files.push((
+        "servergroups.json".to_string(),
+        encode("servergroups.json", &groups)?,
+    ));
+    Ok(Discovery { files })
 }
 
 /// kubectl's `servergroups.json`: the legacy group (from `/api`'s versions) first, then the
@@ -115,8 +165,8 @@ async fn get(upstream: &kube::Client, path: &str) -> Result<Value, FillError> {
     serde_json::from_str(&text).map_err(|e| read(format!("not JSON: {e}")))
 }
 
-/// Writes `v` to `path` whole: a temporary file beside it (mode 0600), then a rename.
-fn write(path: &Path, v: &Value) -> Result<(), FillError> {
+/// Writes `bytes` to `path` whole: a temporary file beside it (mode 0600), then a rename.
+fn write(path: &Path, bytes: &[u8]) -> Result<(), FillError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let fail = |source| FillError::Write {
@@ -140,9 +190,8 @@ fn write(path: &Path, v: &Value) -> Result<(), FillError> {
         .mode(0o600)
         .open(&tmp)
         .map_err(fail)?;
-    let bytes = serde_json::to_vec(v).map_err(|e| fail(std::io::Error::other(e)))?;
     let done = f
-        .write_all(&bytes)
+        .write_all(bytes)
         .and_then(|()| std::fs::rename(&tmp, path));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);

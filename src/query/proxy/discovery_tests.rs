@@ -58,8 +58,8 @@ fn a_server_without_the_legacy_api_gets_no_empty_group() {
 fn a_file_is_written_whole_and_nothing_else_is_left_beside_it() {
     let dir = std::env::temp_dir().join(format!("tsgnav-fill-test-{}", std::process::id()));
     let path = dir.join("apps/v1/serverresources.json");
-    write(&path, &json!({"a": 1})).expect("written");
-    write(&path, &json!({"a": 2})).expect("written again");
+    write(&path, br#"{"a":1}"#).expect("written");
+    write(&path, br#"{"a":2}"#).expect("written again");
     let text = std::fs::read_to_string(&path).expect("read");
     assert_eq!(text, r#"{"a":2}"#);
     let left: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
@@ -206,4 +206,32 @@ async fn the_fill_reads_over_one_kept_alive_connection() {
         1,
         "one connection for the whole fill: {peers:?}"
     );
+}
+
+/// Contexts share a folder of discovery files only when their files are the same: any byte
+/// of any file, or a file's name, changes the digest.
+#[test]
+fn the_digest_tells_apart_any_difference_in_the_files() {
+    let files = |groups: &[u8], list: &[u8], name: &str| Discovery {
+        files: vec![
+            (format!("{name}/serverresources.json"), list.to_vec()),
+            ("servergroups.json".to_string(), groups.to_vec()),
+        ],
+    };
+    let a = files(b"{\"groups\":[]}", b"{\"resources\":[]}", "apps/v1");
+    assert_eq!(a.digest(), a.clone().digest());
+    assert_eq!(a.digest().len(), 64);
+    for other in [
+        files(b"{\"groups\":[1]}", b"{\"resources\":[]}", "apps/v1"),
+        files(b"{\"groups\":[]}", b"{\"resources\":[1]}", "apps/v1"),
+        files(b"{\"groups\":[]}", b"{\"resources\":[]}", "apps/v2"),
+        // The same bytes split differently between a name and its file.
+        files(
+            b"{\"groups\":[]}",
+            b"/serverresources.json{\"resources\":[]}",
+            "apps",
+        ),
+    ] {
+        assert_ne!(a.digest(), other.digest(), "{other:?}");
+    }
 }

@@ -20,15 +20,31 @@ pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>, Arc<SessionCache>);
 
 /// kubectl's cache folder for the session's probes (`KUBECACHEDIR`), removed with the session.
 /// kubectl keys its discovery cache by the server URL; a jailed probe's URL is the door's
-/// (`http://127.0.0.1:PORT`, the same for every probe of the session), so the shared
-/// folder of its kubeconfig and context is its `KUBECACHEDIR` itself, shown read-only in its
-/// jail: probes after the first skip API discovery, and nothing is made per probe. A probe
-/// without the jail has the token in its URL: its own folder links to the shared one.
+/// (`http://127.0.0.1:PORT`, the same for every probe of the session), so a folder tsgnav
+/// filled with its context's discovery is the probe's `KUBECACHEDIR` itself, shown read-only
+/// in its jail: probes after the first of a context skip API discovery, nothing is made per
+/// probe, and contexts whose servers answer alike share one folder (see
+/// [`SessionCache::discovered`]). A probe without the jail has the token in its URL: its own
+/// folder links to a shared one of its kubeconfig and context.
 #[derive(Default)]
 struct SessionCache {
     dir: std::sync::OnceLock<PathBuf>,
-    /// The shared folders made so far (by their key).
+    /// The shared folders made so far for probes without the jail (by their key).
     made: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The folder filled for each context (by its key).
+    filled: std::sync::Mutex<std::collections::HashMap<String, PathBuf>>,
+    /// The folder written for each discovery (by its digest).
+    written: std::sync::Mutex<std::collections::HashMap<String, PathBuf>>,
+}
+
+/// A context's key in the session's cache: its kubeconfig and its name.
+fn context_key(real: &Path, grant: &Grant) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(format!(
+        "{}\0{}",
+        real.display(),
+        grant.context()
+    )))
 }
 
 impl SessionCache {
@@ -37,33 +53,70 @@ impl SessionCache {
             static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let dir = crate::query::scratch::path("tsgnav-kube-cache", n);
-            // Made new, or not used at all (`shared_cache` checks it is ours).
+            // Made new, or not used at all (`private` checks it is ours).
             let _ = crate::query::scratch::make_private(&dir);
             dir
         })
     }
 
-    /// The shared folder of `real`'s context `grant` serves, made if it is not yet; `None`
-    /// when the session's cache folder is not this user's own, closed to others (somebody
-    /// else made it first, to feed probes a discovery of their choosing), or it cannot be made.
-    fn shared(&self, real: &Path, grant: &Grant) -> Option<PathBuf> {
-        use sha2::Digest;
+    /// The session's cache folder, unless it is not this user's own, closed to others
+    /// (somebody else made it first, to feed probes a discovery of their choosing).
+    fn private(&self) -> Option<&Path> {
         let cache = self.dir();
-        if !crate::query::scratch::private_to_us(cache) {
-            return None;
-        }
-        let key = hex::encode(sha2::Sha256::digest(format!(
-            "{}\0{}",
-            real.display(),
-            grant.context()
-        )));
-        let shared = cache.join("shared").join(&key[..24]);
+        crate::query::scratch::private_to_us(cache).then_some(cache)
+    }
+
+    /// The shared folder of `real`'s context `grant` serves (for probes without the jail),
+    /// made if it is not yet; `None` when the cache folder is not ours or it cannot be made.
+    fn shared(&self, real: &Path, grant: &Grant) -> Option<PathBuf> {
+        let key = context_key(real, grant);
+        let shared = self.private()?.join("shared").join(&key[..24]);
         let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
         if !made.contains(&key) {
             std::fs::create_dir_all(&shared).ok()?;
             made.insert(key);
         }
         Some(shared)
+    }
+
+    /// The folder holding the discovery of `real`'s context `grant` serves, for a jailed
+    /// probe (`KUBECACHEDIR`), filled by tsgnav itself on the context's first probe: the
+    /// discovery is read natively with the context's upstream client
+    /// ([`super::discovery`]; no kubectl process, no request through the proxy) and written
+    /// once per distinct discovery (by its digest: the same bytes for every context that
+    /// shares it). `None` when it cannot be read or written in time; the probe then does
+    /// its own discovery.
+    async fn discovered(&self, real: &Path, grant: &Grant) -> Option<PathBuf> {
+        let key = context_key(real, grant);
+        let filled = (self.filled.lock().unwrap_or_else(|p| p.into_inner()))
+            .get(&key)
+            .cloned();
+        if filled.is_some() {
+            return filled;
+        }
+        let cache = self.private()?.to_path_buf();
+        let read = super::discovery::read(&grant.pass.upstream);
+        let found = tokio::time::timeout(FILL_LIMIT, read).await.ok()?.ok()?;
+        let digest = found.digest();
+        let had = (self.written.lock().unwrap_or_else(|p| p.into_inner()))
+            .get(&digest)
+            .cloned();
+        let folder = match had {
+            Some(f) => f,
+            None => {
+                let f = cache.join("discovered").join(&digest[..32]);
+                let inside = f
+                    .join("discovery")
+                    .join(format!("127.0.0.1_{}", grant.port()));
+                found.write(&inside).ok()?;
+                let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+                written.insert(digest, f.clone());
+                f
+            }
+        };
+        let mut known = self.filled.lock().unwrap_or_else(|p| p.into_inner());
+        known.insert(key, folder.clone());
+        Some(folder)
     }
 }
 
@@ -75,26 +128,21 @@ impl Drop for SessionCache {
     }
 }
 
-/// The `KUBECACHEDIR` to give a probe and the shared folder to show it read-only (`None`
-/// when there is none, which costs only a fresh discovery). A jailed probe's is the shared
-/// folder itself. A probe without the jail gets a folder in its own scratch whose discovery
-/// folder for its server URL links to the shared one: that URL holds its token, so the link
-/// lives in the probe's scratch and never in the session's cache, where every probe could
-/// list the passes of the probes running beside it.
-fn shared_cache(
+/// The `KUBECACHEDIR` of a probe without the jail: a folder in its own scratch whose
+/// discovery folder for its server URL links to the shared one of its context (returned too,
+/// `None` when linking failed, which costs only a fresh discovery). That URL holds its
+/// token, so the link lives in the probe's scratch and never in the session's cache, where
+/// every probe could list the passes of the probes running beside it.
+fn linked_cache(
     cache: &SessionCache,
     real: &Path,
     grant: &Grant,
     scratch: &Path,
-    jailed: bool,
 ) -> (PathBuf, Option<PathBuf>) {
     let own_cache = scratch.join(".kube-cache");
     let Some(shared) = cache.shared(real, grant) else {
         return (own_cache, None);
     };
-    if jailed {
-        return (shared.clone(), Some(shared));
-    }
     // kubectl's folder name: the server URL without its scheme, `:` made `_`.
     let own = own_cache
         .join("discovery")
@@ -222,10 +270,14 @@ impl SessionProxy {
         };
         match written {
             Ok(()) => {
-                let (cache, shared) = shared_cache(&self.1, &real, &grant, scratch, jailed);
-                if jailed {
-                    fill_cache(&grant, &cache).await;
-                }
+                let (cache, shared) = match jailed {
+                    true => match self.1.discovered(&real, &grant).await {
+                        Some(folder) => (folder.clone(), Some(folder)),
+                        // kubectl discovers for itself, in the probe's scratch.
+                        None => (scratch.join(".kube-cache"), None),
+                    },
+                    false => linked_cache(&self.1, &real, &grant, scratch),
+                };
                 ProbeAccess::Proxied {
                     cache,
                     shared,
@@ -246,22 +298,6 @@ impl SessionProxy {
 
 /// How long tsgnav's own discovery for a context may take before its probe runs without it.
 pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
-
-/// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself, for a
-/// jailed probe (its `KUBECACHEDIR` is `cache`, its server the door's URL): the probe sees
-/// the cache read-only, so it can neither poison it nor fill it. The discovery is read
-/// natively with the context's upstream client ([`super::discovery`]): no kubectl process
-/// and no request through the proxy. When it fails, probes do their own discovery.
-async fn fill_cache(grant: &Grant, cache: &Path) {
-    let own = cache
-        .join("discovery")
-        .join(format!("127.0.0.1_{}", grant.port()));
-    if own.join("servergroups.json").exists() {
-        return;
-    }
-    let fill = super::discovery::fill(&grant.pass.upstream, &own);
-    let _ = tokio::time::timeout(FILL_LIMIT, fill).await;
-}
 
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
 pub const GRANT_KUBECONFIG: &str = "/tmp/tsgnav-grant/kubeconfig";
