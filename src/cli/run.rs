@@ -134,7 +134,8 @@ impl RunArgs {
         crate::query::net::install_crypto();
         // A wave run is many small tasks (each context's probes, the proxy's connections, the
         // doors) that mostly wait: on one thread they cost no wake-ups across threads (13 % of
-        // tsgnav's own CPU at 300 contexts); the probes themselves run in other processes.
+        // tsgnav's own CPU outside the jail's launchers, at 300 contexts); the probes
+        // themselves run in other processes.
         let rt = match self.waves.is_some() {
             true => tokio::runtime::Builder::new_current_thread()
                 .enable_all()
