@@ -237,8 +237,9 @@ impl ShellExecutor {
         {
             cmd.env("KUBECONFIG", kubeconfig).env("KUBECACHEDIR", cache);
         }
+        // The probe's own ticket of the egress proxy: its jail's door serves it in tsgnav.
         let ticket = match (&self.egress, jailed) {
-            (Some(e), true) => self.egress_ticket(e, n).await,
+            (Some(e), true) => Some(e.ticket()),
             _ => None,
         };
         let (jail, sandbox) = match jailed {
@@ -274,7 +275,7 @@ impl ShellExecutor {
             out.write(a.report().as_bytes());
             result.api = a.decisions();
         }
-        if let Some((t, _)) = &ticket {
+        if let Some(t) = &ticket {
             out.write(t.report().as_bytes());
         }
         result.captured = read_capture(&capture_file);
@@ -289,21 +290,6 @@ impl ShellExecutor {
         result.ended = Utc::now();
         result
     }
-    /// The probe's own listener of the egress proxy, in a private folder outside the jail
-    /// (removed with the ticket); `None` when it cannot be opened (the probe then has no
-    /// way out but its other doors).
-    async fn egress_ticket(
-        &self,
-        egress: &super::egress::Egress,
-        n: u64,
-    ) -> Option<(super::egress::Ticket, RemoveOnDrop)> {
-        let dir = super::scratch::path("tsgnav-egress", n);
-        super::scratch::make_private(&dir).ok()?;
-        let dir = RemoveOnDrop(dir);
-        let t = egress.ticket_unix(&dir.0.join("egress.sock")).await.ok()?;
-        Some((t, dir))
-    }
-
     /// Puts the probe in its jail; the jail and the Landlock layer, or why it failed.
     fn jail(
         &self,
@@ -311,22 +297,24 @@ impl ShellExecutor {
         scratch: &std::path::Path,
         access: Option<&super::proxy::ProbeAccess>,
         hide: Vec<std::path::PathBuf>,
-        ticket: Option<&(super::egress::Ticket, RemoveOnDrop)>,
+        ticket: Option<&super::egress::Ticket>,
     ) -> Result<(Option<super::jail::probe::Jailed>, String), String> {
         let kube = match access {
             Some(super::proxy::ProbeAccess::Proxied { grant, shared, .. }) => {
                 Some(super::jail::probe::KubeDoor {
-                    socket: grant.socket().to_path_buf(),
+                    door: super::jail::Outside::Serve(super::jail::bridge::Handler(grant.door())),
                     port: grant.port(),
-                    kubeconfig: grant.kubeconfig().into_bytes(),
+                    kubeconfig: grant.door_kubeconfig().into_bytes(),
                     cache: shared.clone(),
                 })
             }
             _ => None,
         };
         let mut doors = self.doors.clone();
-        if let Some(path) = ticket.and_then(|(t, _)| t.socket_path()) {
-            doors.egress = Some(path.to_path_buf());
+        if let Some(door) = ticket.and_then(super::egress::Ticket::door) {
+            doors.egress = Some(super::jail::Outside::Serve(super::jail::bridge::Handler(
+                door,
+            )));
         }
         super::jail::probe::jail_probe(cmd, &self.sandbox, &doors, scratch, kube, hide)
             .map(|j| {

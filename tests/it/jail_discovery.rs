@@ -72,7 +72,12 @@ async fn a_jailed_probe_reads_the_discovery_tsgnav_wrote_and_does_none_of_its_ow
         .into_iter()
         .filter(|p| p.ends_with("servergroups.json"))
         .collect();
-    assert_eq!(groups.len(), 2, "one cache per context: {groups:?}");
+    // The simulator's clusters answer discovery alike: one folder of files serves both.
+    assert_eq!(
+        groups.len(),
+        1,
+        "contexts that answer alike share one folder: {groups:?}"
+    );
     for g in groups {
         let v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&g).expect("read")).expect("json");

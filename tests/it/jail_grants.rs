@@ -87,14 +87,18 @@ async fn poison_attempt(sh: ShellExecutor, filled: bool) {
         filled,
         "tsgnav filled the discovery cache: {before:?}"
     );
-    // The probe's KUBECACHEDIR is its own (in its scratch); its discovery folder links to the
-    // shared one, which every later probe of the context reads: that one must not change.
+    // In a jail the probe's KUBECACHEDIR is the shared folder itself, shown read-only (its
+    // server is its door, the same URL for every probe); with Landlock alone it is its own
+    // (in its scratch) and its discovery folder links to the shared one. Every later probe
+    // of the context reads the shared one: it must not change.
     let poison = "# kubectl is named so the probe gets its door\n\
                   find -L \"$KUBECACHEDIR\" -name '*.json' | while read -r f; do echo '{}' > \"$f\" 2>/dev/null && echo POISONED; done\n\
-                  shared=$(echo \"$KUBECACHEDIR\"/discovery/*/p/*)\n\
+                  shared=$(ls -d \"$KUBECACHEDIR\"/discovery/*/p/* 2>/dev/null || ls -d \"$KUBECACHEDIR\"/discovery/*)\n\
                   test -L \"$shared\" && echo SHARED-LINK\n\
+                  test -f \"$shared/servergroups.json\" && echo SHARED-FILLED\n\
                   mkdir -p \"$shared/x\" 2>/dev/null && echo CACHE-WRITTEN || echo CACHE-READ-ONLY\n\
-                  ln -sf /tmp \"$shared/evil\" 2>/dev/null && echo LINKED || echo LINK-REFUSED\n";
+                  ln -sf /tmp \"$shared/evil\" 2>/dev/null && echo LINKED || echo LINK-REFUSED\n\
+                  rm -f \"$shared/servergroups.json\" 2>/dev/null; mkdir -p \"$KUBECACHEDIR/discovery/x\" 2>/dev/null && echo ROOT-WRITTEN\n";
     let (_, out) = run(
         &sh,
         request(poison, "V", "v", "mc-eastus-1", Some(&sim.kubeconfig)),
@@ -105,11 +109,14 @@ async fn poison_attempt(sh: ShellExecutor, filled: bool) {
         "{out}"
     );
     assert!(
-        out.contains("SHARED-LINK")
-            && out.contains("CACHE-READ-ONLY")
-            && out.contains("LINK-REFUSED"),
+        out.contains("CACHE-READ-ONLY") && out.contains("LINK-REFUSED"),
         "{out}"
     );
+    // With Landlock alone the probe's own folder links to the shared one; in a jail it reads
+    // what tsgnav filled there, and cannot write beside it either.
+    assert_eq!(out.contains("SHARED-LINK"), !filled, "{out}");
+    assert_eq!(out.contains("SHARED-FILLED"), filled, "{out}");
+    assert!(!filled || !out.contains("ROOT-WRITTEN"), "{out}");
     assert_eq!(snapshot(&cache), before, "the cache is unchanged");
     let (r, out) = run(&sh, read).await;
     assert!(
@@ -129,27 +136,32 @@ async fn a_probe_cannot_read_another_probes_grant() {
     let sim = super::sim_support::start("maestro", None).await;
     let sh = ShellExecutor::default();
     // The victim holds its grant for a while; the thief looks everywhere a kubeconfig was.
+    // The victim's names its door, not a token: the door itself says whose connection it is.
     let victim = request(
-        "kubectl get pods -n maestro >/dev/null; cat \"$KUBECONFIG\" | grep -c '/p/'; sleep 2",
+        "kubectl get pods -n maestro >/dev/null; grep -c tsgnav-read-only-proxy \"$KUBECONFIG\"; grep -c '/p/' \"$KUBECONFIG\"; sleep 2",
         "V",
         "v",
         "mc-eastus-1",
         Some(&sim.kubeconfig),
     );
     let thief = "sleep 0.7\n\
-                 cat /tmp/tsgnav-probe-*/kubeconfig /dev/shm/tsgnav-probe-*/kubeconfig \"$(dirname \"$TMPDIR\")\"/tsgnav-probe-*/kubeconfig /tmp/tsgnav-grant/kubeconfig /tmp/*/tsgnav-grant/kubeconfig 2>/dev/null | grep '/p/' && echo STOLEN\n\
-                 grep -rl '/p/' /tmp /dev/shm \"$(dirname \"$TMPDIR\")\" /proc/*/root/tmp 2>/dev/null | head -3\n\
+                 cat /tmp/tsgnav-probe-*/kubeconfig /dev/shm/tsgnav-probe-*/kubeconfig \"$(dirname \"$TMPDIR\")\"/tsgnav-probe-*/kubeconfig /tmp/tsgnav-grant/kubeconfig /tmp/*/tsgnav-grant/kubeconfig 2>/dev/null | grep -e '/p/' -e tsgnav-read-only-proxy && echo STOLEN\n\
+                 grep -rl -e '/p/' -e tsgnav-read-only-proxy /tmp /dev/shm \"$(dirname \"$TMPDIR\")\" /proc/*/root/tmp 2>/dev/null | head -3\n\
                  ls \"$(dirname \"$TMPDIR\")\" | wc -l\n";
     let (a, b) = tokio::join!(run(&sh, victim), async {
         tokio::time::sleep(Duration::from_millis(100)).await;
         run(&sh, super::jail_escapes::probe(thief, &[])).await
     });
     assert!(
-        a.1.starts_with("1\n"),
-        "the victim had its own kubeconfig: {}",
+        a.1.starts_with("1\n0\n"),
+        "the victim had its own kubeconfig, naming its door and no token: {}",
         a.1
     );
-    assert!(!b.1.contains("STOLEN") && !b.1.contains("/p/"), "{}", b.1);
+    assert!(
+        !b.1.contains("STOLEN") && !b.1.contains("/p/") && !b.1.contains("tsgnav-read-only"),
+        "{}",
+        b.1
+    );
     assert!(
         b.1.contains("\n1\n") || b.1.starts_with("1\n"),
         "the thief sees only its own scratch folder where the scratch folders are: {}",

@@ -265,6 +265,32 @@ async fn the_real_launcher_runs_the_probe_only_inside() {
     assert_eq!(pid.trim(), "1", "PID 1 of its own namespace");
 }
 
+/// The jail's first process is started as `vfork` does (on the launcher's memory, the
+/// launcher waiting): a step it fails after the launcher's own (here the exec of a program
+/// that does not exist) still reaches tsgnav as that step's error, and the launcher ends.
+#[tokio::test]
+async fn a_program_the_jails_first_process_cannot_exec_is_that_steps_error() {
+    if !jail_or_skip("a_program_the_jails_first_process_cannot_exec_is_that_steps_error") {
+        return;
+    }
+    let dir = folder("noexec");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let cmd = tokio::process::Command::new("/nonexistent/tsgnav-test-no-such-program");
+    match jail::enter(Spec::new(&scratch))
+        .expect("plan")
+        .spawn(&cmd)
+        .await
+    {
+        Err(JailError::Step { step, source }) => {
+            assert_eq!(step, "start the probe's shell");
+            assert_eq!(source.raw_os_error(), Some(libc::ENOENT), "{source}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a program that does not exist was started"),
+    }
+}
+
 /// Attack: tsgnav is started with a descriptor it did not open (here fd 77, a file opened
 /// for writing by the shell that starts it, as a terminal multiplexer or a CI runner can
 /// leave one). A probe must not see it, and so cannot write through it: in the jail, and in

@@ -148,6 +148,7 @@ mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
 mod waves;
+mod waves_commit;
 mod waves_crash;
 mod waves_tmux;
 mod waves_tmux_journal;

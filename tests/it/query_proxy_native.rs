@@ -1,8 +1,9 @@
 //! The read-only API proxy with kube-rs (the native backend's client) and through
 //! `tsgnav run --json`: the same policy for the native client (list, logs, delete → 403,
-//! exec only for a read-only command), the native backend reading through the session's
-//! proxy, a probe without a kubeconfig told so, and the decided requests in `--json` and in
-//! the evidence record.
+//! exec only for a read-only command), the native backend reading under the session proxy's
+//! policy on the proxy's own upstream client (a write refused before it leaves tsgnav), a
+//! probe without a kubeconfig told so, and the decided requests in `--json` and in the
+//! evidence record.
 
 use std::time::Duration;
 
@@ -62,8 +63,9 @@ async fn the_native_client_goes_through_the_same_policy() {
     assert_eq!(refused(&g).len(), 1);
 }
 
-/// The native backend's own requests (a `kubectl get` it answers itself) go through the
-/// session's proxy when it has one, and answer the same as without it.
+/// The native backend's own requests (a `kubectl get` it answers itself) are decided by the
+/// session proxy's policy when it has one (sent on the proxy's upstream client, without the
+/// loopback hop), and answer the same as without it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_native_backend_reads_through_the_session_proxy() {
     use tsgnav::query::kube::KubeExecutor;
@@ -98,12 +100,62 @@ async fn the_native_backend_reads_through_the_session_proxy() {
     let sink = || OutputSink::detached(ProbeId("n".into()));
     let r = via.run(req(code), sink(), Cancel::new()).await;
     assert!(r.status.is_ok(), "{:?}: {}", r.status, text(&r));
-    assert!(proxy.decided() > 0, "the requests went through the proxy");
+    assert!(
+        proxy.decided() > 0,
+        "the proxy's policy decided the requests"
+    );
     let direct = KubeExecutor::default()
         .run(req(code), sink(), Cancel::new())
         .await;
     assert_eq!(text(&r), text(&direct));
     assert!(text(&r).contains(AGENT_POD));
+}
+
+/// The native backend's client under the session proxy's policy: a read passes, a DELETE
+/// sent through it is refused with the proxy's 403 before it leaves tsgnav (the simulator
+/// counts no write), and both were decided. Fails if the client sends unguarded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_native_client_refuses_a_write_before_it_leaves_tsgnav() {
+    use tsgnav::query::kube::KubeError;
+    use tsgnav::query::proxy::SessionProxy;
+    let sim = sim_support::start("maestro", None).await;
+    let ctx = sim.handle.clusters[0].clone();
+    let proxy = SessionProxy::default();
+    let client = proxy
+        .native_client(&sim.kubeconfig, Some(&ctx), Duration::from_secs(10))
+        .await
+        .expect("client");
+    assert!(
+        client
+            .server
+            .starts_with(sim.handle.url.trim_end_matches('/')),
+        "the real server, not the proxy's loopback URL: {}",
+        client.server
+    );
+    let path = format!("/api/v1/namespaces/maestro/pods/{AGENT_POD}");
+    let get = axum::http::Request::get(path.as_str())
+        .body(Vec::new())
+        .expect("request");
+    let pod = client.send(get, false).await.expect("the read passes");
+    assert_eq!(pod["metadata"]["name"], AGENT_POD);
+    let writes = sim.handle.writes();
+    let delete = axum::http::Request::delete(path.as_str())
+        .body(Vec::new())
+        .expect("request");
+    match client.send(delete, false).await {
+        Err(KubeError::Api {
+            code: 403, message, ..
+        }) => {
+            assert!(message.starts_with(&format!("{DENIED} {ctx}")), "{message}");
+        }
+        other => panic!("the delete was not refused: {other:?}"),
+    }
+    assert_eq!(
+        sim.handle.writes(),
+        writes,
+        "no write reached the simulator"
+    );
+    assert_eq!(proxy.decided(), 2, "the read and the delete were decided");
 }
 
 /// A probe whose kubeconfig cannot be read runs without the proxy, and its output says so.

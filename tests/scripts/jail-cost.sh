@@ -16,7 +16,8 @@
 # (cpu-clock, ~1 kHz, children followed) and the samples are summed per command name. tsgnav's
 # own names: `tsgnav`, its threads (`tokio-*`, `tsgnav-*`), `exe` (the jail's launcher, which
 # tsgnav starts as /proc/self/exe) and `time`; a second line splits them into the main thread
-# (and its children before their exec), tokio's workers and the launchers. Everything else
+# (and its children before their exec), tokio's workers (none since a wave run uses a
+# current-thread runtime: its main thread does that work) and the launchers. Everything else
 # (bash, kubectl, test, …) is the probes. A forked child of tsgnav before its exec keeps the forking thread's name, so the old
 # fork path's cost counts as tsgnav's, as it should. Sampling: a few ms of error per second.
 # Also printed: user+sys of the whole tree from /usr/bin/time (so the split can be checked

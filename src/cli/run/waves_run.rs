@@ -25,27 +25,47 @@ struct Cli {
     of: usize,
 }
 
+impl Cli {
+    /// Every batch's records (each run with the records before it, then the records after
+    /// them), appended as one batch, written and synced before it returns: the answer is
+    /// final here.
+    fn write<'a>(
+        &mut self,
+        batches: impl IntoIterator<Item = (&'a [Step], Vec<Record>)>,
+    ) -> Result<(), String> {
+        let Some(r) = self.rec.as_mut() else {
+            return Ok(());
+        };
+        (|| -> anyhow::Result<()> {
+            let mut recs = Vec::new();
+            for (steps, after) in batches {
+                for (res, _, before) in steps {
+                    recs.extend(before.iter().cloned());
+                    recs.extend(r.probe_records(res)?);
+                }
+                recs.extend(after);
+            }
+            r.append_all(recs)
+        })()
+        .map_err(|e| format!("{e:#}"))
+    }
+}
+
 impl Observer for Cli {
     fn journal(
         &mut self,
         steps: &[Step],
         after: Vec<Record>,
     ) -> impl std::future::Future<Output = Result<(), String>> + Send {
-        // One batch, written and synced before it returns: the answer is final here.
-        let written = match self.rec.as_mut() {
-            None => Ok(()),
-            Some(r) => (|| -> anyhow::Result<()> {
-                let mut recs = Vec::new();
-                for (res, _, before) in steps {
-                    recs.extend(before.iter().cloned());
-                    recs.extend(r.probe_records(res)?);
-                }
-                recs.extend(after);
-                r.append_all(recs)
-            })()
-            .map_err(|e| format!("{e:#}")),
-        };
-        std::future::ready(written)
+        std::future::ready(self.write([(steps, after)]))
+    }
+
+    fn journal_all(
+        &mut self,
+        batches: Vec<(Vec<Step>, Vec<Record>)>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        let each = batches.iter().map(|(s, a)| (s.as_slice(), a.clone()));
+        std::future::ready(self.write(each))
     }
 
     fn line(&mut self, text: &str) {

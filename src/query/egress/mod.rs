@@ -11,12 +11,14 @@
 //! API, for the jail to wire in:
 //! - [`AllowList::from_urls`] + [`AllowList::add`] build the list; [`Egress::new`] holds it
 //!   for the session (cheap to clone).
-//! - [`Egress::ticket_unix`] starts one listener per probe on a unix socket path (bridged
-//!   into the jail, where `HTTPS_PROXY`/`HTTP_PROXY` name it); [`Egress::ticket_tcp`] the same
-//!   on `127.0.0.1:0` (tests, or a jail that shares loopback).
+//! - [`Egress::ticket`] gives a probe a ticket without a listener of its own: the jail's
+//!   door serves each connection through [`Ticket::door`] (in tsgnav, no socket between the
+//!   door and the proxy); inside, `HTTPS_PROXY`/`HTTP_PROXY` name the door.
+//!   [`Egress::ticket_unix`] starts one listener per probe on a unix socket path, and
+//!   [`Egress::ticket_tcp`] on `127.0.0.1:0` (tests, or a jail that shares loopback).
 //! - [`Ticket::decisions`] is every connection decided for that probe, [`Ticket::report`]
 //!   the refused ones as lines for the probe's output and evidence record. Dropping the
-//!   ticket stops its listener (and removes its socket file).
+//!   ticket stops its listener, if it has one (and removes its socket file).
 //!
 //! Through CONNECT the method of a TLS API is invisible: a probe reaching one is read-only
 //! by the classifier only.
@@ -120,6 +122,15 @@ impl Egress {
             .add(host, port);
     }
 
+    /// A probe's ticket whose connections come through [`Ticket::door`].
+    pub fn ticket(&self) -> Ticket {
+        Ticket {
+            at: Listening::Door(self.allow.clone()),
+            log: Arc::new(Mutex::new(Vec::new())),
+            task: None,
+        }
+    }
+
     /// A probe's listener on the unix socket `path` (replaced if it exists).
     pub async fn ticket_unix(&self, path: &Path) -> Result<Ticket, EgressError> {
         let _ = std::fs::remove_file(path);
@@ -132,7 +143,7 @@ impl Egress {
         Ok(Ticket {
             at: Listening::Unix(path.to_path_buf()),
             log,
-            task,
+            task: Some(task),
         })
     }
 
@@ -151,7 +162,7 @@ impl Egress {
         Ok(Ticket {
             at: Listening::Tcp(addr),
             log,
-            task,
+            task: Some(task),
         })
     }
 }
@@ -160,6 +171,8 @@ impl Egress {
 enum Listening {
     Unix(PathBuf),
     Tcp(std::net::SocketAddr),
+    /// No listener: the jail's door hands each connection over ([`Ticket::door`]).
+    Door(Arc<RwLock<AllowList>>),
 }
 
 /// One probe's way out; dropping it stops the listener.
@@ -167,7 +180,7 @@ enum Listening {
 pub struct Ticket {
     at: Listening,
     log: Arc<Mutex<Vec<EgressDecision>>>,
-    task: tokio::task::JoinHandle<()>,
+    task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Ticket {
@@ -175,7 +188,7 @@ impl Ticket {
     pub fn socket_path(&self) -> Option<&Path> {
         match &self.at {
             Listening::Unix(p) => Some(p),
-            Listening::Tcp(_) => None,
+            _ => None,
         }
     }
 
@@ -183,8 +196,25 @@ impl Ticket {
     pub fn tcp_addr(&self) -> Option<std::net::SocketAddr> {
         match &self.at {
             Listening::Tcp(a) => Some(*a),
-            Listening::Unix(_) => None,
+            _ => None,
         }
+    }
+
+    /// What serves a jailed probe's egress door, for a ticket from [`Egress::ticket`]: each
+    /// connection decided by the allow list and recorded in this ticket, on a task of its
+    /// own. `None` for a ticket with a listener of its own.
+    pub fn door(&self) -> Option<Arc<dyn Fn(tokio::net::TcpStream) + Send + Sync>> {
+        let Listening::Door(allow) = &self.at else {
+            return None;
+        };
+        let (allow, log) = (allow.clone(), self.log.clone());
+        Some(Arc::new(move |conn| {
+            drop(tokio::spawn(serve::handle(
+                conn,
+                allow.clone(),
+                log.clone(),
+            )));
+        }))
     }
 
     pub fn decisions(&self) -> Vec<EgressDecision> {
@@ -203,7 +233,9 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(t) = &self.task {
+            t.abort();
+        }
         if let Listening::Unix(p) = &self.at {
             let _ = std::fs::remove_file(p);
         }

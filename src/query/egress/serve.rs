@@ -113,7 +113,7 @@ fn route(head: &str) -> Result<(String, u16, Option<String>), String> {
     Ok((h, p, Some(out)))
 }
 
-async fn handle<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, allow: Allow, log: Log) {
+pub(super) async fn handle<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, allow: Allow, log: Log) {
     let Some((head, rest)) = read_head(&mut s).await else {
         return;
     };

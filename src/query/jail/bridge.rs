@@ -1,22 +1,46 @@
 //! The doors of a jail, tsgnav's side: the listeners the jail opened on its own loopback (one
 //! per door, handed over a socket pair) are served here, each connection relayed to the
-//! door's place outside (a unix socket such as the API proxy's, or a loopback port such as a
-//! port-forward's). A probe cannot reach those places any other way: its network namespace
-//! has only loopback, and the unix sockets are not in its mount namespace.
+//! door's place outside (a unix socket such as the egress proxy's, or a loopback port such as
+//! a port-forward's), or served by tsgnav itself (the API proxy: the connection is served as
+//! the probe's own grant, with no second socket between the door and the proxy). A probe
+//! cannot reach those places any other way: its network namespace has only loopback, and the
+//! unix sockets are not in its mount namespace.
 //!
 //! IO edge (sockets). Must not import `cli`, `tui`, `nav` or `evidence`.
 
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where a door leads outside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outside {
-    /// A unix socket (the API proxy, the egress proxy).
+    /// A unix socket (the egress proxy).
     Unix(PathBuf),
     /// A port on the host's loopback (a session port-forward).
     Loopback(u16),
+    /// Served in tsgnav itself (the API proxy, as the probe's own grant).
+    Serve(Handler),
 }
+
+/// What serves each connection of an [`Outside::Serve`] door (it takes the connection and
+/// spawns what serves it).
+#[derive(Clone)]
+pub struct Handler(pub Arc<dyn Fn(tokio::net::TcpStream) + Send + Sync>);
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handler")
+    }
+}
+
+impl PartialEq for Handler {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Handler {}
 
 /// One door: a loopback port inside the jail and where it leads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,7 +158,14 @@ pub fn serve(listeners: Vec<OwnedFd>, doors: &[Door]) -> std::io::Result<Serving
         let outside = door.outside.clone();
         tasks.push(tokio::spawn(async move {
             while let Ok((conn, _)) = l.accept().await {
-                tokio::spawn(relay(conn, outside.clone()));
+                match &outside {
+                    Outside::Serve(h) => {
+                        // As in `relay`: small request/answer writes must not wait on Nagle.
+                        let _ = conn.set_nodelay(true);
+                        (h.0)(conn);
+                    }
+                    _ => drop(tokio::spawn(relay(conn, outside.clone()))),
+                }
             }
         }));
     }
@@ -155,6 +186,10 @@ async fn relay(mut conn: tokio::net::TcpStream, outside: Outside) {
                 Ok(mut up) => tokio::io::copy_bidirectional(&mut conn, &mut up).await,
                 Err(e) => Err(e),
             }
+        }
+        Outside::Serve(h) => {
+            (h.0)(conn);
+            Ok((0, 0))
         }
     };
 }

@@ -5,11 +5,13 @@
 //!
 //! The launcher (`A`, the process tsgnav waits for and signals) makes the namespaces and
 //! the mounts, brings loopback up, opens the door listeners and hands them to tsgnav over a
-//! socket pair, then forks `B`, the first process of the new PID namespace. `A` closes every
+//! socket pair, then starts `B`, the first process of the new PID namespace, as `vfork`
+//! does (`clone` with `CLONE_VM | CLONE_VFORK` on a stack of its own: no copy of `A`'s page
+//! tables, and `A` waits until `B` has exec'd the shell or ended). `A` closes every
 //! descriptor, waits for `B` and exits as `B` did. `B` dies with `A` (`PR_SET_PDEATHSIG`),
 //! mounts a fresh `/proc`, leaves the terminal's session, drops its capabilities, applies
-//! Landlock and seccomp, and returns to `exec` the shell. When the shell ends, the kernel
-//! kills every process left in its PID namespace.
+//! Landlock and seccomp (the caller's part), and `exec`s the shell. When the shell ends, the
+//! kernel kills every process left in its PID namespace.
 //!
 //! IO edge (raw syscalls). Must not import `cli`, `tui`, `nav` or `evidence`.
 
@@ -72,7 +74,7 @@ pub const STEPS: [&str; 16] = [
     "bring up the loopback interface",
     "listen on a door's loopback port",
     "hand the door sockets to tsgnav",
-    "start the jail's first process (fork)",
+    "start the jail's first process (clone)",
     "mount /proc for the PID namespace",
     "leave the terminal's session (setsid)",
     "drop capabilities",
@@ -165,20 +167,73 @@ fn namespaces(p: &Plan) -> io::Result<()> {
     Ok(())
 }
 
-/// Runs in the launcher. Returns only in `B`.
-pub fn enter(p: &mut Plan) -> io::Result<()> {
+/// How much stack `B` gets until it execs (it runs a few syscalls and no recursion).
+const STACK: usize = 256 << 10;
+
+/// What `B` runs: the plan, and the caller's part after `first_process` (Landlock, seccomp,
+/// the exec), whose value is `B`'s exit code when it returns.
+struct First<'a> {
+    plan: &'a Plan,
+    then: &'a mut dyn FnMut(&Plan) -> i32,
+}
+
+/// `B`'s entry (on its own stack, in `A`'s memory, while `A` waits): never returns.
+extern "C" fn first(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `First` that `enter` keeps alive until `B` has exec'd or ended.
+    let f = unsafe { &mut *arg.cast::<First<'_>>() };
+    let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        match first_process(f.plan) {
+            Ok(()) => (f.then)(f.plan),
+            Err(_) => 125,
+        }
+    }))
+    .unwrap_or(125);
+    // SAFETY: `B` ends here; it never returns into `A`'s frames.
+    unsafe { libc::_exit(code) }
+}
+
+/// Runs in the launcher: the namespaces, the mounts and the network, then `B`, which runs
+/// `then` after its own steps. Returns only when a step before `B` failed (reported to
+/// tsgnav already); `A` otherwise ends as `B` did.
+pub fn enter(p: &mut Plan, then: &mut dyn FnMut(&Plan) -> i32) -> io::Result<()> {
     namespaces(p)?;
     super::mounts::mounts(p)?;
     super::net::network(p)?;
-    // SAFETY: fork in a single-threaded child.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
+    // SAFETY: a private anonymous mapping for `B`'s stack; unmapped once `B` no longer runs
+    // on it (it exec'd or ended: `CLONE_VFORK` holds `A` until then).
+    let stack = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            STACK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+            -1,
+            0,
+        )
+    };
+    if stack == libc::MAP_FAILED {
         return Err(fail(p.sock, 11));
     }
-    if pid > 0 {
-        supervise(pid);
-    }
-    first_process(p)
+    let mut f = First { plan: p, then };
+    // SAFETY: clone with CLONE_VM | CLONE_VFORK runs `first` on the new stack (its top, 16-byte
+    // aligned) in this single-threaded process's memory; this process is suspended until the
+    // child execs or exits, so nothing here runs beside it. SIGCHLD is its exit signal.
+    let pid = unsafe {
+        let top = stack.cast::<u8>().add(STACK).cast::<libc::c_void>();
+        libc::clone(
+            first,
+            top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            std::ptr::from_mut(&mut f).cast(),
+        )
+    };
+    let started = match pid < 0 {
+        true => Err(fail(p.sock, 11)),
+        false => Ok(pid),
+    };
+    // SAFETY: `B` no longer runs on the stack (see above).
+    unsafe { libc::munmap(stack, STACK) };
+    supervise(started?)
 }
 
 /// `A` after the fork: lets go of every descriptor (so tsgnav's spawn returns once `B`
@@ -210,7 +265,7 @@ fn supervise(pid: libc::pid_t) -> ! {
 }
 
 /// `B`, PID 1 of the jail: dies with `A`, gets its own `/proc`, no terminal, no
-/// capabilities, then seccomp; Landlock follows in the caller's next hook.
+/// capabilities; Landlock and seccomp follow in the caller's part.
 fn first_process(p: &Plan) -> io::Result<()> {
     // SAFETY: prctl/mount/setsid with constant arguments.
     unsafe {

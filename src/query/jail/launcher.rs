@@ -102,10 +102,22 @@ pub(super) fn run() -> i32 {
     let candidates = candidates(&exec);
     let argv = pointers(&exec.args);
     let envp = pointers(&exec.env);
-    // Returns only in the jail's PID 1; the outer process waits for it and ends as it did.
-    if child::enter(&mut plan).is_err() {
-        return 125;
-    }
+    // The jail's PID 1 runs `in_jail`; this process waits for it and ends as it did, unless
+    // a step before it failed.
+    let mut then = |plan: &child::Plan| in_jail(plan, sock, landlock, &candidates, (&argv, &envp));
+    let _ = child::enter(&mut plan, &mut then);
+    125
+}
+
+/// The jail's PID 1 after its own steps: Landlock, the descriptors, seccomp, then the probe's
+/// program. Returns an exit code only when something failed.
+fn in_jail(
+    plan: &child::Plan,
+    sock: RawFd,
+    landlock: Option<RawFd>,
+    candidates: &[CString],
+    (argv, envp): (&[*const c_char], &[*const c_char]),
+) -> i32 {
     if let Some(fd) = landlock {
         // SAFETY: landlock_restrict_self on the ruleset tsgnav built; no_new_privs is set.
         let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) };
@@ -122,12 +134,12 @@ pub(super) fn run() -> i32 {
     if child::check(sock, STEP_FDS, libc::c_long::from(rc)).is_err() {
         return 125;
     }
-    if child::seccomp(&plan).is_err() {
+    if child::seccomp(plan).is_err() {
         return 125;
     }
     child::send(sock, 3, 0, 0, &[]);
     let mut errno = libc::ENOENT;
-    for path in &candidates {
+    for path in candidates {
         // SAFETY: NUL-terminated path, NULL-terminated argv and envp that outlive the call.
         unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
         let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);

@@ -52,20 +52,22 @@ pub use spawn::Launcher;
 pub const EGRESS_PORT: u16 = 3128;
 
 /// The doors a session offers its probes. The API proxy's door is added per probe (its port
-/// inside is the proxy's own port, so the probe's kubeconfig reads the same as outside).
-/// `egress`: the unix socket of an allow-listing CONNECT proxy; when set, every probe gets
-/// `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` pointing at [`EGRESS_PORT`] inside.
+/// inside is the proxy's own port, so the probe's kubeconfig reads the same as outside; each
+/// connection is served as that probe's grant).
+/// `egress`: where an allow-listing CONNECT proxy is (the probe's own ticket, served in
+/// tsgnav); when set, every probe gets `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` pointing
+/// at [`EGRESS_PORT`] inside.
 /// `forwards`: more doors (unix socket or host loopback port → a loopback port inside).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JailDoors {
-    pub egress: Option<PathBuf>,
+    pub egress: Option<Outside>,
     pub forwards: Vec<Door>,
 }
 
 impl JailDoors {
-    /// Every door of one probe: the API proxy's (`kube_api`: its socket and port), the
+    /// Every door of one probe: the API proxy's (`kube_api`: where it leads and its port), the
     /// egress door, the configured ones, and each open port-forward at its own port.
-    pub fn for_probe(&self, kube_api: Option<(PathBuf, u16)>, forwarded: &[u16]) -> Vec<Door> {
+    pub fn for_probe(&self, kube_api: Option<(Outside, u16)>, forwarded: &[u16]) -> Vec<Door> {
         let mut v: Vec<Door> = Vec::new();
         let mut add = |inside_port, outside| {
             if !v.iter().any(|d: &Door| d.inside_port == inside_port) {
@@ -75,11 +77,11 @@ impl JailDoors {
                 });
             }
         };
-        if let Some((sock, port)) = kube_api {
-            add(port, Outside::Unix(sock));
+        if let Some((outside, port)) = kube_api {
+            add(port, outside);
         }
-        if let Some(sock) = &self.egress {
-            add(EGRESS_PORT, Outside::Unix(sock.clone()));
+        if let Some(outside) = &self.egress {
+            add(EGRESS_PORT, outside.clone());
         }
         for d in &self.forwards {
             add(d.inside_port, d.outside.clone());

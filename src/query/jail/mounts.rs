@@ -49,10 +49,9 @@ pub(super) fn mounts(p: &mut Plan) -> io::Result<()> {
     setattr(
         p.sock,
         4,
-        libc::AT_FDCWD,
-        c"/",
-        0,
+        (libc::AT_FDCWD, c"/", 0),
         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+        0,
     )?;
     for c in &p.covers {
         // SAFETY: mounting a fresh tmpfs on an existing folder.
@@ -99,8 +98,8 @@ fn attach(p: &Plan) -> io::Result<()> {
             true => (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0),
             false => (MOUNT_ATTR_NOSUID, MOUNT_ATTR_RDONLY),
         };
-        setattr(p.sock, 6, *fd, c"", libc::AT_EMPTY_PATH as u32, set)
-            .and_then(|()| clear(p.sock, *fd, clr))?;
+        // One call sets and clears (the two never share a bit).
+        setattr(p.sock, 6, (*fd, c"", libc::AT_EMPTY_PATH as u32), set, clr)?;
         // SAFETY: move_mount(fd, "", AT_FDCWD, dst, F_EMPTY_PATH) attaches the copy.
         let rc = unsafe {
             libc::syscall(
@@ -142,17 +141,17 @@ fn write_secrets(p: &Plan) -> io::Result<()> {
     Ok(())
 }
 
+/// `mount_setattr` on `(dfd, path, flags)` and everything below it: `set` on, `clr` off.
 fn setattr(
     sock: RawFd,
     step: usize,
-    dfd: RawFd,
-    path: &std::ffi::CStr,
-    flags: u32,
+    (dfd, path, flags): (RawFd, &std::ffi::CStr, u32),
     set: u64,
+    clr: u64,
 ) -> io::Result<()> {
     let attr = MountAttr {
         attr_set: set,
-        attr_clr: 0,
+        attr_clr: clr,
         propagation: 0,
         userns_fd: 0,
     };
@@ -168,29 +167,4 @@ fn setattr(
         )
     };
     check(sock, step, rc)
-}
-
-fn clear(sock: RawFd, fd: RawFd, clr: u64) -> io::Result<()> {
-    if clr == 0 {
-        return Ok(());
-    }
-    let attr = MountAttr {
-        attr_set: 0,
-        attr_clr: clr,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let flags = libc::AT_EMPTY_PATH as u32 | AT_RECURSIVE;
-    // SAFETY: as in `setattr`.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            fd,
-            c"".as_ptr(),
-            flags,
-            &attr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    check(sock, 6, rc)
 }

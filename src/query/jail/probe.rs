@@ -15,8 +15,8 @@ use crate::query::sandbox::{self, Forwarded, Sandbox, SandboxPolicy};
 
 /// The API proxy's door for one probe.
 pub struct KubeDoor {
-    /// The proxy's unix socket.
-    pub socket: PathBuf,
+    /// What serves the door's connections: the proxy, as the probe's own grant.
+    pub door: super::Outside,
     /// The port inside (the proxy's own, so the kubeconfig reads the same).
     pub port: u16,
     /// The probe's kubeconfig, written at `query::proxy::probe::GRANT_KUBECONFIG` inside.
@@ -55,7 +55,7 @@ pub fn jail_probe(
     }
     let mut forwarded = policy.forwarded_ports.clone();
     forwarded.extend(Forwarded::ports());
-    let api = kube.as_ref().map(|k| (k.socket.clone(), k.port));
+    let api = kube.as_ref().map(|k| (k.door.clone(), k.port));
     let list = doors.for_probe(api, &forwarded);
     let ports: Vec<u16> = list.iter().map(|d| d.inside_port).collect();
     let operator_home = std::env::var_os("HOME").map(PathBuf::from);

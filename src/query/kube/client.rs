@@ -22,7 +22,13 @@ pub struct KubeClient {
     pub server: String,
     pub default_ns: String,
     pub timeout: Duration,
+    /// Decides each request before it is sent (the read-only proxy's policy, when the client
+    /// is the session proxy's upstream one); a refusal is answered as the API's 403.
+    guard: Option<Guard>,
 }
+
+/// A request's method, path and query → sent, or the refusal's message.
+pub type Guard = std::sync::Arc<dyn Fn(&str, &str, &str) -> Result<(), String> + Send + Sync>;
 
 /// Installs rustls's ring provider once; "already installed" is fine.
 pub fn install_crypto() {
@@ -149,7 +155,26 @@ impl KubeClient {
             server,
             default_ns,
             timeout,
+            guard: None,
         })
+    }
+
+    /// A client on an existing kube client (`server` its API server's URL), each request
+    /// decided by `guard` before it is sent.
+    pub fn guarded(
+        client: kube::Client,
+        server: String,
+        default_ns: String,
+        timeout: Duration,
+        guard: Guard,
+    ) -> Self {
+        KubeClient {
+            client,
+            server: server.trim_end_matches('/').to_string(),
+            default_ns,
+            timeout,
+            guard: Some(guard),
+        }
     }
 
     /// The kube-rs client (for streaming calls such as port-forward).
@@ -168,6 +193,18 @@ impl KubeClient {
             method: req.method().to_string(),
             path: req.uri().path().to_string(),
         };
+        if let Some(guard) = &self.guard {
+            if let Err(message) = guard(&info.method, &info.path, req.uri().query().unwrap_or("")) {
+                return Err(KubeError::Api {
+                    server: info.server,
+                    code: 403,
+                    reason: "Forbidden".into(),
+                    method: info.method,
+                    path: info.path,
+                    message,
+                });
+            }
+        }
         if table {
             req.headers_mut().insert(
                 "accept",

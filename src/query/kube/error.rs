@@ -65,37 +65,6 @@ pub enum KubeError {
     Usage(String),
 }
 
-impl KubeError {
-    /// The same error with the read-only proxy's URL (`proxy`) named as the real API server
-    /// (`real`) it forwards to, so the operator reads where the request really went.
-    pub fn naming_server(mut self, proxy: &str, real: &str) -> KubeError {
-        let real = real.trim_end_matches('/');
-        if let Some(s) = self.server_mut() {
-            if s.trim_end_matches('/') == proxy.trim_end_matches('/') || s.starts_with(proxy) {
-                *s = real.to_string();
-            }
-        }
-        if let KubeError::Connect { detail, .. } = &mut self {
-            *detail = detail.replace(proxy, real);
-        }
-        self
-    }
-
-    /// The API server an error names, if it names one.
-    fn server_mut(&mut self) -> Option<&mut String> {
-        match self {
-            KubeError::Api { server, .. }
-            | KubeError::Refused { server, .. }
-            | KubeError::Dropped { server, .. }
-            | KubeError::Timeout { server, .. }
-            | KubeError::BadResponse { server, .. }
-            | KubeError::Connect { server, .. }
-            | KubeError::UnknownResource { server, .. } => Some(server),
-            KubeError::Kubeconfig { .. } | KubeError::Usage(_) => None,
-        }
-    }
-}
-
 fn detail(message: &str) -> String {
     if message.trim().is_empty() {
         String::new()

@@ -227,7 +227,8 @@ impl KubeExecutor {
         }
     }
 
-    /// One command on the request's one context (through the read-only proxy when set).
+    /// One command on the request's one context (under the read-only proxy's policy when
+    /// set, on the proxy's own upstream client).
     async fn one(
         &self,
         cmd: &KubeCommand,
@@ -238,29 +239,17 @@ impl KubeExecutor {
             .context
             .as_deref()
             .or(req.target.kube_context.as_deref());
-        let access =
-            match &self.proxy {
-                Some(p) => Some(p.native(kubeconfig, context).await.map_err(|e| {
-                    KubeError::Kubeconfig {
-                        path: kubeconfig.display().to_string(),
-                        detail: e.to_string(),
-                    }
-                })?),
-                None => None,
-            };
         let ns = req.target.namespace.as_deref();
-        let ran = match &access {
-            Some(a) => {
-                let ctx = Some(a.grant.context());
-                run::run_kube_in(cmd, &a.kubeconfig, kubeconfig, ctx, ns, req.timeout).await
-            }
-            None => run_kube_with(cmd, kubeconfig, context, ns, req.timeout).await,
+        let Some(p) = &self.proxy else {
+            return run_kube_with(cmd, kubeconfig, context, ns, req.timeout).await;
         };
-        // An error names the real API server, not the proxy's loopback URL.
-        match &access {
-            Some(a) => ran.map_err(|e| e.naming_server(&a.grant.url(), a.grant.server())),
-            None => ran,
-        }
+        let client = (p.native_client(kubeconfig, context, req.timeout).await).map_err(|e| {
+            KubeError::Kubeconfig {
+                path: kubeconfig.display().to_string(),
+                detail: e.to_string(),
+            }
+        })?;
+        run::run_on(&client, cmd, ns).await
     }
 }
 
@@ -292,6 +281,18 @@ pub fn on_path(name: &str) -> bool {
         std::env::split_paths(&p)
             .any(|d| std::fs::metadata(d.join(name)).is_ok_and(|m| m.is_file()))
     })
+}
+
+/// Whether kubectl is on `PATH`: looked for until it is found once (an install during the
+/// session is seen; once found, it is taken to stay).
+fn kubectl_installed() -> bool {
+    static FOUND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if FOUND.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    let found = on_path("kubectl");
+    FOUND.store(found, std::sync::atomic::Ordering::Relaxed);
+    found
 }
 
 /// Whether a script runs kubectl anywhere, pipelines included.
@@ -394,7 +395,7 @@ impl Executor for KubeExecutor {
                 (Some(pf), _) => native(pf.map(|_| ())),
                 (None, Some(x)) => native(x.map(|_| ())),
                 (None, None) => native(native_form(&req.code, &req.bindings).map(|_| ())),
-            } || (uses_kubectl(&req.code) && !on_path("kubectl")))
+            } || (uses_kubectl(&req.code) && !kubectl_installed()))
     }
 
     fn run(

@@ -81,10 +81,9 @@ pub struct Grant {
     pub(super) token: String,
     pub(super) pass: Arc<Pass>,
     pub(super) passes: Passes,
+    /// The proxy's count of decided requests (its door counts there too).
+    pub(super) decided: Arc<std::sync::atomic::AtomicU64>,
     pub(super) port: u16,
-    /// This grant's own unix socket (in the proxy's 0700 folder), served by `door`.
-    pub(super) socket: std::path::PathBuf,
-    pub(super) door: Option<tokio::task::JoinHandle<()>>,
     pub(super) namespace: String,
 }
 
@@ -92,12 +91,6 @@ impl Grant {
     /// The proxy's port.
     pub fn port(&self) -> u16 {
         self.port
-    }
-
-    /// This grant's own unix socket (the jail's door to the proxy): every connection there
-    /// is served as this grant's.
-    pub fn socket(&self) -> &Path {
-        &self.socket
     }
 
     /// The pass's token (the path prefix of its server URL).
@@ -131,19 +124,31 @@ impl Grant {
 
     /// The kubeconfig text: the proxy (`http://127.0.0.1:PORT/p/TOKEN`) as the one cluster,
     /// the context as the one context (with the real context's default namespace), and a
-    /// user without credentials.
+    /// user without credentials. JSON, which kubeconfig readers take as the YAML it is.
     pub fn kubeconfig(&self) -> String {
+        self.kubeconfig_for(&self.url())
+    }
+
+    /// [`Grant::kubeconfig`] for a jailed probe: its server is its door
+    /// (`http://127.0.0.1:PORT`), which serves every connection as this grant's, so the
+    /// token is in none of the probe's files, and kubectl's discovery folder for that URL is
+    /// the same for every probe of the session.
+    pub fn door_kubeconfig(&self) -> String {
+        self.kubeconfig_for(&format!("http://127.0.0.1:{}", self.port))
+    }
+
+    fn kubeconfig_for(&self, server: &str) -> String {
         let ctx = &self.pass.context;
         let cfg = json!({
             "apiVersion": "v1", "kind": "Config", "preferences": {},
             "clusters": [{"name": "tsgnav-read-only-proxy",
-                "cluster": {"server": self.url()}}],
+                "cluster": {"server": server}}],
             "users": [{"name": "tsgnav-probe", "user": {}}],
             "contexts": [{"name": ctx, "context": {"cluster": "tsgnav-read-only-proxy",
                 "user": "tsgnav-probe", "namespace": self.namespace}}],
             "current-context": ctx,
         });
-        yaml_serde::to_string(&cfg).unwrap_or_else(|_| cfg.to_string())
+        cfg.to_string()
     }
 
     /// Writes [`Self::kubeconfig`] to `path`, readable by its owner only.
@@ -171,10 +176,6 @@ impl Drop for Grant {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&self.token);
-        if let Some(d) = self.door.take() {
-            d.abort();
-        }
-        let _ = std::fs::remove_file(&self.socket);
     }
 }
 

@@ -9,6 +9,7 @@
 //! Part of the IO edge (`query`); the policy itself is pure. Must not import `cli`, `tui`,
 //! `nav` or `evidence`.
 
+mod cache;
 pub mod confine;
 pub mod discovery;
 pub mod forward;

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::cache::{linked_cache, SessionCache};
 use super::{Grant, Proxy};
 use crate::query::ProbeRequest;
 
@@ -17,73 +18,6 @@ use crate::query::ProbeRequest;
 /// its probes share.
 #[derive(Clone, Default)]
 pub struct SessionProxy(Arc<tokio::sync::OnceCell<Proxy>>, Arc<SessionCache>);
-
-/// kubectl's cache folder for the session's probes (`KUBECACHEDIR`), removed with the session.
-/// kubectl keys its discovery cache by the server URL, which holds each probe's own token;
-/// each probe's key is linked to one folder per real kubeconfig and context, so probes after
-/// the first skip API discovery.
-#[derive(Default)]
-struct SessionCache(std::sync::OnceLock<PathBuf>);
-
-impl SessionCache {
-    fn dir(&self) -> &Path {
-        self.0.get_or_init(|| {
-            static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir = crate::query::scratch::path("tsgnav-kube-cache", n);
-            // Made new, or not used at all (`shared_cache` checks it is ours).
-            let _ = crate::query::scratch::make_private(&dir);
-            dir
-        })
-    }
-}
-
-impl Drop for SessionCache {
-    fn drop(&mut self) {
-        if let Some(d) = self.0.get() {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
-
-/// Links kubectl's discovery cache folder for `grant` to the shared one of its kubeconfig and
-/// context. Returns the `KUBECACHEDIR` to give the probe, a folder in its own scratch, and the
-/// shared folder the link points at (to be shown read-only), or `None` when linking failed,
-/// which costs only a fresh discovery.
-///
-/// The link is named after the probe's server URL, which holds its token, so it lives in the
-/// probe's scratch and never in the session's cache: there, every probe could list the
-/// passes of the probes running beside it.
-fn shared_cache(
-    cache: &Path,
-    real: &Path,
-    grant: &Grant,
-    scratch: &Path,
-) -> (PathBuf, Option<PathBuf>) {
-    use sha2::Digest;
-    let key = hex::encode(sha2::Sha256::digest(format!(
-        "{}\0{}",
-        real.display(),
-        grant.context()
-    )));
-    let shared = cache.join("shared").join(&key[..24]);
-    let own_cache = scratch.join(".kube-cache");
-    // kubectl's folder name: the server URL without its scheme, `:` made `_`.
-    let own = own_cache
-        .join("discovery")
-        .join(format!("127.0.0.1_{}", grant.port()))
-        .join("p")
-        .join(grant.token());
-    // A session cache folder that is not this user's own, closed to others, is not used:
-    // somebody else made it first, to feed probes a discovery of their choosing.
-    let linked = crate::query::scratch::private_to_us(cache)
-        && std::fs::create_dir_all(&shared).is_ok()
-        && own
-            .parent()
-            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
-        && std::os::unix::fs::symlink(&shared, &own).is_ok();
-    (own_cache, linked.then_some(shared))
-}
 
 impl std::fmt::Debug for SessionProxy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -159,7 +93,7 @@ impl SessionProxy {
     /// context, else the current one). Writes pass only for a confirmed request. The
     /// kubeconfig goes to `scratch/kubeconfig`, unless the probe is `jailed`: then it is
     /// [`GRANT_KUBECONFIG`], written by the jail into the probe's private `/tmp` (the
-    /// caller hands it [`Grant::kubeconfig`]), where no other probe can read it.
+    /// caller hands it [`Grant::door_kubeconfig`]), where no other probe can read it.
     pub async fn access(&self, req: &ProbeRequest, scratch: &Path, jailed: bool) -> ProbeAccess {
         let Some(real) = crate::query::kube::default_kubeconfig(req.target.kubeconfig.clone())
         else {
@@ -199,10 +133,14 @@ impl SessionProxy {
         };
         match written {
             Ok(()) => {
-                let (cache, shared) = shared_cache(self.1.dir(), &real, &grant, scratch);
-                if jailed {
-                    fill_cache(&grant, &cache).await;
-                }
+                let (cache, shared) = match jailed {
+                    true => match self.1.discovered(&real, &grant).await {
+                        Some(folder) => (folder.clone(), Some(folder)),
+                        // kubectl discovers for itself, in the probe's scratch.
+                        None => (scratch.join(".kube-cache"), None),
+                    },
+                    false => linked_cache(&self.1, &real, &grant, scratch),
+                };
                 ProbeAccess::Proxied {
                     cache,
                     shared,
@@ -224,32 +162,8 @@ impl SessionProxy {
 /// How long tsgnav's own discovery for a context may take before its probe runs without it.
 pub const FILL_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
-/// Fills kubectl's discovery cache for `grant`'s context once, by tsgnav itself: a jailed
-/// probe sees the cache read-only, so it can neither poison it nor fill it. The discovery is
-/// read natively with the context's upstream client ([`super::discovery`]): no kubectl
-/// process and no request through the proxy. When it fails, probes do their own discovery.
-async fn fill_cache(grant: &Grant, cache: &Path) {
-    let own = cache
-        .join("discovery")
-        .join(format!("127.0.0.1_{}", grant.port()))
-        .join("p")
-        .join(grant.token());
-    if own.join("servergroups.json").exists() {
-        return;
-    }
-    let fill = super::discovery::fill(&grant.pass.upstream, &own);
-    let _ = tokio::time::timeout(FILL_LIMIT, fill).await;
-}
-
 /// Where a jailed probe finds its kubeconfig: inside its own private `/tmp`.
 pub const GRANT_KUBECONFIG: &str = "/tmp/tsgnav-grant/kubeconfig";
-
-/// The native backend's pass: the grant, and the kubeconfig that names it (held in memory:
-/// the backend is tsgnav itself, so no file is written for it).
-pub struct NativeAccess {
-    pub grant: Grant,
-    pub kubeconfig: kube::config::Kubeconfig,
-}
 
 impl SessionProxy {
     /// How many requests the session's proxy has decided (0 before it started).
@@ -257,20 +171,23 @@ impl SessionProxy {
         self.0.get().map_or(0, Proxy::decided)
     }
 
-    /// A read-only pass for the native backend: `context` (else the current one) of
-    /// `kubeconfig`, with the kubeconfig that points at the proxy.
-    pub async fn native(
+    /// A read-only client for the native backend: `context` (else the current one) of
+    /// `kubeconfig`, on the upstream client the proxy forwards that context's requests with
+    /// (no loopback hop through the proxy, no kubeconfig written and parsed again), each
+    /// request decided by the proxy's read-only policy before it is sent (and counted with
+    /// the proxy's decisions): what tsgnav itself asks passes the same policy as a probe's.
+    pub async fn native_client(
         &self,
         kubeconfig: &Path,
         context: Option<&str>,
-    ) -> Result<NativeAccess, super::GrantError> {
+        timeout: std::time::Duration,
+    ) -> Result<crate::query::kube::client::KubeClient, super::GrantError> {
         let proxy = self.0.get_or_try_init(Proxy::start).await?;
-        let grant = proxy.grant(kubeconfig, context, false).await?;
-        let text = grant.kubeconfig();
-        let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).map_err(|e| {
-            super::GrantError::Kubeconfig(format!("the proxy's own kubeconfig does not read: {e}"))
-        })?;
-        Ok(NativeAccess { grant, kubeconfig })
+        let (upstream, namespace, context, server) = proxy.upstream(kubeconfig, context).await?;
+        let guard = proxy.read_only_guard(&context);
+        Ok(crate::query::kube::client::KubeClient::guarded(
+            upstream, server, namespace, timeout, guard,
+        ))
     }
 }
 

@@ -1,12 +1,12 @@
-//! The server of the read-only proxy: listens on `127.0.0.1:0` (the native backend, probes
-//! that run without the jail) and on a unix socket in a folder only its owner may open (the
-//! door jailed probes reach it through, see `query::jail`), takes a probe's
-//! token (the path prefix of its server URL) to find the run it serves, asks
-//! [`super::policy::decide`] about every request, records the decision, and either answers
-//! with the `Status` 403 or forwards ([`super::forward`]). One server per session; each probe
-//! gets its own [`Grant`], and with it a unix socket of its own: a connection there is that
-//! probe's whatever its path says, so `kubectl get --raw /api/…` (which drops the server
-//! URL's path, and with it the token) is served in the jail too.
+//! The server of the read-only proxy: listens on `127.0.0.1:0` (probes that run without the
+//! jail), takes a probe's token (the path prefix of its server URL) to find the run it
+//! serves, asks [`super::policy::decide`] about every request, records the decision, and
+//! either answers with the `Status` 403 or forwards ([`super::forward`]). One server per
+//! session; each probe gets its own [`Grant`], and a jailed probe's door serves each of its
+//! connections here as that grant's ([`Grant::door`], handed to `query::jail`'s bridge): such a
+//! connection is the probe's whatever its path says, so `kubectl get --raw /api/…` (which
+//! drops the server URL's path, and with it the token) is served in the jail too, and
+//! another token's prefix is refused.
 //!
 //! IO edge (sockets). Must not import `cli`, `tui`, `nav` or `evidence`.
 
@@ -27,8 +27,6 @@ use super::policy::{decide_with_body, Decision, Run};
 /// A running proxy. Dropping it stops accepting connections.
 pub struct Proxy {
     port: u16,
-    /// The unix socket jailed probes reach the proxy through (in a 0700 folder).
-    socket: PathBuf,
     passes: Passes,
     /// Requests decided since the start (forwarded or refused).
     decided: Arc<std::sync::atomic::AtomicU64>,
@@ -41,9 +39,6 @@ pub struct Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
-        if let Some(dir) = self.socket.parent() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
     }
 }
 
@@ -56,17 +51,9 @@ impl Proxy {
         let port = listener.local_addr().map_err(GrantError::Listen)?.port();
         let passes: Passes = Arc::new(Mutex::new(HashMap::new()));
         let decided = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let (socket, unix) = unix_listener()?;
-        let task = tokio::spawn(accept(
-            Some(listener),
-            unix,
-            passes.clone(),
-            decided.clone(),
-            None,
-        ));
+        let task = tokio::spawn(accept(listener, passes.clone(), decided.clone()));
         Ok(Proxy {
             port,
-            socket,
             passes,
             decided,
             clients: Mutex::new(HashMap::new()),
@@ -77,11 +64,6 @@ impl Proxy {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
-    }
-
-    /// The unix socket it listens on.
-    pub fn socket(&self) -> &Path {
-        &self.socket
     }
 
     /// How many requests it has decided (forwarded or refused) since it started.
@@ -98,20 +80,7 @@ impl Proxy {
         context: Option<&str>,
         confirmed: bool,
     ) -> Result<Grant, GrantError> {
-        let key = (
-            kubeconfig.to_path_buf(),
-            context.map(String::from),
-            mtime(kubeconfig),
-        );
-        let cached = self.clients_lock().get(&key).cloned();
-        let (upstream, namespace, context, server) = match cached {
-            Some(c) => c,
-            None => {
-                let c = grant::upstream(kubeconfig, context).await?;
-                self.clients_lock().insert(key, c.clone());
-                c
-            }
-        };
+        let (upstream, namespace, context, server) = self.upstream(kubeconfig, context).await?;
         let token = grant::token()?;
         let pass = Arc::new(Pass {
             context,
@@ -125,24 +94,59 @@ impl Proxy {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(token.clone(), pass.clone());
-        let dir = self.socket.parent().unwrap_or(Path::new("/"));
-        let socket = dir.join(format!("p-{}.sock", &token[..16]));
-        let own = tokio::net::UnixListener::bind(&socket).map_err(GrantError::Listen)?;
-        let door = tokio::spawn(accept(
-            None,
-            own,
-            self.passes.clone(),
-            self.decided.clone(),
-            Some(Arc::from(token.as_str())),
-        ));
         Ok(Grant {
             token,
             pass,
             passes: self.passes.clone(),
+            decided: self.decided.clone(),
             port: self.port,
-            socket,
-            door: Some(door),
             namespace,
+        })
+    }
+}
+
+impl Proxy {
+    /// The upstream client of `context` (the current one when `None`) of `kubeconfig`, its
+    /// default namespace, the context's name and its server: built once per session, and
+    /// again when the kubeconfig changes.
+    pub(super) async fn upstream(
+        &self,
+        kubeconfig: &Path,
+        context: Option<&str>,
+    ) -> Result<grant::Upstream, GrantError> {
+        let key = (
+            kubeconfig.to_path_buf(),
+            context.map(String::from),
+            mtime(kubeconfig),
+        );
+        let cached = self.clients_lock().get(&key).cloned();
+        match cached {
+            Some(c) => Ok(c),
+            None => {
+                let c = grant::upstream(kubeconfig, context).await?;
+                self.clients_lock().insert(key, c.clone());
+                Ok(c)
+            }
+        }
+    }
+
+    /// The read-only policy of `context`, as the native backend's requests meet it: each
+    /// request is decided as a read-only pass's would be (and counted with the proxy's); a
+    /// refusal is the 403 `Status` message.
+    pub(super) fn read_only_guard(&self, context: &str) -> crate::query::kube::client::Guard {
+        let context: Arc<str> = Arc::from(context);
+        let decided = self.decided.clone();
+        Arc::new(move |method: &str, path: &str, query: &str| {
+            let run = Run {
+                context: &context,
+                confirmed: None,
+                writes: None,
+            };
+            decided.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match decide_with_body(&run, method, path, query, &[]) {
+                Decision::Forward => Ok(()),
+                Decision::Deny(s) => Err(s["message"].as_str().unwrap_or_default().to_string()),
+            }
         })
     }
 }
@@ -162,54 +166,35 @@ impl Proxy {
     }
 }
 
-/// A unix listener in a new folder of the scratch base (`query::scratch`) that only this user may open.
-fn unix_listener() -> Result<(PathBuf, tokio::net::UnixListener), GrantError> {
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = crate::query::scratch::path("tsgnav-proxy", n);
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::query::scratch::make_private(&dir).map_err(GrantError::Listen)?;
-    let socket = dir.join("api.sock");
-    let l = tokio::net::UnixListener::bind(&socket).map_err(GrantError::Listen)?;
-    Ok((socket, l))
-}
-
-/// Accepts on the session's TCP port and unix socket (`bound` none), or on one grant's own
-/// unix socket (`bound` its token).
+/// Accepts on the session's TCP port.
 async fn accept(
-    listener: Option<tokio::net::TcpListener>,
-    unix: tokio::net::UnixListener,
+    listener: tokio::net::TcpListener,
     passes: Passes,
     decided: Arc<std::sync::atomic::AtomicU64>,
-    bound: Option<Arc<str>>,
 ) {
     loop {
-        let served = tokio::select! {
-            s = tcp_accept(listener.as_ref()) => {
-                s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided, bound.clone()))
-            }
-            s = unix.accept() => {
-                s.map(|(s, _)| serve(TokioIo::new(s), &passes, &decided, bound.clone()))
-            }
-        };
-        if served.is_err() {
+        match listener.accept().await {
+            Ok((s, _)) => serve(TokioIo::new(s), &passes, &decided, None),
             // Out of descriptors or similar: back off instead of spinning.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
         }
     }
 }
 
-/// The next TCP connection, or never when there is no TCP listener.
-async fn tcp_accept(
-    l: Option<&tokio::net::TcpListener>,
-) -> std::io::Result<(tokio::net::TcpStream, std::net::SocketAddr)> {
-    match l {
-        Some(l) => l.accept().await,
-        None => std::future::pending().await,
+impl Grant {
+    /// What serves a jailed probe's door to the proxy: each connection is served on a task
+    /// of its own as this grant's (a path without the `/p/TOKEN` prefix is its API path;
+    /// another token's prefix is refused), until the grant is dropped (then with 401).
+    pub fn door(&self) -> Arc<dyn Fn(tokio::net::TcpStream) + Send + Sync> {
+        let passes = self.passes.clone();
+        let decided = self.decided.clone();
+        let token: Arc<str> = Arc::from(self.token.as_str());
+        Arc::new(move |conn| serve(TokioIo::new(conn), &passes, &decided, Some(token.clone())))
     }
 }
 
-/// Serves one connection (TCP or unix) on its own task.
+/// Serves one connection on its own task (`bound`: the token of the grant whose door it came
+/// through).
 fn serve<S>(
     io: TokioIo<S>,
     passes: &Passes,

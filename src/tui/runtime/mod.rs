@@ -25,6 +25,7 @@ pub mod store;
 pub mod stream;
 pub mod waves;
 pub mod waves_capture;
+mod waves_commit;
 pub mod waves_engine;
 pub mod waves_observer;
 pub mod waves_plan;

@@ -45,6 +45,23 @@ pub trait Observer {
         steps: &[Step],
         after: Vec<Record>,
     ) -> impl Future<Output = Result<(), String>> + Send;
+    /// Several contexts' batches (each as [`Observer::journal`] takes one), one after the
+    /// other, as one write with one sync; done once all are written and synced, or the error
+    /// (then none of them is kept). By default each batch is journaled on its own.
+    fn journal_all(
+        &mut self,
+        batches: Vec<(Vec<Step>, Vec<Record>)>,
+    ) -> impl Future<Output = Result<(), String>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            for (steps, after) in batches {
+                self.journal(&steps, after).await?;
+            }
+            Ok(())
+        }
+    }
     /// A line of progress for the operator (`wave 2/4 · mc-westus3-1 · ok`).
     fn line(&mut self, text: &str);
     /// Wave `wave` (from 0) validated in `secs`; the time left, once known.
@@ -202,50 +219,51 @@ pub fn describe(s: &State) -> String {
 /// Where the contexts of a wave send their captures.
 type Captures = tokio::sync::mpsc::UnboundedSender<Capture>;
 
-/// Journals one context's capture with its `captured` note; the answer goes back to the
-/// change waiting for it.
-async fn journal_capture<O: Observer>(obs: &mut O, of: usize, node: &str, c: Capture) {
-    let mut after = c.records;
-    let priors = super::waves_capture::priors_in(&after);
-    let text = super::waves_capture::note_text(c.wave + 1, of, &c.context, &priors);
-    after.push(resume::wave_note(text, node));
-    let written = obs.journal(&c.steps, after).await;
-    let _ = c.answer.send(written);
-}
-
 /// Runs one wave: each context's change (its capture journaled first) then its gates, at
 /// most `plan.parallel` at a time; every final state journaled before the observer hears it.
-async fn wave<O: Observer>(
+/// What is ready together is journaled together ([`super::waves_commit`]).
+async fn wave<O: Observer + Send>(
     engine: &Engine<'_>,
     plan: &Plan,
     obs: &mut O,
     i: usize,
 ) -> Result<Vec<Outcome>, String> {
+    use super::waves_commit::{commit, gather, Ready};
     let of = plan.waves.len();
     let (tx, mut captures) = tokio::sync::mpsc::unbounded_channel();
     let mut done = Vec::new();
     let mut results = stream::iter(plan.waves[i].iter().cloned())
         .map(|ctx| engine.one(plan, i, ctx, &tx))
         .buffer_unordered(plan.parallel);
-    loop {
-        tokio::select! {
-            Some(c) = captures.recv() => journal_capture(obs, of, engine.node, c).await,
-            o = results.next() => {
-                let Some(o) = o else { break };
-                // Said once it is journaled: what the operator reads is never ahead of it.
-                obs.journal(&o.steps, vec![note(engine, i + 1, of, &o)]).await?;
-                let text = format!("wave {}/{of} · {} · {}", i + 1, o.context, describe(&o.state));
-                obs.line(&text);
-                obs.recorded(i, &o.context, &o.state);
-                done.push(o);
-            }
+    let note = |o: &Outcome| note(engine, i + 1, of, o);
+    let mut ended = false;
+    while !ended {
+        let mut ready = vec![tokio::select! {
+            Some(c) = captures.recv() => Ready::Capture(c),
+            o = results.next() => match o {
+                Some(o) => Ready::Done(o),
+                None => break,
+            },
+        }];
+        ended = gather(&mut ready, &mut captures, &mut results);
+        // Said once it is journaled: what the operator reads is never ahead of it.
+        for o in commit(obs, ready, (of, engine.node, &note)).await? {
+            let text = format!(
+                "wave {}/{of} · {} · {}",
+                i + 1,
+                o.context,
+                describe(&o.state)
+            );
+            obs.line(&text);
+            obs.recorded(i, &o.context, &o.state);
+            done.push(o);
         }
     }
     Ok(done)
 }
 
 /// Runs every wave of `plan`, then what the observer chooses after a failure.
-pub async fn execute<O: Observer>(
+pub async fn execute<O: Observer + Send>(
     engine: &Engine<'_>,
     plan: &Plan,
     obs: &mut O,

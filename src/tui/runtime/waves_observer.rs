@@ -31,12 +31,24 @@ pub(super) fn ui(tx: &Sender<Msg>, e: WavesEvent) {
     let _ = tx.send(Msg::Ui(Action::Waves(e)));
 }
 
-/// A wave run's records for the main loop, which owns the journal: each run with the records
-/// before it, then the records after; the run waits for the answer before it goes on.
+/// A wave run's records for the main loop, which owns the journal: one part per context
+/// (several when they were ready together), each its runs with the records before each, then
+/// the records after; the run waits for the answer before it goes on.
 pub struct Batch {
-    runs: Vec<(crate::query::ProbeResult, Vec<Record>)>,
-    after: Vec<Record>,
+    parts: Vec<Part>,
     answer: tokio::sync::oneshot::Sender<Result<(), String>>,
+}
+
+/// One context's part of a [`Batch`]: its runs, each with the records before it, then the
+/// records after them.
+type Part = (Vec<(crate::query::ProbeResult, Vec<Record>)>, Vec<Record>);
+
+/// `steps` and `after` as a part of a batch.
+fn part(steps: &[Step], after: Vec<Record>) -> Part {
+    let runs = (steps.iter())
+        .map(|(r, _, before)| (r.clone(), before.clone()))
+        .collect();
+    (runs, after)
 }
 
 /// Writes `batch` in order as one batch (one sync; on an error none of it is kept), and
@@ -52,11 +64,13 @@ pub fn write(
         None => Ok(()),
         Some(r) => {
             let mut recs = Vec::new();
-            for (run, before) in batch.runs {
-                recs.extend(before.into_iter().map(Batched::Record));
-                recs.push(Batched::Run(run));
+            for (runs, after) in batch.parts {
+                for (run, before) in runs {
+                    recs.extend(before.into_iter().map(Batched::Record));
+                    recs.push(Batched::Run(run));
+                }
+                recs.extend(after.into_iter().map(Batched::Record));
             }
-            recs.extend(batch.after.into_iter().map(Batched::Record));
             let (more, ok) = r.append_all_checked(app, recs);
             shown.extend(more);
             ok
@@ -66,21 +80,14 @@ pub fn write(
     shown
 }
 
-impl Observer for Tui {
-    fn journal(
+impl Tui {
+    /// Sends `parts` to the main loop as one batch; done once it answered.
+    fn send(
         &mut self,
-        steps: &[Step],
-        after: Vec<Record>,
+        parts: Vec<Part>,
     ) -> impl std::future::Future<Output = Result<(), String>> + Send {
         let (answer, written) = tokio::sync::oneshot::channel();
-        let runs = (steps.iter())
-            .map(|(r, _, before)| (r.clone(), before.clone()))
-            .collect();
-        let batch = Batch {
-            runs,
-            after,
-            answer,
-        };
+        let batch = Batch { parts, answer };
         let sent = self.tx.send(Msg::Journal(Box::new(batch))).is_ok();
         async move {
             let gone = "the navigator stopped before the wave run's records were written";
@@ -89,6 +96,26 @@ impl Observer for Tui {
             }
             written.await.unwrap_or_else(|_| Err(gone.to_string()))
         }
+    }
+}
+
+impl Observer for Tui {
+    fn journal(
+        &mut self,
+        steps: &[Step],
+        after: Vec<Record>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        self.send(vec![part(steps, after)])
+    }
+
+    fn journal_all(
+        &mut self,
+        batches: Vec<(Vec<Step>, Vec<Record>)>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        let parts = (batches.into_iter())
+            .map(|(steps, after)| part(&steps, after))
+            .collect();
+        self.send(parts)
     }
 
     fn line(&mut self, text: &str) {

@@ -37,7 +37,8 @@ fn a_batch_is_done_only_once_the_main_loop_answered() {
     let Ok(Msg::Journal(batch)) = rx.try_recv() else {
         panic!("the batch did not reach the main loop");
     };
-    assert_eq!(batch.after, vec![note]);
+    assert_eq!(batch.parts.len(), 1);
+    assert_eq!(batch.parts[0].1, vec![note]);
     let _ = batch.answer.send(Err("No space left on device".into()));
     assert_eq!(
         poll(written.as_mut()),

@@ -1,0 +1,237 @@
+//! Tests of the discovery fill: kubectl's layout, whole files, hostile group versions and
+//! the one connection the fill reads over.
+
+use super::*;
+
+#[test]
+fn the_legacy_group_comes_first_with_its_versions_as_kubectl_writes_it() {
+    let core = json!({"kind": "APIVersions", "versions": ["v1"]});
+    let apis = json!({"kind": "APIGroupList", "groups": [
+        {"name": "apps", "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+         "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}]});
+    let g = server_groups(&core, &apis);
+    assert_eq!(g["kind"], "APIGroupList");
+    assert_eq!(g["apiVersion"], "v1");
+    assert_eq!(g["groups"][0]["name"], "");
+    assert_eq!(g["groups"][0]["versions"][0]["groupVersion"], "v1");
+    assert_eq!(g["groups"][0]["preferredVersion"]["version"], "v1");
+    assert_eq!(g["groups"][1]["name"], "apps");
+    assert_eq!(g["groups"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_group_version_worded_as_a_path_is_never_a_folder() {
+    for ok in [
+        "v1",
+        "apps/v1",
+        "work.open-cluster-management.io/v1",
+        "a-b.c/v1beta1",
+    ] {
+        assert!(safe_group_version(ok), "{ok}");
+    }
+    for bad in [
+        "../v1",
+        "../../etc/v1",
+        "/abs/v1",
+        "a/b/v1",
+        "apps/",
+        "/v1",
+        "",
+        "..",
+        "apps/..",
+        ".hidden/v1",
+        "Apps/v1",
+        "apps/v1\0",
+        "apps\\v1",
+    ] {
+        assert!(!safe_group_version(bad), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_server_without_the_legacy_api_gets_no_empty_group() {
+    let g = server_groups(&json!({}), &json!({"groups": []}));
+    assert_eq!(g["groups"], json!([]));
+}
+
+#[test]
+fn a_file_is_written_whole_and_nothing_else_is_left_beside_it() {
+    let dir = std::env::temp_dir().join(format!("tsgnav-fill-test-{}", std::process::id()));
+    let path = dir.join("apps/v1/serverresources.json");
+    write(&path, br#"{"a":1}"#).expect("written");
+    write(&path, br#"{"a":2}"#).expect("written again");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(text, r#"{"a":2}"#);
+    let left: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
+        .expect("list")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A hostile API server (real HTTP on loopback) whose discovery names group versions as
+/// paths: nothing is written outside the cache folder, nothing is asked for them, and the
+/// honest group versions are written as kubectl reads them.
+#[tokio::test]
+async fn a_server_whose_group_versions_climb_out_writes_nothing_outside_the_cache() {
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
+    let apis = json!({"kind": "APIGroupList", "groups": [
+        {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")},
+        {"name": "..", "versions": [gv("../../escape/v1"), gv("/abs/v1"),
+            gv("x/../../y/v1"), gv(".hidden/v1"), gv("apps/../../../v1")]}]});
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (seen, apis) = (seen.clone(), apis.clone());
+        async move {
+            let path = uri.path().to_string();
+            seen.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(path.clone());
+            axum::Json(match path.as_str() {
+                "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
+                "/apis" => apis,
+                _ => json!({"resources": [{"name": "pods", "kind": "Pod"}]}),
+            })
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    crate::query::kube::client::install_crypto();
+    let url = format!("http://{addr}").parse().expect("url");
+    let client = kube::Client::try_from(kube::Config::new(url)).expect("client");
+
+    let top = tempfile::tempdir().expect("tempdir");
+    let dir = top.path().join("discovery/127.0.0.1_1/p/token");
+    fill(&client, &dir).await.expect("filled");
+
+    let mut files = Vec::new();
+    let mut todo = vec![top.path().to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("list").flatten() {
+            let p = e.path();
+            match p.is_dir() {
+                true => todo.push(p),
+                false => files.push(p.strip_prefix(&dir).map(Path::to_path_buf)),
+            }
+        }
+    }
+    let mut inside: Vec<String> = (files.iter())
+        .map(|f| match f {
+            Ok(f) => f.display().to_string(),
+            Err(_) => panic!("a file outside the cache: {files:?}"),
+        })
+        .collect();
+    inside.sort();
+    assert_eq!(
+        inside,
+        [
+            "apps/v1/serverresources.json",
+            "servergroups.json",
+            "v1/serverresources.json"
+        ]
+    );
+    let asked = asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    assert!(
+        asked
+            .iter()
+            .all(|p| ["/api", "/apis", "/api/v1", "/apis/apps/v1"].contains(&p.as_str())),
+        "a hostile group version was asked for: {asked:?}"
+    );
+    let list = std::fs::read_to_string(dir.join("apps/v1/serverresources.json")).expect("list");
+    let list: Value = serde_json::from_str(&list).expect("json");
+    assert_eq!(list["kind"], "APIResourceList");
+    assert_eq!(list["groupVersion"], "apps/v1");
+}
+
+/// The fill reads the group versions one after the other over the connection its first GET
+/// opened (kept alive), not each over a connection of its own: on a real API server every
+/// connection is a TLS handshake. Fails when the group versions are asked all at once.
+#[tokio::test]
+async fn the_fill_reads_over_one_kept_alive_connection() {
+    use std::net::SocketAddr;
+    let peers = std::sync::Arc::new(std::sync::Mutex::new(Vec::<SocketAddr>::new()));
+    let seen = peers.clone();
+    let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
+    let groups: Vec<Value> = (0..8)
+        .map(|i| {
+            let v = format!("g{i}.example.io/v1");
+            json!({"name": format!("g{i}.example.io"), "versions": [gv(&v)], "preferredVersion": gv(&v)})
+        })
+        .collect();
+    let apis = json!({"kind": "APIGroupList", "groups": groups});
+    let app = axum::Router::new().fallback(
+        move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
+              uri: axum::http::Uri| {
+            let (seen, apis) = (seen.clone(), apis.clone());
+            async move {
+                seen.lock().unwrap_or_else(|p| p.into_inner()).push(peer);
+                axum::Json(match uri.path() {
+                    "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
+                    "/apis" => apis,
+                    _ => json!({"resources": [{"name": "things", "kind": "Thing"}]}),
+                })
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let service = app.into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, service).await });
+    crate::query::kube::client::install_crypto();
+    let url = format!("http://{addr}").parse().expect("url");
+    let client = kube::Client::try_from(kube::Config::new(url)).expect("client");
+    let top = tempfile::tempdir().expect("tempdir");
+    fill(&client, &top.path().join("cache"))
+        .await
+        .expect("filled");
+    let peers = peers.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    assert_eq!(
+        peers.len(),
+        2 + 1 + 8,
+        "/api, /apis, v1 and each group: {peers:?}"
+    );
+    let mut distinct = peers.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        1,
+        "one connection for the whole fill: {peers:?}"
+    );
+}
+
+/// Contexts share a folder of discovery files only when their files are the same: any byte
+/// of any file, or a file's name, changes the digest.
+#[test]
+fn the_digest_tells_apart_any_difference_in_the_files() {
+    let files = |groups: &[u8], list: &[u8], name: &str| Discovery {
+        files: vec![
+            (format!("{name}/serverresources.json"), list.to_vec()),
+            ("servergroups.json".to_string(), groups.to_vec()),
+        ],
+    };
+    let a = files(b"{\"groups\":[]}", b"{\"resources\":[]}", "apps/v1");
+    assert_eq!(a.digest(), a.clone().digest());
+    assert_eq!(a.digest().len(), 64);
+    for other in [
+        files(b"{\"groups\":[1]}", b"{\"resources\":[]}", "apps/v1"),
+        files(b"{\"groups\":[]}", b"{\"resources\":[1]}", "apps/v1"),
+        files(b"{\"groups\":[]}", b"{\"resources\":[]}", "apps/v2"),
+        // The same bytes split differently between a name and its file.
+        files(
+            b"{\"groups\":[]}",
+            b"/serverresources.json{\"resources\":[]}",
+            "apps",
+        ),
+    ] {
+        assert_ne!(a.digest(), other.digest(), "{other:?}");
+    }
+}
