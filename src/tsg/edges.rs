@@ -69,6 +69,10 @@ const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 /// non-ASCII letter lower-cases to one of their letters alone), so reading the text as
 /// written misses none.
 fn may_refer(text: &str) -> bool {
+    // Most paragraphs have no digit at all: eight bytes at a time first.
+    if !super::swar::has_ascii_digit(text) {
+        return false;
+    }
     let b = text.as_bytes();
     (2..b.len()).any(|i| {
         b[i].is_ascii_digit()

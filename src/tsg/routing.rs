@@ -45,13 +45,18 @@ pub fn product_like(name: &str) -> bool {
 /// `FooBarDown` alert …", "the alert FooBarDown", "FooBarDown fires when …".
 pub fn sentence_alerts(text: &str) -> Vec<&str> {
     let words = words(text);
+    // The word without the punctuation around it (all ASCII, so cut at byte boundaries).
     fn bare(w: &str) -> &str {
-        w.trim_matches(|c: char| {
+        let p = |c: &u8| {
             matches!(
                 c,
-                '`' | '*' | '"' | '\'' | '(' | ')' | ',' | '.' | ':' | ';'
+                b'`' | b'*' | b'"' | b'\'' | b'(' | b')' | b',' | b'.' | b':' | b';'
             )
-        })
+        };
+        let b = w.as_bytes();
+        let start = b.iter().take_while(|c| p(c)).count();
+        let end = b.len() - b[start..].iter().rev().take_while(|c| p(c)).count();
+        w.get(start..end).unwrap_or_default()
     }
     // Each word read once: what it is without its punctuation, and what it says of its
     // neighbours ("alert" names the word beside it; "fires" the one before, given a "when").

@@ -5,8 +5,25 @@ use std::collections::HashMap;
 /// The anchor GitHub gives a heading: lower-case, every character that is not a letter,
 /// a digit, `-`, `_` or a space dropped, spaces turned into `-`.
 pub fn slug(title: &str) -> String {
-    let mut out = String::with_capacity(title.len());
-    for c in title.trim().chars() {
+    let t = title.trim();
+    if t.is_ascii() {
+        // Byte by byte (most headings are ASCII): no character is decoded or encoded.
+        let mut bytes = Vec::with_capacity(t.len());
+        bytes.extend(t.bytes().filter_map(|b| match b {
+            b'-' | b'_' => Some(b),
+            b' ' => Some(b'-'),
+            _ if b.is_ascii_alphanumeric() => Some(b.to_ascii_lowercase()),
+            _ => None,
+        }));
+        return String::from_utf8(bytes).unwrap_or_default();
+    }
+    slug_chars(t)
+}
+
+/// [`slug`] character by character (any text; `t` already trimmed).
+fn slug_chars(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    for c in t.chars() {
         if c.is_ascii() {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
                 out.push(c.to_ascii_lowercase());
@@ -77,5 +94,12 @@ mod tests {
         assert_eq!(s.unique("Notes"), "notes-1");
         assert_eq!(s.unique("Notes"), "notes-2");
         assert_eq!(s.unique("Notes 1"), "notes-1-1");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_headings_slug_as_the_character_reading_does(t in "[ -~\t]{0,40}") {
+            proptest::prop_assert_eq!(slug(&t), slug_chars(t.trim()));
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! Byte classes read eight bytes at a time (SWAR: one `u64` holds eight bytes), for the scan
-//! the JSON writer makes over every string. Pure; imports nothing of the crate.
+//! Byte classes read eight bytes at a time (SWAR: one `u64` holds eight bytes), for the scans
+//! the parser makes over every paragraph and the JSON writer over every string. Pure;
+//! imports nothing of the crate.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -37,9 +38,47 @@ pub fn next_json_escape(bytes: &[u8], mut from: usize) -> usize {
         .count()
 }
 
+/// Whether `s` holds an ASCII digit.
+pub fn has_ascii_digit(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = word(chunk);
+        // Each byte with its high bit cleared, so no sum below carries into the next byte;
+        // a byte that had it set is not ASCII and is masked out at the end.
+        let low = w & !HIGH;
+        let at_least_0 = low.wrapping_add(ONES * (0x80 - 0x30));
+        let above_9 = low.wrapping_add(ONES * (0x80 - 0x3a));
+        if at_least_0 & !above_9 & !w & HIGH != 0 {
+            return true;
+        }
+        i += 8;
+    }
+    b.get(i..).unwrap_or_default().iter().any(u8::is_ascii_digit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_are_found_at_every_offset_and_only_digits() {
+        for b in 0u8..=255 {
+            for pad in 0..17 {
+                let mut bytes = vec![b'x'; pad];
+                bytes.push(b);
+                bytes.extend(std::iter::repeat_n(b'y', 9));
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                assert_eq!(
+                    has_ascii_digit(&text),
+                    text.bytes().any(|c| c.is_ascii_digit()),
+                    "byte {b:#x} at {pad}"
+                );
+            }
+        }
+        assert!(!has_ascii_digit("") && !has_ascii_digit("Straße ÿ/:@`"));
+        assert!(has_ascii_digit("step 3") && has_ascii_digit("é9"));
+    }
 
     #[test]
     fn the_next_escape_is_the_first_byte_json_escapes() {
