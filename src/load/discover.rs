@@ -21,9 +21,11 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
 pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
     // Canonical paths of the files handed out: a file two roots or links lead to goes once,
     // where it was first met. (A file whose path cannot be resolved always goes.)
+    // Kept as bytes: a canonical path is already normal, so its bytes compare as its
+    // components do, and hash in one piece (a `PathBuf` hashes component by component).
     let mut read = HashSet::new();
     let mut sink = |file: PathBuf, rel: String, canonical: Option<PathBuf>| {
-        if canonical.is_none_or(|c| read.insert(c)) {
+        if canonical.is_none_or(|c| read.insert(c.into_os_string())) {
             found(Source { file, rel });
         }
     };

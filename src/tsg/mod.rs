@@ -91,6 +91,19 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
     guide
 }
 
+/// Whether `text` holds "lert", "fire" or "trigger": the words a sentence naming an alert
+/// has. Each has an `r` (third, third and second letter), so only the bytes around each `r`
+/// are compared: one byte search over the paragraph instead of three substring searches.
+fn names_a_firing(text: &str) -> bool {
+    let b = text.as_bytes();
+    let at = |from: usize, word: &[u8]| b.get(from..from + word.len()) == Some(word);
+    memchr::memchr_iter(b'r', b).any(|i| {
+        i.checked_sub(2)
+            .is_some_and(|s| at(s, b"lert") || at(s, b"fire"))
+            || i.checked_sub(1).is_some_and(|s| at(s, b"trigger"))
+    })
+}
+
 /// Routes for alerts a sentence names ("This alert, FooBarDown, fires when …"), to the
 /// section the sentence is in (the first node for text before any heading).
 fn sentence_routes(doc: &raw::RawDoc, guide: &mut Guide) {
@@ -103,10 +116,7 @@ fn sentence_routes(doc: &raw::RawDoc, guide: &mut Guide) {
             continue;
         };
         for p in s.paras.iter().chain(s.items.iter().map(|i| &i.para)) {
-            if !["lert", "fire", "trigger"]
-                .iter()
-                .any(|w| p.text.contains(w))
-            {
+            if !names_a_firing(&p.text) {
                 continue;
             }
             for alert in routing::sentence_alerts(&p.text) {
@@ -143,5 +153,37 @@ pub fn link_library(lib: &mut Library) {
             n.edges.iter_mut().for_each(|e| fix(&mut e.to));
         }
         g.routes.iter_mut().for_each(|r| fix(&mut r.to));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_firing;
+
+    fn by_contains(t: &str) -> bool {
+        ["lert", "fire", "trigger"].iter().any(|w| t.contains(w))
+    }
+
+    #[test]
+    fn a_firing_is_named_where_contains_finds_one() {
+        for t in [
+            "",
+            "r",
+            "alert",
+            "The alert fires",
+            "triggers",
+            "rtrigge",
+            "fir",
+            "lertr",
+        ] {
+            assert_eq!(names_a_firing(t), by_contains(t), "{t:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn names_a_firing_is_three_contains(t in "(lert|fire|trigger|[a-z]|r|é| ){0,12}") {
+            proptest::prop_assert_eq!(names_a_firing(&t), by_contains(&t));
+        }
     }
 }

@@ -277,7 +277,8 @@ impl Synonyms {
         // is what `to_lowercase` gives it), so it is not copied again to add the space.
         let mut t = if title.is_ascii() {
             let mut t = String::with_capacity(title.len() + 1);
-            t.extend(title.chars().map(|c| c.to_ascii_lowercase()));
+            t.push_str(title);
+            t.make_ascii_lowercase();
             t
         } else {
             title.to_lowercase()

@@ -54,7 +54,10 @@ pub fn has_ascii_digit(s: &str) -> bool {
         }
         i += 8;
     }
-    b.get(i..).unwrap_or_default().iter().any(u8::is_ascii_digit)
+    b.get(i..)
+        .unwrap_or_default()
+        .iter()
+        .any(u8::is_ascii_digit)
 }
 
 #[cfg(test)]

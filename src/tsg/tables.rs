@@ -20,7 +20,17 @@ pub struct RawTarget {
 fn col(t: &RawTable, words: &[&str]) -> Option<usize> {
     t.lower
         .iter()
-        .position(|h| words.iter().any(|w| h.contains(w)))
+        .position(|h| words.iter().any(|w| holds(h, w)))
+}
+
+/// `h.contains(w)` for a short header cell: compared in place at each byte that starts `w`
+/// (a substring search sets itself up at every call, which costs more than a header).
+fn holds(h: &str, w: &str) -> bool {
+    let (h, w) = (h.as_bytes(), w.as_bytes());
+    let Some(&first) = w.first() else {
+        return true;
+    };
+    memchr::memchr_iter(first, h).any(|i| h.get(i..i + w.len()) == Some(w))
 }
 
 fn first_link(section: &RawSection, cell: &Cell) -> Option<String> {
@@ -90,7 +100,7 @@ pub fn routes(section: &RawSection) -> Vec<(String, RawTarget)> {
             .lower
             .iter()
             .enumerate()
-            .position(|(i, h)| i != alert && TARGET_WORDS.iter().any(|w| h.contains(w)))
+            .position(|(i, h)| i != alert && TARGET_WORDS.iter().any(|w| holds(h, w)))
         else {
             continue;
         };
@@ -252,5 +262,12 @@ mod tests {
             clean_team("**Cloudnet/NRP** (not DNC, not RNM)"),
             "Cloudnet/NRP"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn holds_is_contains(h in "[a-z ]{0,14}", w in "[a-z ]{0,4}") {
+            proptest::prop_assert_eq!(holds(&h, &w), h.contains(w.as_str()));
+        }
     }
 }
