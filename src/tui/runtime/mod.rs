@@ -129,10 +129,18 @@ pub fn run(app: App, opts: Options) -> io::Result<()> {
     install_panic_hook();
     terminal::enable_raw_mode()?;
     let _guard = Guard;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    // The screen is cleared here rather than by `Terminal::clear`, which first asks the
+    // terminal where its cursor is and waits for the answer (a round trip to the terminal on
+    // the way to the first frame); on the new alternate screen the cursor's place does not
+    // matter, and a new `Terminal` draws its first frame whole.
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        terminal::Clear(terminal::ClearType::All)
+    )?;
     let mut term: Terminal<CrosstermBackend<Stdout>> =
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    term.clear()?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let paused = Arc::new(AtomicBool::new(false));
     read_keys(tx.clone(), paused.clone());
