@@ -165,9 +165,7 @@ pub(super) fn declaring(name: &str, args: &[String]) -> Option<Class> {
 /// (`${a[$(cmd)]}`, `test -v 'a[$(cmd)]'`).
 pub(super) fn hidden_expansion(word: &str) -> Option<Class> {
     // Each form below starts at a `@`, `$` or `[`; most words have none (one byte search).
-    if memchr::memchr3(b'@', b'$', b'[', word.as_bytes()).is_none() {
-        return None;
-    }
+    memchr::memchr3(b'@', b'$', b'[', word.as_bytes())?;
     if word.contains("@P}") {
         return Some(unknown(
             "`${x@P}` expands the value as a prompt, which runs the command substitutions in it",
