@@ -27,6 +27,8 @@ pub(super) struct SessionCache {
     filled: std::sync::Mutex<std::collections::HashMap<String, PathBuf>>,
     /// The folder written for each discovery (by its digest).
     written: std::sync::Mutex<std::collections::HashMap<String, PathBuf>>,
+    /// The discoveries read so far, by what their servers answered.
+    known: super::discovery::Known,
 }
 
 /// A context's key in the session's cache: its kubeconfig and its name.
@@ -87,12 +89,12 @@ impl SessionCache {
             return filled;
         }
         let cache = self.private()?.to_path_buf();
-        let read = super::discovery::read(&grant.pass.upstream);
+        let read = super::discovery::read(&grant.pass.upstream, &self.known);
         let found = tokio::time::timeout(super::probe::FILL_LIMIT, read)
             .await
             .ok()?
             .ok()?;
-        let digest = found.digest();
+        let digest = found.digest.clone();
         let had = (self.written.lock().unwrap_or_else(|p| p.into_inner()))
             .get(&digest)
             .cloned();
@@ -103,7 +105,7 @@ impl SessionCache {
                 let inside = f
                     .join("discovery")
                     .join(format!("127.0.0.1_{}", grant.port()));
-                found.write(&inside).ok()?;
+                found.found.write(&inside).ok()?;
                 let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
                 written.insert(digest, f.clone());
                 f

@@ -7,7 +7,9 @@
 //! `servergroups.json`, so a probe (or a second filler of the same context) never reads a
 //! half-written cache: a cache is there when its `servergroups.json` is. What was read has a
 //! digest of its files ([`Discovery::digest`]), so contexts whose servers answer alike (a
-//! fleet at one version) can share one folder of files: the same bytes either way.
+//! fleet at one version) can share one folder of files: the same bytes either way. Every
+//! context's server is still read; a server whose answers are byte for byte those of one
+//! read before gets that discovery without parsing and encoding them again ([`Known`]).
 //!
 //! Only `GET`s of those fixed discovery paths are sent: nothing of a probe reaches this code.
 //!
@@ -63,13 +65,82 @@ impl Discovery {
 /// Reads the discovery of `upstream`'s server and writes it into `dir` (the cache folder
 /// kubectl sees as `KUBECACHEDIR/discovery/HOST_PORT`).
 pub async fn fill(upstream: &kube::Client, dir: &Path) -> Result<(), FillError> {
-    read(upstream).await?.write(dir)
+    read(upstream, &Known::default()).await?.found.write(dir)
 }
 
-/// Reads the discovery of `upstream`'s server: `/api`, `/apis`, then each group version.
-pub async fn read(upstream: &kube::Client) -> Result<Discovery, FillError> {
+/// What one server answered to the discovery reads, in the order they were sent (each path
+/// and its body as received), the discovery made of it and that discovery's digest.
+#[derive(Debug)]
+pub struct Answered {
+    answers: Vec<(String, String)>,
+    pub found: Discovery,
+    pub digest: String,
+}
+
+/// The discoveries read so far (a session's, a few at most): what a server answers decides
+/// its discovery files alone, so a server whose every answer is byte for byte that of a
+/// server read before has that discovery, and its answers are not parsed, encoded and
+/// hashed again (a fleet at one version: all but the first of its contexts). Every read
+/// still goes to the server.
+#[derive(Debug, Default)]
+pub struct Known(std::sync::Mutex<Vec<std::sync::Arc<Answered>>>);
+
+/// How many distinct discoveries [`Known`] keeps (the oldest goes first).
+const KNOWN_KEPT: usize = 8;
+
+impl Known {
+    /// The discovery read before whose `/api` and `/apis` answers were `core` and `apis`.
+    fn like(&self, core: &str, apis: &str) -> Option<std::sync::Arc<Answered>> {
+        let known = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        (known.iter())
+            .find(|k| k.answers.len() >= 2 && k.answers[0].1 == core && k.answers[1].1 == apis)
+            .cloned()
+    }
+
+    fn keep(&self, a: std::sync::Arc<Answered>) {
+        let mut known = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if known.len() >= KNOWN_KEPT {
+            known.remove(0);
+        }
+        known.push(a);
+    }
+}
+
+/// Reads the discovery of `upstream`'s server: `/api`, `/apis`, then each group version; a
+/// server that answers every read as one in `known` did gets that discovery as it was made.
+pub async fn read(
+    upstream: &kube::Client,
+    known: &Known,
+) -> Result<std::sync::Arc<Answered>, FillError> {
     let core = get(upstream, "/api").await?;
     let apis = get(upstream, "/apis").await?;
+    let like = known.like(&core, &apis);
+    let mut answers = vec![("/api".to_string(), core), ("/apis".to_string(), apis)];
+    if let Some(k) = like {
+        // The same `/api` and `/apis` name the same group versions, in the same order.
+        let mut same = true;
+        for (path, body) in &k.answers[2..] {
+            let got = get(upstream, path).await?;
+            same &= got == *body;
+            answers.push((path.clone(), got));
+        }
+        if same {
+            return Ok(k);
+        }
+    }
+    let made = std::sync::Arc::new(made_of(upstream, answers).await?);
+    known.keep(made.clone());
+    Ok(made)
+}
+
+/// The discovery made of `answers` (`/api` and `/apis` first; any group version's answer
+/// already read), reading the group versions not answered yet.
+async fn made_of(
+    upstream: &kube::Client,
+    mut answers: Vec<(String, String)>,
+) -> Result<Answered, FillError> {
+    let core = json_of("/api", &answers[0].1)?;
+    let apis = json_of("/apis", &answers[1].1)?;
     let groups = server_groups(&core, &apis);
     let versions: Vec<String> = groups["groups"]
         .as_array()
@@ -95,7 +166,16 @@ pub async fn read(upstream: &kube::Client) -> Result<Discovery, FillError> {
             true => format!("/apis/{gv}"),
             false => format!("/api/{gv}"),
         };
-        let mut list = get(upstream, &path).await?;
+        let had = (answers.iter()).position(|(p, _)| *p == path);
+        let i = match had {
+            Some(i) => i,
+            None => {
+                let body = get(upstream, &path).await?;
+                answers.push((path.clone(), body));
+                answers.len() - 1
+            }
+        };
+        let mut list = json_of(&path, &answers[i].1)?;
         typed(&mut list, "APIResourceList");
         if list.get("groupVersion").is_none() {
             list["groupVersion"] = json!(gv);
@@ -107,7 +187,12 @@ pub async fn read(upstream: &kube::Client) -> Result<Discovery, FillError> {
         "servergroups.json".to_string(),
         encode("servergroups.json", &groups)?,
     ));
-    Ok(Discovery { files })
+    let found = Discovery { files };
+    Ok(Answered {
+        answers,
+        digest: found.digest(),
+        found,
+    })
 }
 
 /// kubectl's `servergroups.json`: the legacy group (from `/api`'s versions) first, then the
@@ -149,7 +234,8 @@ fn typed(v: &mut Value, kind: &str) {
     }
 }
 
-async fn get(upstream: &kube::Client, path: &str) -> Result<Value, FillError> {
+/// The body of `GET path`, as received.
+async fn get(upstream: &kube::Client, path: &str) -> Result<String, FillError> {
     let read = |detail: String| FillError::Read {
         path: path.to_string(),
         detail,
@@ -158,11 +244,17 @@ async fn get(upstream: &kube::Client, path: &str) -> Result<Value, FillError> {
         .header("accept", "application/json")
         .body(Vec::new())
         .map_err(|e| read(e.to_string()))?;
-    let text = upstream
+    upstream
         .request_text(req)
         .await
-        .map_err(|e| read(e.to_string()))?;
-    serde_json::from_str(&text).map_err(|e| read(format!("not JSON: {e}")))
+        .map_err(|e| read(e.to_string()))
+}
+
+fn json_of(path: &str, body: &str) -> Result<Value, FillError> {
+    serde_json::from_str(body).map_err(|e| FillError::Read {
+        path: path.to_string(),
+        detail: format!("not JSON: {e}"),
+    })
 }
 
 /// Writes `bytes` to `path` whole: a temporary file beside it (mode 0600), then a rename.

@@ -235,3 +235,80 @@ fn the_digest_tells_apart_any_difference_in_the_files() {
         assert_ne!(a.digest(), other.digest(), "{other:?}");
     }
 }
+
+/// A server that answers the discovery reads; `resources` is the body of every group
+/// version. The paths asked are kept in order.
+async fn server(resources: Value) -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
+    let apis = json!({"kind": "APIGroupList", "groups": [
+        {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")}]});
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (seen, apis, resources) = (seen.clone(), apis.clone(), resources.clone());
+        async move {
+            let path = uri.path().to_string();
+            seen.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(path.clone());
+            axum::Json(match path.as_str() {
+                "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
+                "/apis" => apis,
+                _ => resources,
+            })
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    crate::query::kube::client::install_crypto();
+    let url = format!("http://{addr}").parse().expect("url");
+    (
+        kube::Client::try_from(kube::Config::new(url)).expect("client"),
+        asked,
+    )
+}
+
+/// Two servers that answer alike get the discovery made once, each still read whole; a third
+/// whose one group version answers differently gets its own files, made of its own answers.
+#[tokio::test]
+async fn servers_that_answer_alike_share_the_discovery_made_once_and_are_each_read() {
+    let pods = json!({"resources": [{"name": "pods", "kind": "Pod"}]});
+    let (a, asked_a) = server(pods.clone()).await;
+    let (b, asked_b) = server(pods).await;
+    let (c, asked_c) = server(json!({"resources": [{"name": "widgets", "kind": "Widget"}]})).await;
+    let known = Known::default();
+    let first = read(&a, &known).await.expect("a");
+    let second = read(&b, &known).await.expect("b");
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &second),
+        "the same answers: the same discovery"
+    );
+    let all = ["/api", "/apis", "/api/v1", "/apis/apps/v1"];
+    for asked in [&asked_a, &asked_b, &asked_c] {
+        asked.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+    let third = read(&c, &known).await.expect("c");
+    assert_eq!(*asked_c.lock().unwrap_or_else(|p| p.into_inner()), all);
+    assert_ne!(third.digest, first.digest);
+    let alone = read(&c, &Known::default()).await.expect("c alone");
+    assert_eq!(
+        third.found, alone.found,
+        "made of its own answers, as if read first"
+    );
+    assert_eq!(third.digest, alone.digest);
+    let apps = (third.found.files.iter())
+        .find(|(p, _)| p == "apps/v1/serverresources.json")
+        .map(|(_, b)| String::from_utf8_lossy(b).to_string())
+        .unwrap_or_default();
+    assert!(apps.contains("Widget") && !apps.contains("Pod"), "{apps}");
+    let again = read(&b, &known).await.expect("b again");
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+    assert_eq!(
+        *asked_b.lock().unwrap_or_else(|p| p.into_inner()),
+        all,
+        "read whole again"
+    );
+}
