@@ -121,7 +121,7 @@ pub fn squash(s: &str) -> String {
 
 /// Whether `s` is already as [`squash`] leaves it: no whitespace but single spaces between
 /// words.
-fn is_squashed(s: &str) -> bool {
+pub fn is_squashed(s: &str) -> bool {
     const LOW: u64 = u64::from_le_bytes([0x20; 8]);
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
     const SEVEN: u64 = u64::from_le_bytes([0x7f; 8]);
@@ -290,6 +290,18 @@ mod tests {
         #[test]
         fn squash_owned_matches_on_ascii_text(s in "([a-c]{0,9}( |  |\t|\n|\u{a0})?){0,8}") {
             proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
+        }
+    }
+
+    proptest::proptest! {
+        /// What `walk` relies on for a label's value: a suffix of squashed text, its leading
+        /// whitespace and colons cut, squashes to itself without its leading space.
+        #[test]
+        fn a_suffix_of_squashed_text_squashes_by_trimming(s in "([a-c:]{0,4}( |  |\t|\u{a0})?){0,8}", cut in 0usize..40) {
+            let s = squash(&s);
+            let cut = (0..=cut.min(s.len())).rev().find(|&c| s.is_char_boundary(c)).unwrap_or(0);
+            let rest = s[cut..].trim_start().trim_start_matches(':');
+            proptest::prop_assert_eq!(rest.trim_start().to_string(), squash(rest));
         }
     }
 }

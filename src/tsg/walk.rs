@@ -66,15 +66,28 @@ impl Buf {
     }
 
     fn into_para(self) -> RawPara {
+        // Most paragraphs are squashed as they come (pulldown-cmark joins lines with a soft
+        // break, which is a space here): then a label's value, a suffix of that text, is
+        // squashed too but for one leading space, and is not read again byte by byte.
+        let squashed = super::text::is_squashed(&self.text);
         let (label, value) = match self.label {
             LabelState::Labeled(l, end, _) => {
                 let rest = self.text.get(end..).unwrap_or("");
-                let value = super::text::squash(rest.trim_start().trim_start_matches(':'));
+                let rest = rest.trim_start().trim_start_matches(':');
+                let value = if squashed {
+                    rest.trim_start().to_string()
+                } else {
+                    super::text::squash(rest)
+                };
                 (Some(l), value)
             }
             _ => (None, String::new()),
         };
-        let text = super::text::squash_owned(self.text);
+        let text = if squashed {
+            self.text
+        } else {
+            super::text::squash(&self.text)
+        };
         RawPara {
             label,
             value,
