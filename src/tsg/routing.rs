@@ -44,84 +44,86 @@ pub fn product_like(name: &str) -> bool {
 /// Alert names a sentence names as alerts: "This alert, FooBarDown, fires …", "The
 /// `FooBarDown` alert …", "the alert FooBarDown", "FooBarDown fires when …".
 pub fn sentence_alerts(text: &str) -> Vec<&str> {
-    let words = words(text);
-    // The word without the punctuation around it (all ASCII, so cut at byte boundaries).
-    fn bare(w: &str) -> &str {
-        let p = |c: &u8| {
-            matches!(
-                c,
-                b'`' | b'*' | b'"' | b'\'' | b'(' | b')' | b',' | b'.' | b':' | b';'
-            )
-        };
-        let b = w.as_bytes();
-        let start = b.iter().take_while(|c| p(c)).count();
-        let end = b.len() - b[start..].iter().rev().take_while(|c| p(c)).count();
-        w.get(start..end).unwrap_or_default()
-    }
-    // Each word read once: what it is without its punctuation, and what it says of its
-    // neighbours ("alert" names the word beside it; "fires" the one before, given a "when").
-    let bares: Vec<&str> = words.iter().map(|w| bare(w)).collect();
-    let alert_word = |j: usize| {
-        bares
-            .get(j)
-            .is_some_and(|w| w.eq_ignore_ascii_case("alert") || w.eq_ignore_ascii_case("alerts"))
-    };
     let mut out = Vec::new();
-    for (i, (w, &name)) in words.iter().zip(&bares).enumerate() {
-        // Its neighbours first: most words of a sentence have no alert word beside them,
-        // and reading them costs less than reading the word.
-        let named = i.checked_sub(1).is_some_and(alert_word)
-            || alert_word(i + 1)
-            || bares
-                .get(i + 1)
-                .is_some_and(|a| matches!(*a, "fires" | "triggers" | "fired"))
-                && bares.get(i + 2) == Some(&"when");
-        if !named {
-            continue;
-        }
+    // One pass with the word, the one before it and the two after (each trimmed of its
+    // punctuation once, as it enters): "alert" names the word beside it, "fires" the one
+    // before it when "when" follows.
+    let mut words = Words::of(text);
+    let mut before: Option<&str> = None;
+    let mut next = words.next().map(|w| (w, bare(w)));
+    let mut after = words.next().map(|w| (w, bare(w)));
+    while let Some((w, name)) = next {
+        let then = words.next().map(|w| (w, bare(w)));
+        let alert_word =
+            |b: &str| b.eq_ignore_ascii_case("alert") || b.eq_ignore_ascii_case("alerts");
+        let named = before.is_some_and(alert_word)
+            || after.is_some_and(|(_, a)| alert_word(a))
+            || after.is_some_and(|(_, a)| matches!(a, "fires" | "triggers" | "fired"))
+                && then.is_some_and(|(_, t)| t == "when");
         // `userJourneySwift*` is a pattern of alert names, not one alert.
-        let glob = w
-            .trim_end_matches(['`', ',', '.', ':', ';', ')'])
-            .ends_with('*')
-            && !w.trim_start_matches('`').starts_with('*');
-        if glob || !alert_like(name) || product_like(name) {
-            continue;
-        }
-        if !out.contains(&name) {
+        let glob = || {
+            w.trim_end_matches(['`', ',', '.', ':', ';', ')'])
+                .ends_with('*')
+                && !w.trim_start_matches('`').starts_with('*')
+        };
+        if named && !glob() && alert_like(name) && !product_like(name) && !out.contains(&name) {
             out.push(name);
         }
+        before = Some(name);
+        (next, after) = (after, then);
     }
     out
 }
 
+/// A word without the punctuation around it (all ASCII, so cut at byte boundaries).
+fn bare(w: &str) -> &str {
+    let p = |c: &u8| {
+        matches!(
+            c,
+            b'`' | b'*' | b'"' | b'\'' | b'(' | b')' | b',' | b'.' | b':' | b';'
+        )
+    };
+    let b = w.as_bytes();
+    let start = b.iter().take_while(|c| p(c)).count();
+    let end = b.len() - b[start..].iter().rev().take_while(|c| p(c)).count();
+    w.get(start..end).unwrap_or_default()
+}
+
 /// The words of `text` (split at whitespace, as `char::is_whitespace` has it): an ASCII text
 /// byte by byte, without decoding a character.
-fn words(text: &str) -> Vec<&str> {
-    if !text.is_ascii() {
-        return text
-            .split(char::is_whitespace)
-            .filter(|w| !w.is_empty())
-            .collect();
-    }
-    // The ASCII whitespace of `char::is_whitespace`: `u8::is_ascii_whitespace` leaves out the
-    // vertical tab.
-    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        match (space(b), start) {
-            (true, Some(s)) => {
-                out.push(text.get(s..i).unwrap_or_default());
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
+enum Words<'a> {
+    Ascii { text: &'a str, at: usize },
+    Chars(std::str::SplitWhitespace<'a>),
+}
+
+impl<'a> Words<'a> {
+    fn of(text: &'a str) -> Self {
+        if text.is_ascii() {
+            Words::Ascii { text, at: 0 }
+        } else {
+            Words::Chars(text.split_whitespace())
         }
     }
-    if let Some(s) = start {
-        out.push(text.get(s..).unwrap_or_default());
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Words::Chars(words) => words.next(),
+            Words::Ascii { text, at } => {
+                // The ASCII whitespace of `char::is_whitespace`: `u8::is_ascii_whitespace`
+                // leaves out the vertical tab.
+                let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+                let b = text.as_bytes();
+                let start = *at + b.get(*at..)?.iter().take_while(|c| space(c)).count();
+                let len = b.get(start..)?.iter().take_while(|c| !space(c)).count();
+                *at = start + len;
+                (len > 0).then(|| text.get(start..start + len)).flatten()
+            }
+        }
     }
-    out
 }
 
 /// A single capitalised word that could be an alert name (`Watchdog`).
@@ -284,14 +286,18 @@ mod tests {
             "no\u{a0}break space\u{2003}em",
             "The `FooDown` alert fires.",
         ] {
-            assert_eq!(words(text), words_by_chars(text), "{text:?}");
+            assert_eq!(
+                Words::of(text).collect::<Vec<_>>(),
+                words_by_chars(text),
+                "{text:?}"
+            );
         }
     }
 
     proptest::proptest! {
         #[test]
         fn words_match_the_char_split(s in "[ a-zA-Z\t\n\r\x0b\x0c\u{a0}é`,.]{0,40}") {
-            proptest::prop_assert_eq!(words(&s), words_by_chars(&s));
+            proptest::prop_assert_eq!(Words::of(&s).collect::<Vec<_>>(), words_by_chars(&s));
         }
     }
 }
