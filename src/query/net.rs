@@ -16,22 +16,15 @@ pub fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// A client for probe requests: the process's one client (its connection pool shared), built
-/// on first use. Building one loads the system's root certificates (hundreds of files), which
-/// each backend (Prometheus, Kusto, HTTP, Alertmanager) did again at every start.
+/// A client for probe requests.
 pub fn client() -> Result<reqwest::Client, ProbeError> {
-    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
-        std::sync::OnceLock::new();
-    let built = CLIENT.get_or_init(|| {
-        install_crypto();
-        reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| e.to_string())
-    });
-    built.clone().map_err(|e| ProbeError::Config {
-        detail: format!("could not set up the HTTP client: {e}"),
-    })
+    install_crypto();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| ProbeError::Config {
+            detail: format!("could not set up the HTTP client: {e}"),
+        })
 }
 
 /// A response read to the end.
