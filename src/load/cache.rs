@@ -162,7 +162,14 @@ pub enum Slot {
 impl Opened {
     /// The guide parsed earlier from `file` (known as `rel`), if its entry matches `meta` and
     /// this build exactly, with the slot that keeps it in the next pack.
-    pub fn get(&self, file: &str, rel: &str, meta: &Metadata) -> Option<(Guide, Slot)> {
+    /// The third part is the range its entry takes in the pack, whose pages the caller lets
+    /// go ([`Opened::release`]) once it has decoded what it reads together.
+    pub fn get(
+        &self,
+        file: &str,
+        rel: &str,
+        meta: &Metadata,
+    ) -> Option<(Guide, Slot, std::ops::Range<usize>)> {
         let at = *self.index.get(&key(file, rel))?;
         let (size, mtime, crc, range) = self.slots.get(at)?;
         if *size != meta.len() || Some(*mtime) != mtime_ns(meta) {
@@ -173,8 +180,13 @@ impl Opened {
             return None;
         }
         let g: Option<GuideIn> = payload_codec().deserialize(payload).ok();
-        self.bytes.release(range.clone());
-        Some((g?.0, Slot::Kept(at)))
+        Some((g?.0, Slot::Kept(at), range.clone()))
+    }
+
+    /// Lets the pack's pages wholly inside `range` go from this process's memory (see
+    /// `Bytes::release`): entries decoded already.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        self.bytes.release(range);
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
@@ -193,7 +205,7 @@ impl Opened {
     /// (a new entry, or a guide gone), streams the new pack to a temporary file as the slots
     /// come, then renames it into place. A failure leaves the old pack (or none) in place: the
     /// guides are parsed again next time.
-    pub fn write_all(&self, slots: Receiver<(usize, Slot)>) {
+    pub fn write_all(&self, slots: Receiver<Vec<(usize, Slot)>>) {
         // The old pack's framing is read again only when a new pack is written (so an
         // unchanged library does not bring the whole pack back into memory).
         let framing = std::cell::OnceCell::new();
@@ -211,7 +223,7 @@ impl Opened {
         let mut kept: Vec<Slot> = Vec::new();
         let mut out: Option<Streaming> = None;
         let mut seen = 0;
-        for (_, slot) in slots {
+        for (_, slot) in slots.into_iter().flatten() {
             if self.abandoned.load(Ordering::SeqCst) {
                 return out.map_or((), Streaming::discard);
             }

@@ -115,13 +115,13 @@ pub fn parse_mapped<T: Send>(
         .max(1);
     let next = AtomicUsize::new(0);
     let cached = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<T, LoadError>)>();
+    let (tx, rx) = mpsc::channel::<Vec<(usize, Result<T, LoadError>)>>();
     // The library's pack is read once, here; the new one is written by one thread of its own,
     // off the parse threads, once every guide's slot is in. It outlives this call until then.
     let opened = cache.and_then(|c| c.open(files)).map(std::sync::Arc::new);
     let (writes, writer) = match &opened {
         Some(o) => {
-            let (wtx, wrx) = mpsc::channel::<(usize, Slot)>();
+            let (wtx, wrx) = mpsc::channel::<Vec<(usize, Slot)>>();
             let o = std::sync::Arc::clone(o);
             let h = std::thread::spawn(move || o.write_all(wrx));
             (Some(wtx), Some(h))
@@ -134,17 +134,34 @@ pub fn parse_mapped<T: Send>(
             let writes = writes.clone();
             let (next, cached, opened) = (&next, &cached, &opened);
             let mut buf = Vec::new();
+            // Each worker takes [`BATCH`] consecutive files at a time, and hands their guides
+            // to this thread, their slots to the pack's writer and their pack pages back to
+            // the kernel once per batch, not once per guide (each of those wakes another
+            // thread or, for the pages, interrupts the other cores).
             s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(src) = files.get(i) else {
+                let first = next.fetch_add(BATCH, Ordering::Relaxed);
+                let Some(chunk) = files.get(first..(first + BATCH).min(files.len())) else {
                     return;
                 };
-                let writing = opened.as_deref().zip(writes.as_ref());
-                let (result, hit) = parse_one(i, src, writing, &mut buf);
-                if hit {
-                    cached.fetch_add(1, Ordering::Relaxed);
+                if chunk.is_empty() {
+                    return;
                 }
-                if tx.send((i, result.map(map))).is_err() {
+                let mut batch = Vec::with_capacity(chunk.len());
+                let mut slots = Vec::new();
+                let mut decoded = Decoded::new(opened.as_deref());
+                for (i, src) in (first..).zip(chunk) {
+                    let (result, hit) = parse_one(i, src, opened.as_deref(), &mut slots, &mut buf);
+                    if let Some(range) = hit {
+                        cached.fetch_add(1, Ordering::Relaxed);
+                        decoded.add(range);
+                    }
+                    batch.push((i, result.map(map)));
+                }
+                drop(decoded);
+                if let Some(w) = writes.as_ref().filter(|_| !slots.is_empty()) {
+                    let _ = w.send(slots);
+                }
+                if tx.send(batch).is_err() {
                     return;
                 }
             });
@@ -154,7 +171,7 @@ pub fn parse_mapped<T: Send>(
         let mut ready = BTreeMap::new();
         let mut want = 0;
         loop {
-            let (i, r) = match rx.recv_timeout(idle) {
+            let batch = match rx.recv_timeout(idle) {
                 Ok(x) => x,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     emit(None);
@@ -162,7 +179,7 @@ pub fn parse_mapped<T: Send>(
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
-            ready.insert(i, r);
+            ready.extend(batch);
             while let Some(r) = ready.remove(&want) {
                 emit(Some((want, r)));
                 want += 1;
@@ -177,16 +194,51 @@ pub fn parse_mapped<T: Send>(
     (stats, writer)
 }
 
+/// The pack's entries a worker decoded in one batch, whose pages go back to the kernel
+/// together: adjacent entries (a library read in the order it was packed) make one range, so
+/// one call lets go of them all, the pages they share included.
+struct Decoded<'a> {
+    opened: Option<&'a Opened>,
+    run: Option<std::ops::Range<usize>>,
+}
+
+impl<'a> Decoded<'a> {
+    fn new(opened: Option<&'a Opened>) -> Self {
+        Decoded { opened, run: None }
+    }
+
+    fn add(&mut self, r: std::ops::Range<usize>) {
+        match &mut self.run {
+            Some(run) if r.start >= run.start && r.start <= run.end => run.end = run.end.max(r.end),
+            _ => {
+                if let (Some(o), Some(run)) = (self.opened, self.run.replace(r)) {
+                    o.release(run);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Decoded<'_> {
+    fn drop(&mut self) {
+        if let (Some(o), Some(run)) = (self.opened, self.run.take()) {
+            o.release(run);
+        }
+    }
+}
+
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
-/// either way its slot in the next pack goes to the writer. The flag says whether the cache
-/// answered. The file is opened once: its metadata (for the cache) is read from the open file.
+/// either way its slot in the next pack is added to `slots` (for the writer). When the cache
+/// answered, the range its entry took in the pack comes back (its pages are the caller's to
+/// let go). The file is opened once: its metadata (for the cache) is read from the open file.
 /// It is read into `buf`, the thread's own, kept from one file to the next.
 fn parse_one(
     i: usize,
     src: &Source,
-    cache: Option<(&Opened, &mpsc::Sender<(usize, Slot)>)>,
+    cache: Option<&Opened>,
+    slots: &mut Vec<(usize, Slot)>,
     buf: &mut Vec<u8>,
-) -> (Result<Guide, LoadError>, bool) {
+) -> (Result<Guide, LoadError>, Option<std::ops::Range<usize>>) {
     let shown = src.file.display().to_string();
     let io = |source| LoadError::Io {
         path: shown.clone(),
@@ -195,26 +247,22 @@ fn parse_one(
     let opened = std::fs::File::open(&src.file).and_then(|f| f.metadata().map(|m| (f, m)));
     let (file, meta) = match opened {
         Ok(x) => x,
-        Err(e) => return (Err(io(e)), false),
+        Err(e) => return (Err(io(e)), None),
     };
-    if let Some((mut g, slot)) = cache.and_then(|(c, _)| c.get(&shown, &src.rel, &meta)) {
-        if let Some((_, w)) = cache {
-            let _ = w.send((i, slot));
-        }
+    if let Some((mut g, slot, range)) = cache.and_then(|c| c.get(&shown, &src.rel, &meta)) {
+        slots.push((i, slot));
         g.file = shown;
-        return (Ok(g), true);
+        return (Ok(g), Some(range));
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, text);
         g.file = shown.clone();
-        if let Some((c, w)) = cache {
-            if let Some(slot) = c.prepare(&shown, &src.rel, &meta, &g) {
-                let _ = w.send((i, slot));
-            }
+        if let Some(slot) = cache.and_then(|c| c.prepare(&shown, &src.rel, &meta, &g)) {
+            slots.push((i, slot));
         }
         g
     });
-    (result, false)
+    (result, None)
 }
 
 /// What [`parse_streamed`] hands its caller, on its thread.
@@ -301,7 +349,7 @@ pub fn parse_streamed<T: Send, W: Send>(
                     let Some(src) = feed.get(i) else {
                         break;
                     };
-                    let (result, _) = parse_one(i, &src, None, &mut buf);
+                    let (result, _) = parse_one(i, &src, None, &mut Vec::new(), &mut buf);
                     batch.push((i, result.map(map)));
                 }
                 let last = batch.len() < BATCH;
