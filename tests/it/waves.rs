@@ -16,6 +16,44 @@ use super::sim_support;
 const GUIDE: &str = "tests/fixtures/waves/pause-agent.md";
 const STEP: &str = "strategy-scale-the-agent-down";
 
+/// The wave fixture, loaded as the product loads it (with no error).
+pub(super) fn fixture() -> tsgnav::tsg::Library {
+    let (lib, errors) = tsgnav::load::load_library(&[super::common::root().join(GUIDE)]);
+    assert!(errors.is_empty(), "{errors:?}");
+    lib
+}
+
+/// The fixture's step [`STEP`] in `lib`, and a plan of it over the contexts of `kc` named
+/// `mc-*`, in waves of `sizes` at `parallel`.
+pub(super) fn plan<'a>(
+    lib: &'a tsgnav::tsg::Library,
+    kc: &Path,
+    sizes: &str,
+    parallel: usize,
+) -> (
+    &'a tsgnav::tsg::Node,
+    tsgnav::tui::runtime::waves_plan::Plan,
+) {
+    use tsgnav::tui::runtime::waves_plan::{self, Ask};
+    let node = (lib.guides.iter().flat_map(|g| &g.nodes))
+        .find(|n| n.id.ends_with(&format!("#{STEP}")))
+        .expect("the step");
+    let spec = tsgnav::mitigate::waves::WaveSpec::parse(sizes).expect("sizes");
+    let contexts = waves_plan::contexts(Some(kc.to_path_buf()), "mc-*").expect("contexts");
+    let plan = waves_plan::build(Ask {
+        lib,
+        node,
+        name: &node.id,
+        glob: "mc-*",
+        spec: &spec,
+        parallel,
+        contexts,
+        policies: &[],
+    })
+    .expect("plan");
+    (node, plan)
+}
+
 async fn tsgnav(state: &Path, config: &Path, kc: &Path, extra: &[&str]) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_tsgnav"))
         .args(["run", &format!("{GUIDE}#{STEP}"), "--contexts", "mc-*"])

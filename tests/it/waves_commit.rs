@@ -11,13 +11,11 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tsgnav::evidence::Record;
-use tsgnav::mitigate::waves::{Choice, WaveSpec};
+use tsgnav::mitigate::waves::Choice;
 use tsgnav::query::{Backend, Cancel, Executor, OutputSink, ProbeRequest, ProbeResult, Status};
 use tsgnav::tui::runtime::waves_engine::{execute, Ended, Engine, Observer};
-use tsgnav::tui::runtime::waves_plan::{self, Ask};
 use tsgnav::tui::runtime::waves_probes::{Aim, Step};
 
-const STEP: &str = "strategy-scale-the-agent-down";
 const COUNT: usize = 8;
 
 /// Answers every probe at once: the prior read `3`, the change and the gate exit 0. Counts
@@ -136,25 +134,8 @@ fn kubeconfig(dir: &std::path::Path) -> std::path::PathBuf {
 async fn run(full_disk: bool) -> (Result<Ended, String>, Journal, usize) {
     let dir = tempfile::tempdir().expect("tempdir");
     let kc = kubeconfig(dir.path());
-    let guide = super::common::root().join("tests/fixtures/waves/pause-agent.md");
-    let (lib, errors) = tsgnav::load::load_library(&[guide]);
-    assert!(errors.is_empty(), "{errors:?}");
-    let node = (lib.guides.iter().flat_map(|g| &g.nodes))
-        .find(|n| n.id.ends_with(&format!("#{STEP}")))
-        .expect("the step");
-    let spec = WaveSpec::parse("rest").expect("sizes");
-    let contexts = waves_plan::contexts(Some(kc.clone()), "mc-*").expect("contexts");
-    let plan = waves_plan::build(Ask {
-        lib: &lib,
-        node,
-        name: &node.id,
-        glob: "mc-*",
-        spec: &spec,
-        parallel: COUNT,
-        contexts,
-        policies: &[],
-    })
-    .expect("plan");
+    let lib = super::waves::fixture();
+    let (node, plan) = super::waves::plan(&lib, &kc, "rest", COUNT);
     let exec = Arc::new(Instant::default());
     let pre = tsgnav::mitigate::preconditions(node);
     let engine = Engine {

@@ -8,12 +8,10 @@
 use std::sync::{Arc, Mutex};
 
 use tsgnav::evidence::Record;
-use tsgnav::mitigate::waves::{Choice, WaveSpec};
+use tsgnav::mitigate::waves::Choice;
 use tsgnav::tui::runtime::waves_engine::{execute, Ended, Engine, Observer};
-use tsgnav::tui::runtime::waves_plan::{self, Ask};
 use tsgnav::tui::runtime::waves_probes::{Aim, Step};
 
-use super::STEP;
 use crate::sim_support;
 
 /// Refuses every batch that carries a prior state; keeps what it was asked to write.
@@ -66,25 +64,8 @@ async fn a_capture_the_journal_cannot_write_stops_the_change_before_it_runs() {
     }
     let sim = sim_support::start("maestro", Some(3)).await;
     let names = sim.handle.clusters.clone();
-    let guide = crate::common::root().join("tests/fixtures/waves/pause-agent.md");
-    let (lib, errors) = tsgnav::load::load_library(&[guide]);
-    assert!(errors.is_empty(), "{errors:?}");
-    let node = (lib.guides.iter().flat_map(|g| &g.nodes))
-        .find(|n| n.id.ends_with(&format!("#{STEP}")))
-        .expect("the step");
-    let spec = WaveSpec::parse("1,rest").expect("sizes");
-    let contexts = waves_plan::contexts(Some(sim.kubeconfig.clone()), "mc-*").expect("contexts");
-    let plan = waves_plan::build(Ask {
-        lib: &lib,
-        node,
-        name: &node.id,
-        glob: "mc-*",
-        spec: &spec,
-        parallel: 4,
-        contexts,
-        policies: &[],
-    })
-    .expect("plan");
+    let lib = super::super::waves::fixture();
+    let (node, plan) = super::super::waves::plan(&lib, &sim.kubeconfig, "1,rest", 4);
     let settings = tsgnav::query::setup::Settings {
         kubeconfig: Some(sim.kubeconfig.clone()),
         ..Default::default()

@@ -76,35 +76,16 @@ fn a_file_is_written_whole_and_nothing_else_is_left_beside_it() {
 /// honest group versions are written as kubectl reads them.
 #[tokio::test]
 async fn a_server_whose_group_versions_climb_out_writes_nothing_outside_the_cache() {
-    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = asked.clone();
     let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
     let apis = json!({"kind": "APIGroupList", "groups": [
         {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")},
         {"name": "..", "versions": [gv("../../escape/v1"), gv("/abs/v1"),
             gv("x/../../y/v1"), gv(".hidden/v1"), gv("apps/../../../v1")]}]});
-    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
-        let (seen, apis) = (seen.clone(), apis.clone());
-        async move {
-            let path = uri.path().to_string();
-            seen.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(path.clone());
-            axum::Json(match path.as_str() {
-                "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
-                "/apis" => apis,
-                _ => json!({"resources": [{"name": "pods", "kind": "Pod"}]}),
-            })
-        }
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    crate::query::kube::client::install_crypto();
-    let url = format!("http://{addr}").parse().expect("url");
-    let client = kube::Client::try_from(kube::Config::new(url)).expect("client");
+    let (client, asked) = server_of(
+        apis,
+        json!({"resources": [{"name": "pods", "kind": "Pod"}]}),
+    )
+    .await;
 
     let top = tempfile::tempdir().expect("tempdir");
     let dir = top.path().join("discovery/127.0.0.1_1/p/token");
@@ -136,7 +117,7 @@ async fn a_server_whose_group_versions_climb_out_writes_nothing_outside_the_cach
             "v1/serverresources.json"
         ]
     );
-    let asked = asked.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let asked = paths(&asked);
     assert!(
         asked
             .iter()
@@ -154,9 +135,6 @@ async fn a_server_whose_group_versions_climb_out_writes_nothing_outside_the_cach
 /// connection is a TLS handshake. Fails when the group versions are asked all at once.
 #[tokio::test]
 async fn the_fill_reads_over_one_kept_alive_connection() {
-    use std::net::SocketAddr;
-    let peers = std::sync::Arc::new(std::sync::Mutex::new(Vec::<SocketAddr>::new()));
-    let seen = peers.clone();
     let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
     let groups: Vec<Value> = (0..8)
         .map(|i| {
@@ -165,34 +143,18 @@ async fn the_fill_reads_over_one_kept_alive_connection() {
         })
         .collect();
     let apis = json!({"kind": "APIGroupList", "groups": groups});
-    let app = axum::Router::new().fallback(
-        move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
-              uri: axum::http::Uri| {
-            let (seen, apis) = (seen.clone(), apis.clone());
-            async move {
-                seen.lock().unwrap_or_else(|p| p.into_inner()).push(peer);
-                axum::Json(match uri.path() {
-                    "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
-                    "/apis" => apis,
-                    _ => json!({"resources": [{"name": "things", "kind": "Thing"}]}),
-                })
-            }
-        },
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let service = app.into_make_service_with_connect_info::<SocketAddr>();
-    tokio::spawn(async move { axum::serve(listener, service).await });
-    crate::query::kube::client::install_crypto();
-    let url = format!("http://{addr}").parse().expect("url");
-    let client = kube::Client::try_from(kube::Config::new(url)).expect("client");
+    let (client, asked) = server_of(
+        apis,
+        json!({"resources": [{"name": "things", "kind": "Thing"}]}),
+    )
+    .await;
     let top = tempfile::tempdir().expect("tempdir");
     fill(&client, &top.path().join("cache"))
         .await
         .expect("filled");
-    let peers = peers.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let peers: Vec<_> = (asked.lock().unwrap_or_else(|p| p.into_inner()).iter())
+        .map(|(peer, _)| *peer)
+        .collect();
     assert_eq!(
         peers.len(),
         2 + 1 + 8,
@@ -236,39 +198,58 @@ fn the_digest_tells_apart_any_difference_in_the_files() {
     }
 }
 
-/// A server that answers the discovery reads; `resources` is the body of every group
-/// version. The paths asked are kept in order.
-async fn server(resources: Value) -> (kube::Client, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+/// Who asked what of a test server: each request's peer and path, in order.
+type Asked = std::sync::Arc<std::sync::Mutex<Vec<(std::net::SocketAddr, String)>>>;
+
+/// A server on loopback that answers the discovery reads: `/api` with `v1`, `/apis` with
+/// `apis`, any other path with `resources` (the body of every group version). Each request's
+/// peer and path are kept in order.
+async fn server_of(apis: Value, resources: Value) -> (kube::Client, Asked) {
+    use std::net::SocketAddr;
+    let asked = Asked::default();
     let seen = asked.clone();
-    let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
-    let apis = json!({"kind": "APIGroupList", "groups": [
-        {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")}]});
-    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
-        let (seen, apis, resources) = (seen.clone(), apis.clone(), resources.clone());
-        async move {
-            let path = uri.path().to_string();
-            seen.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(path.clone());
-            axum::Json(match path.as_str() {
-                "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
-                "/apis" => apis,
-                _ => resources,
-            })
-        }
-    });
+    let app = axum::Router::new().fallback(
+        move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
+              uri: axum::http::Uri| {
+            let (seen, apis, resources) = (seen.clone(), apis.clone(), resources.clone());
+            async move {
+                let path = uri.path().to_string();
+                (seen.lock().unwrap_or_else(|p| p.into_inner())).push((peer, path.clone()));
+                axum::Json(match path.as_str() {
+                    "/api" => json!({"kind": "APIVersions", "versions": ["v1"]}),
+                    "/apis" => apis,
+                    _ => resources,
+                })
+            }
+        },
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let service = app.into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, service).await });
     crate::query::kube::client::install_crypto();
     let url = format!("http://{addr}").parse().expect("url");
     (
         kube::Client::try_from(kube::Config::new(url)).expect("client"),
         asked,
     )
+}
+
+/// The paths a server was asked, in order.
+fn paths(asked: &Asked) -> Vec<String> {
+    (asked.lock().unwrap_or_else(|p| p.into_inner()).iter())
+        .map(|(_, path)| path.clone())
+        .collect()
+}
+
+/// A server with one group (`apps/v1`) whose group versions answer `resources`.
+async fn server(resources: Value) -> (kube::Client, Asked) {
+    let gv = |g: &str| json!({"groupVersion": g, "version": "v1"});
+    let apis = json!({"kind": "APIGroupList", "groups": [
+        {"name": "apps", "versions": [gv("apps/v1")], "preferredVersion": gv("apps/v1")}]});
+    server_of(apis, resources).await
 }
 
 /// Two servers that answer alike get the discovery made once, each still read whole; a third
@@ -291,7 +272,7 @@ async fn servers_that_answer_alike_share_the_discovery_made_once_and_are_each_re
         asked.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
     let third = read(&c, &known).await.expect("c");
-    assert_eq!(*asked_c.lock().unwrap_or_else(|p| p.into_inner()), all);
+    assert_eq!(paths(&asked_c), all);
     assert_ne!(third.digest, first.digest);
     let alone = read(&c, &Known::default()).await.expect("c alone");
     assert_eq!(
@@ -306,9 +287,5 @@ async fn servers_that_answer_alike_share_the_discovery_made_once_and_are_each_re
     assert!(apps.contains("Widget") && !apps.contains("Pod"), "{apps}");
     let again = read(&b, &known).await.expect("b again");
     assert!(std::sync::Arc::ptr_eq(&first, &again));
-    assert_eq!(
-        *asked_b.lock().unwrap_or_else(|p| p.into_inner()),
-        all,
-        "read whole again"
-    );
+    assert_eq!(paths(&asked_b), all, "read whole again");
 }

@@ -61,6 +61,19 @@ pub fn restore_terminal() {
     let _ = out.flush();
 }
 
+/// Enters the alternate screen with the mouse captured, cleared here rather than by
+/// `Terminal::clear`, which first asks the terminal where its cursor is and waits for the
+/// answer (a round trip on the way to the first frame); on a new alternate screen the
+/// cursor's place does not matter, and a new `Terminal` draws its first frame whole.
+fn enter_screen() -> io::Result<()> {
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        terminal::Clear(terminal::ClearType::All)
+    )
+}
+
 /// Restores the terminal when dropped (normal return or error).
 struct Guard;
 
@@ -129,16 +142,7 @@ pub fn run(app: App, opts: Options) -> io::Result<()> {
     install_panic_hook();
     terminal::enable_raw_mode()?;
     let _guard = Guard;
-    // The screen is cleared here rather than by `Terminal::clear`, which first asks the
-    // terminal where its cursor is and waits for the answer (a round trip to the terminal on
-    // the way to the first frame); on the new alternate screen the cursor's place does not
-    // matter, and a new `Terminal` draws its first frame whole.
-    execute!(
-        io::stdout(),
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        terminal::Clear(terminal::ClearType::All)
-    )?;
+    enter_screen()?;
     let mut term: Terminal<CrosstermBackend<Stdout>> =
         Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -275,12 +279,7 @@ fn handover(
     );
     let result = crate::query::attached::run_attached(req, "bash");
     terminal::enable_raw_mode()?;
-    execute!(
-        io::stdout(),
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        terminal::Clear(terminal::ClearType::All)
-    )?;
+    enter_screen()?;
     // A new terminal object: fresh buffers, so the next frame is drawn whole.
     *term = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     paused.store(false, Ordering::SeqCst);
