@@ -141,3 +141,7 @@ pub fn http_error(body: &Body, url: &str) -> ProbeError {
         body: text.chars().take(2000).collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "net_tests.rs"]
+mod tests;
