@@ -1,6 +1,6 @@
 //! The IO edge that reads guide files: walks roots (files or folders), refuses what is not a
 //! readable UTF-8 markdown file with a message naming it, and parses the rest with
-//! `tsg::parse_guide`, on every core ([`parallel`]) and through the parse cache ([`cache`]) when
+//! `tsg::parse_guide`, on every core ([`parallel`], [`streamed`]) and through the parse cache ([`cache`]) when
 //! one is given. Must not import `cli` or any UI code.
 
 mod cache;
@@ -8,13 +8,15 @@ mod discover;
 mod mirror;
 mod pack;
 pub mod parallel;
+mod streamed;
 
 pub use cache::{tool_stamp, Cache};
 pub use discover::{discover, discover_each};
 pub use parallel::{
-    parse_each, parse_each_with, parse_mapped, parse_steps, parse_steps_writing, parse_streamed,
-    Finish, Stats, Step, Streamed,
+    parse_each, parse_each_with, parse_mapped, parse_steps, parse_steps_writing, Finish, Stats,
+    Step,
 };
+pub use streamed::{parse_streamed, Streamed};
 
 use std::path::{Path, PathBuf};
 

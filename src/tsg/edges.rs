@@ -1,9 +1,11 @@
 //! Edges between nodes: links, branches (if/then bullets, "Next step" columns), plain-text
-//! references ("see Strategy 4", "→ Scenario 7"), alert routes and document-order `next`.
+//! references ("see Strategy 4", "→ Scenario 7", found by `refs`), alert routes and
+//! document-order `next`.
 //! Pure; imports only sibling `tsg` modules.
 
 use super::model::{Edge, EdgeKind, Node, Role, Route};
 use super::raw::RawSection;
+use super::refs::{text_refs, RefIndex};
 use super::tables::{self, RawTarget};
 
 /// Whether a link leaves the repository (web, mail).
@@ -38,147 +40,6 @@ pub fn resolve_dest(path: &str, dest: &str) -> Option<String> {
         Some((file, anchor)) => format!("{}#{anchor}", join(path, file)),
         None => join(path, dest),
     })
-}
-
-const TRIGGERS: &[&str] = &[
-    "see ",
-    "→",
-    "->",
-    "go to",
-    "proceed to",
-    "jump to",
-    "skip to",
-    "continue",
-    "then ",
-    "use ",
-    "fix",
-    "per ",
-    "refer",
-    "back to",
-    "return to",
-    "follow",
-    "instead",
-    "next:",
-    "apply",
-];
-const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
-
-/// Whether `text` may hold a reference: a digit after a space after one of `KINDS`, in any
-/// ASCII case (one pass over the bytes; most paragraphs have no digit after a space at all).
-/// Lower-casing cannot make a kind word out of letters that are not one in ASCII (no
-/// non-ASCII letter lower-cases to one of their letters alone), so reading the text as
-/// written misses none.
-fn may_refer(text: &str) -> bool {
-    // Most paragraphs have no digit at all: eight bytes at a time first.
-    if !super::swar::has_ascii_digit(text) {
-        return false;
-    }
-    let b = text.as_bytes();
-    (2..b.len()).any(|i| {
-        b[i].is_ascii_digit()
-            && b[i - 1] == b' '
-            && KINDS.iter().any(|k| {
-                b[..i - 1]
-                    .len()
-                    .checked_sub(k.len())
-                    .is_some_and(|at| b[at..i - 1].eq_ignore_ascii_case(k.as_bytes()))
-            })
-    })
-}
-
-/// Plain-text references `(kind, number)` in `text`; with `bare`, no trigger word is needed.
-pub fn text_refs(text: &str, bare: bool) -> Vec<(String, String)> {
-    if !may_refer(text) {
-        return Vec::new();
-    }
-    refs_in(text, bare)
-}
-
-/// [`text_refs`] without the quick test.
-fn refs_in(text: &str, bare: bool) -> Vec<(String, String)> {
-    let lower = text.to_lowercase();
-    // (start, end, kind, number) of every numbered mention.
-    let mut found: Vec<(usize, usize, &str, String)> = Vec::new();
-    for kind in KINDS {
-        for (at, _) in lower.match_indices(kind) {
-            let after = &lower[at + kind.len()..];
-            let Some(rest) = after.strip_prefix(' ') else {
-                continue;
-            };
-            let num: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
-                .collect();
-            let num = num.trim_end_matches('.').to_string();
-            if num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                found.push((at, at + kind.len() + 1 + num.len(), kind, num));
-            }
-        }
-    }
-    found.sort();
-    let mut out = Vec::new();
-    let mut prev_end = None;
-    for (at, end, kind, num) in found {
-        let before = &lower[..at];
-        // "Strategy 4, step 0": the step qualifies the strategy; it is not a reference of its own.
-        let qualifies = prev_end
-            .is_some_and(|p: usize| p <= at && lower[p..at].chars().all(|c| c == ',' || c == ' '));
-        prev_end = Some(end);
-        let window: String = before
-            .chars()
-            .rev()
-            .take(24)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
-        // "(Strategy 2)": a parenthesised mention is a pointer too.
-        let parenthesised = before.ends_with('(');
-        if !qualifies
-            && boundary
-            && (bare || parenthesised || TRIGGERS.iter().any(|t| window.contains(t)))
-        {
-            out.push((kind.to_string(), num));
-        }
-    }
-    out
-}
-
-/// Numbered headings ("Strategy 3: …", "Step 3.5 …") by their "kind number" key, so a
-/// reference resolves in constant time (a guide may hold thousands of references).
-pub struct RefIndex {
-    keys: std::collections::HashMap<String, usize>,
-}
-
-impl RefIndex {
-    pub fn new(nodes: &[Node]) -> Self {
-        let mut keys = std::collections::HashMap::new();
-        for (i, node) in nodes.iter().enumerate() {
-            let t = node.title.to_lowercase();
-            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-            for kind in KINDS {
-                let Some(rest) = t.strip_prefix(kind).and_then(|r| r.strip_prefix(' ')) else {
-                    continue;
-                };
-                let num: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
-                    .collect();
-                let num = num.trim_end_matches('.');
-                if num.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                    keys.entry(format!("{kind} {num}")).or_insert(i);
-                }
-            }
-        }
-        RefIndex { keys }
-    }
-
-    /// The node a numbered reference names, falling back from "Step 2a" to "Step 2".
-    pub fn resolve(&self, kind: &str, num: &str) -> Option<usize> {
-        let find = |n: &str| self.keys.get(&format!("{kind} {n}")).copied();
-        find(num).or_else(|| find(num.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
-    }
 }
 
 fn push(node: &mut Node, to: String, kind: EdgeKind, label: &str, line: usize) {
@@ -366,82 +227,5 @@ fn add_next(nodes: &mut [Node]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn joins_and_resolves() {
-        assert_eq!(join("docs/drafts/a.md", "../ops/b.md"), "docs/ops/b.md");
-        assert_eq!(resolve_dest("a/b.md", "#x").as_deref(), Some("a/b.md#x"));
-        assert_eq!(
-            resolve_dest("a/b.md", "c.md#y").as_deref(),
-            Some("a/c.md#y")
-        );
-        assert_eq!(resolve_dest("a/b.md", "https://x"), None);
-    }
-
-    #[test]
-    fn finds_plain_text_refs() {
-        assert_eq!(
-            text_refs("Fix → Strategy 3", false),
-            vec![("strategy".into(), "3".into())]
-        );
-        assert_eq!(
-            text_refs("see Strategy 4, step 0", false),
-            vec![("strategy".into(), "4".into())]
-        );
-        assert_eq!(text_refs("Step 3.5 then Step 4", true).len(), 2);
-        assert!(text_refs("The commands in Steps 2f and 4", false).is_empty());
-        assert_eq!(
-            text_refs("Step 2a", true),
-            vec![("step".into(), "2a".into())]
-        );
-    }
-
-    #[test]
-    fn numbered_heading_lookup() {
-        let mk = |t: &str| Node {
-            title: t.into(),
-            id: t.into(),
-            ..Node::default()
-        };
-        let nodes = vec![
-            mk("Step 3: Read CNS logs"),
-            mk("Step 3.5: AKS Kusto"),
-            mk("Step 2: Check"),
-        ];
-        let refs = RefIndex::new(&nodes);
-        assert_eq!(refs.resolve("step", "3"), Some(0));
-        assert_eq!(refs.resolve("step", "3.5"), Some(1));
-        assert_eq!(refs.resolve("step", "2a"), Some(2));
-        assert_eq!(refs.resolve("step", "7"), None);
-    }
-
-    #[test]
-    fn the_quick_test_lets_every_reference_through() {
-        for t in [
-            "see Step 3",
-            "STRATEGY 12 applies",
-            "(Scenario 2)",
-            "go to phase 1.5.",
-            "option 3, then step 4",
-            "steps 3",
-            "Kelvin \u{212a} stEp 2",
-        ] {
-            assert_eq!(text_refs(t, true), refs_in(t, true), "{t:?}");
-        }
-        assert!(!may_refer("no number here") && !may_refer("step3") && !may_refer("7 steps"));
-    }
-
-    proptest::proptest! {
-        /// Whatever the full reading finds, the quick test lets through.
-        #[test]
-        fn the_quick_test_misses_no_reference(
-            t in "((step|StEp|strategy|SCENARIO|option|phase|İ|\u{212a}|é|[a-z]| |[0-9]|\\.|,|\\()){0,16}"
-        ) {
-            if !refs_in(&t, true).is_empty() {
-                proptest::prop_assert!(may_refer(&t), "{:?}", t);
-            }
-        }
-    }
-}
+#[path = "edges_tests.rs"]
+mod tests;

@@ -16,6 +16,7 @@ mod outcome;
 mod probe;
 mod probe_ref;
 mod raw;
+mod refs;
 pub mod roles;
 pub mod routing;
 pub mod shell;
