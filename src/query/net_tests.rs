@@ -38,40 +38,34 @@ fn keep_alive_server() -> String {
 #[test]
 fn backends_on_runtimes_of_their_own_each_reach_the_same_server() {
     let url = keep_alive_server();
-    let mut idle = Vec::new();
-    for round in 0..3 {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let client = client().expect("client");
-        let got = rt.block_on(fetch(
-            client.get(&url),
-            &url,
-            Duration::from_secs(5),
-            &Cancel::new(),
-        ));
-        match got {
-            Ok(body) => assert_eq!((body.status, body.bytes.as_slice()), (200, &b"ok"[..])),
-            Err(e) => panic!("round {round}: {e}"),
-        }
-        // Kept, not running: like a runtime whose probe has ended but which is not dropped yet.
-        idle.push(rt);
-    }
+    // Three kept, not running: like runtimes whose probes have ended but which are not
+    // dropped yet. Then two more after they are gone.
+    let idle: Vec<_> = (0..3)
+        .map(|round| get_on_a_new_runtime(&url, round))
+        .collect();
     drop(idle);
-    // And after they are gone.
     for round in 3..5 {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let client = client().expect("client");
-        let got = rt.block_on(fetch(
-            client.get(&url),
-            &url,
-            Duration::from_secs(5),
-            &Cancel::new(),
-        ));
-        assert!(got.is_ok(), "round {round}: {:?}", got.err());
+        get_on_a_new_runtime(&url, round);
     }
+}
+
+/// A GET of `url` by a new backend client on a new current-thread runtime, which must answer
+/// `ok`; the runtime is returned (not running any more).
+fn get_on_a_new_runtime(url: &str, round: usize) -> tokio::runtime::Runtime {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = client().expect("client");
+    let got = rt.block_on(fetch(
+        client.get(url),
+        url,
+        Duration::from_secs(5),
+        &Cancel::new(),
+    ));
+    match got {
+        Ok(body) => assert_eq!((body.status, body.bytes.as_slice()), (200, &b"ok"[..])),
+        Err(e) => panic!("round {round}: {e}"),
+    }
+    rt
 }
