@@ -143,17 +143,18 @@ fn discovery(c: &Cluster, r: Route) -> Result<Value, ApiError> {
     }
 }
 
-/// A server-side dry run: `?dryRun=All`, or (for DELETE) `"dryRun": ["All"]` in the body's
-/// DeleteOptions, as kubectl sends it.
+/// A server-side dry run, as the API server reads it: `?dryRun=All`; but a DELETE that has a
+/// body takes its DeleteOptions from the body alone (`"dryRun": ["All"]`, as kubectl sends
+/// it), and the query's `dryRun` is then not read.
 fn dry_run(req: &call::Req) -> bool {
-    if req.q.get("dryRun").is_some_and(|d| d == "All") {
-        return true;
+    let all = |a: &[Value]| !a.is_empty() && a.iter().all(|v| v == "All");
+    if req.method == Method::DELETE && !req.body.iter().all(u8::is_ascii_whitespace) {
+        return serde_json::from_slice::<Value>(&req.body)
+            .ok()
+            .and_then(|b| b.get("dryRun").and_then(Value::as_array).cloned())
+            .is_some_and(|a| all(&a));
     }
-    serde_json::from_slice::<Value>(&req.body)
-        .ok()
-        .and_then(|b| b.get("dryRun").cloned())
-        .and_then(|d| d.as_array().cloned())
-        .is_some_and(|a| a.iter().any(|v| v == "All"))
+    req.q.get("dryRun").is_some_and(|d| d == "All")
 }
 
 pub fn not_served() -> ApiError {
