@@ -158,6 +158,60 @@ async fn the_native_client_refuses_a_write_before_it_leaves_tsgnav() {
     assert_eq!(proxy.decided(), 2, "the read and the delete were decided");
 }
 
+/// Attack on the native client's guard: a DELETE that says `?dryRun=All` in its query but
+/// carries DeleteOptions without it in its body. The API server reads a DELETE's options from
+/// its body when it has one, so this is a real delete; decided on the query alone it looks
+/// like a dry run. It must be refused before it leaves tsgnav, and the pod must still be
+/// there. Fails when the guard is not given the body it decides on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_dressed_as_a_dry_run_in_its_query_is_refused_by_its_body() {
+    use tsgnav::query::kube::KubeError;
+    use tsgnav::query::proxy::SessionProxy;
+    let sim = sim_support::start("maestro", None).await;
+    let ctx = sim.handle.clusters[0].clone();
+    let client = SessionProxy::default()
+        .native_client(&sim.kubeconfig, Some(&ctx), Duration::from_secs(10))
+        .await
+        .expect("client");
+    let path = format!("/api/v1/namespaces/maestro/pods/{AGENT_POD}");
+    let writes = sim.handle.writes();
+    let delete = axum::http::Request::delete(format!("{path}?dryRun=All"))
+        .header("content-type", "application/json")
+        .body(br#"{"kind":"DeleteOptions","apiVersion":"v1"}"#.to_vec())
+        .expect("request");
+    match client.send(delete, false).await {
+        Err(KubeError::Api { code: 403, .. }) => {}
+        other => panic!("the delete went out: {other:?}"),
+    }
+    assert_eq!(
+        sim.handle.writes(),
+        writes,
+        "no write reached the simulator"
+    );
+    let get = axum::http::Request::get(path.as_str())
+        .body(Vec::new())
+        .expect("request");
+    let pod = client
+        .send(get, false)
+        .await
+        .expect("the pod is still there");
+    assert_eq!(pod["metadata"]["name"], AGENT_POD);
+    // A real dry run (in the body, where the server reads it) passes and changes nothing.
+    let dry = axum::http::Request::delete(path.as_str())
+        .header("content-type", "application/json")
+        .body(br#"{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"]}"#.to_vec())
+        .expect("request");
+    client.send(dry, false).await.expect("a dry run passes");
+    let get = axum::http::Request::get(path.as_str())
+        .body(Vec::new())
+        .expect("request");
+    let pod = client
+        .send(get, false)
+        .await
+        .expect("still there after the dry run");
+    assert_eq!(pod["metadata"]["name"], AGENT_POD);
+}
+
 /// A probe whose kubeconfig cannot be read runs without the proxy, and its output says so.
 #[tokio::test]
 async fn a_probe_without_a_kubeconfig_is_told_it_ran_without_the_proxy() {

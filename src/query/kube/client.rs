@@ -27,8 +27,10 @@ pub struct KubeClient {
     guard: Option<Guard>,
 }
 
-/// A request's method, path and query → sent, or the refusal's message.
-pub type Guard = std::sync::Arc<dyn Fn(&str, &str, &str) -> Result<(), String> + Send + Sync>;
+/// A request's method, path, query and body → sent, or the refusal's message. It is given the
+/// request as it will be sent: a DELETE's options are read from its body when it has one.
+pub type Guard =
+    std::sync::Arc<dyn Fn(&str, &str, &str, &[u8]) -> Result<(), String> + Send + Sync>;
 
 /// Installs rustls's ring provider once; "already installed" is fine.
 pub fn install_crypto() {
@@ -194,7 +196,8 @@ impl KubeClient {
             path: req.uri().path().to_string(),
         };
         if let Some(guard) = &self.guard {
-            if let Err(message) = guard(&info.method, &info.path, req.uri().query().unwrap_or("")) {
+            let query = req.uri().query().unwrap_or("");
+            if let Err(message) = guard(&info.method, &info.path, query, req.body()) {
                 return Err(KubeError::Api {
                     server: info.server,
                     code: 403,

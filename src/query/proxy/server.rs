@@ -131,19 +131,19 @@ impl Proxy {
     }
 
     /// The read-only policy of `context`, as the native backend's requests meet it: each
-    /// request is decided as a read-only pass's would be (and counted with the proxy's); a
-    /// refusal is the 403 `Status` message.
+    /// request (its body too, as the proxy decides a probe's) is decided as a read-only pass's
+    /// would be (and counted with the proxy's); a refusal is the 403 `Status` message.
     pub(super) fn read_only_guard(&self, context: &str) -> crate::query::kube::client::Guard {
         let context: Arc<str> = Arc::from(context);
         let decided = self.decided.clone();
-        Arc::new(move |method: &str, path: &str, query: &str| {
+        Arc::new(move |method: &str, path: &str, query: &str, body: &[u8]| {
             let run = Run {
                 context: &context,
                 confirmed: None,
                 writes: None,
             };
             decided.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            match decide_with_body(&run, method, path, query, &[]) {
+            match decide_with_body(&run, method, path, query, body) {
                 Decision::Forward => Ok(()),
                 Decision::Deny(s) => Err(s["message"].as_str().unwrap_or_default().to_string()),
             }
