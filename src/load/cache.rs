@@ -31,7 +31,7 @@ use super::mirror::GuideDef;
 use super::pack::{self, Entry};
 use super::Source;
 use crate::tsg::Guide;
-use mapped::{remove_orphans, Bytes};
+use mapped::{remove_orphans, Bytes, Pending};
 
 /// Where parsed guides are kept between runs. Clones share one [`Cache::abandon`] switch.
 #[derive(Debug, Clone)]
@@ -112,13 +112,26 @@ impl Cache {
         let mut index = HashMap::new();
         let mut slots = Vec::new();
         if let Some(d) = pack::decode(&bytes).filter(|d| d.stamp == self.stamp) {
+            index.reserve(d.entries.len());
+            slots.reserve(d.entries.len());
             for (e, payload) in d.entries {
                 index.insert(key(e.file, e.rel), slots.len());
                 slots.push((e.size, e.mtime_ns, e.crc, payload));
             }
         }
-        // The framing was read (the index holds copies): its pages need not stay.
-        bytes.release(0..bytes.len());
+        // The framing was read (the index holds copies): the pages of entries this load will
+        // not ask for (another build's, or of files gone) need not stay; the others go a chunk
+        // at a time as their guides are decoded.
+        let mut wanted = vec![false; slots.len()];
+        for s in files {
+            if let Some(&at) = index.get(&key(&s.file.display().to_string(), &s.rel)) {
+                wanted[at] = true;
+            }
+        }
+        let ranges = slots.iter().zip(&wanted).filter(|(_, w)| **w);
+        let pending = Pending::new(bytes.len(), ranges.map(|(s, _)| s.3.clone()), |r| {
+            bytes.release(r)
+        });
         Some(Opened {
             dir: self.dir.clone(),
             target,
@@ -126,13 +139,18 @@ impl Cache {
             bytes,
             index,
             slots,
+            pending,
             abandoned: Arc::clone(&self.abandoned),
         })
     }
 }
 
 fn key(file: &str, rel: &str) -> String {
-    format!("{file}\0{rel}")
+    let mut k = String::with_capacity(file.len() + 1 + rel.len());
+    k.push_str(file);
+    k.push('\0');
+    k.push_str(rel);
+    k
 }
 
 /// One load's view of a pack: the entries it held when the load started.
@@ -144,6 +162,8 @@ pub struct Opened {
     index: HashMap<String, usize>,
     /// Size, mtime, checksum and payload range of each entry, in pack order.
     slots: Vec<(u64, u128, u32, std::ops::Range<usize>)>,
+    /// The wanted payloads not read yet, by chunk of the pack.
+    pending: Pending,
     abandoned: Arc<AtomicBool>,
 }
 
@@ -161,32 +181,19 @@ pub enum Slot {
 
 impl Opened {
     /// The guide parsed earlier from `file` (known as `rel`), if its entry matches `meta` and
-    /// this build exactly, with the slot that keeps it in the next pack.
-    /// The third part is the range its entry takes in the pack, whose pages the caller lets
-    /// go ([`Opened::release`]) once it has decoded what it reads together.
-    pub fn get(
-        &self,
-        file: &str,
-        rel: &str,
-        meta: &Metadata,
-    ) -> Option<(Guide, Slot, std::ops::Range<usize>)> {
+    /// this build exactly, with the slot that keeps it in the next pack. Either way the entry
+    /// is done with: its chunk of the pack is let go once every entry in it is.
+    pub fn get(&self, file: &str, rel: &str, meta: &Metadata) -> Option<(Guide, Slot)> {
         let at = *self.index.get(&key(file, rel))?;
         let (size, mtime, crc, range) = self.slots.get(at)?;
-        if *size != meta.len() || Some(*mtime) != mtime_ns(meta) {
-            return None;
-        }
-        let payload = self.bytes.get(range.clone())?;
-        if !pack::intact(payload, *crc) {
-            return None;
-        }
-        let g: Option<GuideIn> = payload_codec().deserialize(payload).ok();
-        Some((g?.0, Slot::Kept(at), range.clone()))
-    }
-
-    /// Lets the pack's pages wholly inside `range` go from this process's memory (see
-    /// `Bytes::release`): entries decoded already.
-    pub fn release(&self, range: std::ops::Range<usize>) {
-        self.bytes.release(range);
+        let guide = (*size == meta.len() && Some(*mtime) == mtime_ns(meta))
+            .then(|| self.bytes.get(range.clone()))
+            .flatten()
+            .filter(|payload| pack::intact(payload, *crc))
+            .and_then(|payload| payload_codec().deserialize::<GuideIn>(payload).ok());
+        self.pending
+            .read(range.clone(), |chunk| self.bytes.release(chunk));
+        Some((guide?.0, Slot::Kept(at)))
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,

@@ -135,9 +135,8 @@ pub fn parse_mapped<T: Send>(
             let (next, cached, opened) = (&next, &cached, &opened);
             let mut buf = Vec::new();
             // Each worker takes [`BATCH`] consecutive files at a time, and hands their guides
-            // to this thread, their slots to the pack's writer and their pack pages back to
-            // the kernel once per batch, not once per guide (each of those wakes another
-            // thread or, for the pages, interrupts the other cores).
+            // to this thread and their slots to the pack's writer once per batch, not once per
+            // guide (each of those wakes another thread).
             s.spawn(move || loop {
                 let first = next.fetch_add(BATCH, Ordering::Relaxed);
                 let Some(chunk) = files.get(first..(first + BATCH).min(files.len())) else {
@@ -148,16 +147,13 @@ pub fn parse_mapped<T: Send>(
                 }
                 let mut batch = Vec::with_capacity(chunk.len());
                 let mut slots = Vec::new();
-                let mut decoded = Decoded::new(opened.as_deref());
                 for (i, src) in (first..).zip(chunk) {
                     let (result, hit) = parse_one(i, src, opened.as_deref(), &mut slots, &mut buf);
-                    if let Some(range) = hit {
+                    if hit {
                         cached.fetch_add(1, Ordering::Relaxed);
-                        decoded.add(range);
                     }
                     batch.push((i, result.map(map)));
                 }
-                drop(decoded);
                 if let Some(w) = writes.as_ref().filter(|_| !slots.is_empty()) {
                     let _ = w.send(slots);
                 }
@@ -194,43 +190,9 @@ pub fn parse_mapped<T: Send>(
     (stats, writer)
 }
 
-/// The pack's entries a worker decoded in one batch, whose pages go back to the kernel
-/// together: adjacent entries (a library read in the order it was packed) make one range, so
-/// one call lets go of them all, the pages they share included.
-struct Decoded<'a> {
-    opened: Option<&'a Opened>,
-    run: Option<std::ops::Range<usize>>,
-}
-
-impl<'a> Decoded<'a> {
-    fn new(opened: Option<&'a Opened>) -> Self {
-        Decoded { opened, run: None }
-    }
-
-    fn add(&mut self, r: std::ops::Range<usize>) {
-        match &mut self.run {
-            Some(run) if r.start >= run.start && r.start <= run.end => run.end = run.end.max(r.end),
-            _ => {
-                if let (Some(o), Some(run)) = (self.opened, self.run.replace(r)) {
-                    o.release(run);
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Decoded<'_> {
-    fn drop(&mut self) {
-        if let (Some(o), Some(run)) = (self.opened, self.run.take()) {
-            o.release(run);
-        }
-    }
-}
-
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
-/// either way its slot in the next pack is added to `slots` (for the writer). When the cache
-/// answered, the range its entry took in the pack comes back (its pages are the caller's to
-/// let go). The file is opened once: its metadata (for the cache) is read from the open file.
+/// either way its slot in the next pack is added to `slots` (for the writer), and whether the
+/// cache answered comes back. The file is opened once: its metadata (for the cache) is read from the open file.
 /// It is read into `buf`, the thread's own, kept from one file to the next.
 pub(super) fn parse_one(
     i: usize,
@@ -238,7 +200,7 @@ pub(super) fn parse_one(
     cache: Option<&Opened>,
     slots: &mut Vec<(usize, Slot)>,
     buf: &mut Vec<u8>,
-) -> (Result<Guide, LoadError>, Option<std::ops::Range<usize>>) {
+) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
     let io = |source| LoadError::Io {
         path: shown.clone(),
@@ -247,12 +209,12 @@ pub(super) fn parse_one(
     let opened = std::fs::File::open(&src.file).and_then(|f| f.metadata().map(|m| (f, m)));
     let (file, meta) = match opened {
         Ok(x) => x,
-        Err(e) => return (Err(io(e)), None),
+        Err(e) => return (Err(io(e)), false),
     };
-    if let Some((mut g, slot, range)) = cache.and_then(|c| c.get(&shown, &src.rel, &meta)) {
+    if let Some((mut g, slot)) = cache.and_then(|c| c.get(&shown, &src.rel, &meta)) {
         slots.push((i, slot));
         g.file = shown;
-        return (Ok(g), Some(range));
+        return (Ok(g), true);
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, text);
@@ -262,7 +224,7 @@ pub(super) fn parse_one(
         }
         g
     });
-    (result, None)
+    (result, false)
 }
 
 /// How many consecutive files a worker takes at once: their results go to the caller's
