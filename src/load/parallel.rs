@@ -134,32 +134,39 @@ pub fn parse_mapped<T: Send>(
             let writes = writes.clone();
             let (next, cached, opened) = (&next, &cached, &opened);
             let mut buf = Vec::new();
-            // Each worker takes [`BATCH`] consecutive files at a time, and hands their guides
-            // to this thread and their slots to the pack's writer once per batch, not once per
-            // guide (each of those wakes another thread).
-            s.spawn(move || loop {
-                let first = next.fetch_add(BATCH, Ordering::Relaxed);
-                let Some(chunk) = files.get(first..(first + BATCH).min(files.len())) else {
-                    return;
-                };
-                if chunk.is_empty() {
-                    return;
-                }
-                let mut batch = Vec::with_capacity(chunk.len());
+            // Each worker takes [`BATCH`] consecutive files at a time and hands their guides
+            // to this thread once per batch, and their slots to the pack's writer once per
+            // [`SLOTS_EVERY`], not once per guide (each send wakes another thread).
+            s.spawn(move || {
                 let mut slots = Vec::new();
-                for (i, src) in (first..).zip(chunk) {
-                    let (result, hit) = parse_one(i, src, opened.as_deref(), &mut slots, &mut buf);
-                    if hit {
-                        cached.fetch_add(1, Ordering::Relaxed);
+                let flush = |slots: &mut Vec<(usize, Slot)>| {
+                    if let Some(w) = writes.as_ref().filter(|_| !slots.is_empty()) {
+                        let _ = w.send(std::mem::take(slots));
                     }
-                    batch.push((i, result.map(map)));
+                };
+                loop {
+                    let first = next.fetch_add(BATCH, Ordering::Relaxed);
+                    let chunk = match files.get(first..(first + BATCH).min(files.len())) {
+                        Some(c) if !c.is_empty() => c,
+                        _ => break,
+                    };
+                    let mut batch = Vec::with_capacity(chunk.len());
+                    for (i, src) in (first..).zip(chunk) {
+                        let (result, hit) =
+                            parse_one(i, src, opened.as_deref(), &mut slots, &mut buf);
+                        if hit {
+                            cached.fetch_add(1, Ordering::Relaxed);
+                        }
+                        batch.push((i, result.map(map)));
+                    }
+                    if slots.len() >= SLOTS_EVERY {
+                        flush(&mut slots);
+                    }
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
                 }
-                if let Some(w) = writes.as_ref().filter(|_| !slots.is_empty()) {
-                    let _ = w.send(slots);
-                }
-                if tx.send(batch).is_err() {
-                    return;
-                }
+                flush(&mut slots);
             });
         }
         drop(tx);
@@ -230,3 +237,8 @@ pub(super) fn parse_one(
 /// How many consecutive files a worker takes at once: their results go to the caller's
 /// thread as one message, so it wakes once per batch, not once per guide.
 pub(super) const BATCH: usize = 8;
+
+/// How many guides' slots a worker gathers before it hands them to the pack's writer: the
+/// writer has nothing to do until a new entry shows up (a warm start has none), so it is woken
+/// eight times less often than the loading thread.
+const SLOTS_EVERY: usize = 64;
