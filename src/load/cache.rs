@@ -5,12 +5,13 @@
 //! does not read back whole, is ignored and parsed again, never trusted, and a pack that is not
 //! whole (cut short, from another layout or another build) is ignored as a whole. A guide's
 //! payload is the mirror of the model in `bincode` (binary: no text to scan or unescape; at
-//! 20,000 guides 324 MB against the 390 MB of JSON the first layout kept). When anything changed, the new pack is
-//! streamed to a temporary file as the guides come (no second copy of the library in memory)
-//! and renamed into place once every guide is in, so a killed process leaves the old pack or
-//! the new one, never a torn one. Best effort: a cache folder that cannot be written only costs
-//! speed. The mapping itself (its pages let go once decoded, the temporary packs of killed
-//! writers removed) is [`mapped`]. Imports only `tsg`.
+//! 20,000 guides 324 MB against the 390 MB of JSON the first layout kept). When anything
+//! changed, the new pack is streamed to a temporary file as the guides come (no second copy of
+//! the library in memory) and renamed into place once every guide is in, so a killed process
+//! leaves the old pack or the new one, never a torn one. Best effort: a cache folder that cannot
+//! be written only costs speed. The mapping itself (its pages let go a chunk at a time once
+//! the entries in it are decoded, the temporary packs of killed writers removed) is
+//! [`mapped`]. Imports only `tsg`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::Metadata;
@@ -26,12 +27,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 mod mapped;
+mod streaming;
 
 use super::mirror::GuideDef;
-use super::pack::{self, Entry};
+use super::pack;
 use super::Source;
 use crate::tsg::Guide;
 use mapped::{remove_orphans, Bytes, Pending};
+use streaming::{entry, Streaming};
 
 /// Where parsed guides are kept between runs. Clones share one [`Cache::abandon`] switch.
 #[derive(Debug, Clone)]
@@ -287,65 +290,6 @@ impl Opened {
                 pack::Writer::new(BufWriter::with_capacity(1 << 20, f), &self.stamp).ok()
             });
         Streaming { tmp, writer }
-    }
-}
-
-/// The entry that `s` keeps: the old pack's entry `old[at]`, or the new one.
-fn entry<'a>(old: &'a [(Entry<'a>, std::ops::Range<usize>)], s: &'a Slot) -> Option<Entry<'a>> {
-    match s {
-        Slot::Kept(at) => old.get(*at).map(|(e, _)| e.clone()),
-        Slot::New {
-            file,
-            rel,
-            size,
-            mtime_ns,
-            payload,
-        } => Some(Entry {
-            file,
-            rel,
-            size: *size,
-            mtime_ns: *mtime_ns,
-            crc: 0,
-            payload,
-        }),
-    }
-}
-
-/// A pack being streamed to its temporary file; `writer` is `None` once a write failed (the
-/// temporary file is then removed and the old pack stays).
-struct Streaming {
-    tmp: PathBuf,
-    writer: Option<pack::Writer<BufWriter<std::fs::File>>>,
-}
-
-impl Streaming {
-    fn add(&mut self, e: Option<Entry<'_>>) {
-        let ok = match (self.writer.as_mut(), e) {
-            (Some(w), Some(e)) => w.entry(&e).is_ok(),
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
-        if !ok {
-            self.writer = None;
-        }
-    }
-
-    /// Gives the pack up: the temporary file is removed, nothing is renamed.
-    fn discard(self) {
-        drop(self.writer);
-        let _ = std::fs::remove_file(&self.tmp);
-    }
-
-    /// Finishes the pack and renames it to `target`; on any failure removes it.
-    fn close(self, target: &Path) {
-        let done = self.writer.map(|w| {
-            w.finish()
-                .and_then(|b| b.into_inner().map_err(|e| e.into_error()))
-        });
-        let renamed = matches!(done, Some(Ok(_))) && std::fs::rename(&self.tmp, target).is_ok();
-        if !renamed {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }
 
