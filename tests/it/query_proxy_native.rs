@@ -188,28 +188,24 @@ async fn a_delete_dressed_as_a_dry_run_in_its_query_is_refused_by_its_body() {
         writes,
         "no write reached the simulator"
     );
-    let get = axum::http::Request::get(path.as_str())
-        .body(Vec::new())
-        .expect("request");
-    let pod = client
-        .send(get, false)
-        .await
-        .expect("the pod is still there");
-    assert_eq!(pod["metadata"]["name"], AGENT_POD);
+    let still_there = |when: &'static str| {
+        let get = axum::http::Request::get(path.as_str())
+            .body(Vec::new())
+            .expect("request");
+        let client = &client;
+        async move {
+            let pod = client.send(get, false).await.expect(when);
+            assert_eq!(pod["metadata"]["name"], AGENT_POD, "{when}");
+        }
+    };
+    still_there("the pod is still there after the refused delete").await;
     // A real dry run (in the body, where the server reads it) passes and changes nothing.
     let dry = axum::http::Request::delete(path.as_str())
         .header("content-type", "application/json")
         .body(br#"{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"]}"#.to_vec())
         .expect("request");
     client.send(dry, false).await.expect("a dry run passes");
-    let get = axum::http::Request::get(path.as_str())
-        .body(Vec::new())
-        .expect("request");
-    let pod = client
-        .send(get, false)
-        .await
-        .expect("still there after the dry run");
-    assert_eq!(pod["metadata"]["name"], AGENT_POD);
+    still_there("the pod is still there after the dry run").await;
 }
 
 /// A probe whose kubeconfig cannot be read runs without the proxy, and its output says so.
