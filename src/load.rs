@@ -12,11 +12,8 @@ mod streamed;
 
 pub use cache::{tool_stamp, Cache};
 pub use discover::{discover, discover_each};
-pub use parallel::{
-    parse_each, parse_each_with, parse_mapped, parse_steps, parse_steps_writing, Finish, Stats,
-    Step,
-};
-pub use streamed::{parse_streamed, Streamed};
+pub use parallel::{parse_each_with, Finish, Stats};
+pub use streamed::{parse_streamed, Packed, Streamed};
 
 use std::path::{Path, PathBuf};
 
@@ -95,12 +92,26 @@ pub fn load_library_cached_with(
     cache: Option<&Cache>,
     finish: Finish<'_>,
 ) -> (Library, Vec<LoadError>, Stats) {
-    let (files, mut errors) = discover(roots);
-    let mut lib = Library::default();
-    let stats = parse_each_with(&files, cache, finish, |_, r| match r {
-        Ok(g) => lib.guides.push(g),
-        Err(e) => errors.push(e),
+    let map = |mut g: tsg::Guide| {
+        finish(&mut g);
+        g
+    };
+    let (mut lib, mut errors, mut failed) = (Library::default(), Vec::new(), Vec::new());
+    let walk = |found: &mut dyn FnMut(Source)| discover_each(roots, found);
+    let packed = cache.map(|c| (c, roots));
+    let idle = std::time::Duration::MAX;
+    let (stats, writer) = parse_streamed(walk, packed, idle, &map, |step| match step {
+        Streamed::Ready(_, Ok(g)) => lib.guides.push(g),
+        Streamed::Ready(_, Err(e)) => failed.push(e),
+        Streamed::Walked(walked) => errors = walked,
+        Streamed::Idle => {}
     });
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    // The walk's problems first, then the files' in file order (as a walk before the reading
+    // would list them).
+    errors.extend(failed);
     tsg::link_library(&mut lib);
     (lib, errors, stats)
 }

@@ -26,12 +26,13 @@ use bincode::Options;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+#[cfg(test)]
+mod forget_tests;
 mod mapped;
 mod streaming;
 
 use super::mirror::GuideDef;
 use super::pack;
-use super::Source;
 use crate::tsg::Guide;
 use mapped::{remove_orphans, Bytes, Pending};
 use streaming::{entry, Streaming};
@@ -84,16 +85,11 @@ impl Cache {
         &self.dir
     }
 
-    /// The pack file of the library `files` belong to: named after the roots they were found
-    /// under, so each library keeps its own pack.
-    pub fn pack_path(&self, files: &[Source]) -> PathBuf {
-        let roots: BTreeSet<&str> = files
-            .iter()
-            .filter_map(|s| {
-                let file = s.file.to_str()?;
-                Some(file.strip_suffix(s.rel.as_str()).unwrap_or(file))
-            })
-            .collect();
+    /// The pack file of the library read from `roots` (as they were given): named after
+    /// them, so each library keeps its own pack, and known before its folders are walked (so
+    /// the pack is read while the walk goes on).
+    pub fn pack_path(&self, roots: &[PathBuf]) -> PathBuf {
+        let roots: BTreeSet<String> = roots.iter().map(|r| r.display().to_string()).collect();
         let mut h = Sha256::new();
         for r in roots {
             h.update(r.as_bytes());
@@ -103,13 +99,15 @@ impl Cache {
         self.dir.join(name)
     }
 
-    /// The library's pack as it is on disk, read once, for one load of `files`; `None` when
-    /// the cache folder cannot be made (then nothing is kept, and no guide is serialized).
-    pub fn open(&self, files: &[Source]) -> Option<Opened> {
+    /// The pack of the library read from `roots` as it is on disk, read once, for one load;
+    /// `None` when the cache folder cannot be made (then nothing is kept, and no guide is
+    /// serialized). Every entry of this build counts as wanted until [`Opened::forget_unfound`]
+    /// is told which files the walk found.
+    pub fn open(&self, roots: &[PathBuf]) -> Option<Opened> {
         if std::fs::create_dir_all(&self.dir).is_err() {
             return None;
         }
-        let target = self.pack_path(files);
+        let target = self.pack_path(roots);
         remove_orphans(&target);
         let bytes = Bytes::map(&target);
         let mut index = HashMap::new();
@@ -122,19 +120,10 @@ impl Cache {
                 slots.push((e.size, e.mtime_ns, e.crc, payload));
             }
         }
-        // The framing was read (the index holds copies): the pages of entries this load will
-        // not ask for (another build's, or of files gone) need not stay; the others go a chunk
-        // at a time as their guides are decoded.
-        let mut wanted = vec![false; slots.len()];
-        for s in files {
-            if let Some(&at) = index.get(&key(&s.file.display().to_string(), &s.rel)) {
-                wanted[at] = true;
-            }
-        }
-        let ranges = slots.iter().zip(&wanted).filter(|(_, w)| **w);
-        let pending = Pending::new(bytes.len(), ranges.map(|(s, _)| s.3.clone()), |r| {
-            bytes.release(r)
-        });
+        // The framing was read (the index holds copies); the payloads' pages go a chunk at a
+        // time as their guides are decoded (another build's pack has none wanted: all at once).
+        let ranges = slots.iter().map(|s| s.3.clone());
+        let pending = Pending::new(bytes.len(), ranges, |r| bytes.release(r));
         Some(Opened {
             dir: self.dir.clone(),
             target,
@@ -148,7 +137,8 @@ impl Cache {
     }
 }
 
-fn key(file: &str, rel: &str) -> String {
+/// How an entry is looked up: the file's path as shown, and its path in its library.
+pub fn key(file: &str, rel: &str) -> String {
     let mut k = String::with_capacity(file.len() + 1 + rel.len());
     k.push_str(file);
     k.push('\0');
@@ -197,6 +187,22 @@ impl Opened {
         self.pending
             .read(range.clone(), |chunk| self.bytes.release(chunk));
         Some((guide?.0, Slot::Kept(at)))
+    }
+
+    /// The walk is over and found the files whose [`key`]s are `found`: the entries of files
+    /// it did not find (gone from the library, or renamed) will never be asked for, so their
+    /// pages need not wait for the end of the load.
+    pub fn forget_unfound(&self, found: &[String]) {
+        let mut asked = vec![false; self.slots.len()];
+        for k in found {
+            if let Some(&at) = self.index.get(k.as_str()) {
+                asked[at] = true;
+            }
+        }
+        for (s, _) in self.slots.iter().zip(&asked).filter(|(_, a)| !**a) {
+            self.pending
+                .read(s.3.clone(), |chunk| self.bytes.release(chunk));
+        }
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,

@@ -1,13 +1,21 @@
-//! Parsing guides while the walk that finds them is still running (no parse cache): worker
-//! threads take the files in order as they are found, and the results are handed back in the
-//! walk's order. Threads live here, never in `tsg`. Imports only `tsg` and its `load` siblings.
+//! Parsing guides while the walk that finds them is still running: worker threads take the
+//! files in order as they are found, each read from the library's parse-cache pack when it
+//! holds a matching entry and parsed otherwise, and the results are handed back in the walk's
+//! order, so the library is the same whatever the timing. The pack is named after the roots,
+//! so it is opened (on the thread that then writes its successor) while the walk goes on, and
+//! no core waits for the other before the first guide is decoded. Threads live here, never in
+//! `tsg`, which stays pure. Imports only `tsg` and its `load` siblings.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
-use super::parallel::{parse_one, BATCH};
-use super::{LoadError, Source};
+use super::cache::{key, Opened, Slot};
+use super::parallel::{parse_one, Stats, BATCH, SLOTS_EVERY};
+use super::{Cache, LoadError, Source};
 use crate::tsg::Guide;
 
 /// What [`parse_streamed`] hands its caller, on its thread.
@@ -16,17 +24,27 @@ pub enum Streamed<T, W> {
     Ready(usize, Result<T, LoadError>),
     /// The walk is over; what it returned. Comes once, anywhere among the guides.
     Walked(W),
+    /// Nothing became ready for the idle interval (a slow file): a moment to show progress.
+    Idle,
 }
+
+/// The parse cache a load reads and refills, with the roots its library is read from (the
+/// pack's name).
+pub type Packed<'a> = Option<(&'a Cache, &'a [PathBuf])>;
 
 /// The files a walk still running has found, and whether it is over.
 struct Feed {
-    found: std::sync::Mutex<(Vec<Source>, bool)>,
+    /// The files found, whether the walk is over, and how many workers wait for more.
+    found: std::sync::Mutex<(Vec<Source>, bool, usize)>,
     more: std::sync::Condvar,
 }
 
 impl Feed {
     /// The `i`th file, waiting for the walk to find it; `None` once the walk ended short of it.
-    fn get(&self, i: usize) -> Option<Source> {
+    /// `waiting` is called first when it has to wait (so what is ready is not held back by a
+    /// slow walk).
+    fn get(&self, i: usize, waiting: impl FnOnce()) -> Option<Source> {
+        let mut waiting = Some(waiting);
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(s) = found.0.get(i) {
@@ -35,17 +53,29 @@ impl Feed {
             if found.1 {
                 return None;
             }
+            if let Some(w) = waiting.take() {
+                drop(found);
+                w();
+                found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            found.2 += 1;
             found = self.more.wait(found).unwrap_or_else(|e| e.into_inner());
+            found.2 -= 1;
         }
     }
 
+    /// Adds a file the walk found, or (`None`) marks the walk over. Wakes the workers only when
+    /// one waits: a wake is a system call, and the walk finds files faster than they are read.
     fn push(&self, s: Option<Source>) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         match s {
             Some(s) => found.0.push(s),
             None => found.1 = true,
         }
-        self.more.notify_all();
+        if found.2 > 0 {
+            self.more.notify_all();
+        }
     }
 }
 
@@ -55,62 +85,154 @@ enum Sent<T, W> {
     Walked(W),
 }
 
-/// Reads and parses the files `walk` finds while it is still walking (no parse cache: a
-/// cache's pack is named after the whole library, so it needs the walk finished first), each
-/// turned into a `T` by `map` on the thread that parsed it. `emit` comes on this thread: the
-/// guides in the walk's order, and [`Streamed::Walked`] with what `walk` returned. Each worker
-/// takes [`BATCH`] consecutive files at a time and hands their results back together.
+/// The opened pack, shared by the thread that opens it and the workers that wait for it.
+type Shared = Arc<OnceLock<Option<Arc<Opened>>>>;
+
+/// Sets the shared pack to none when its opener ends without setting it (a panic), so no
+/// worker waits for it forever.
+struct Unblock(Shared);
+
+impl Drop for Unblock {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
+}
+
+/// Reads and parses the files `walk` finds while it is still walking, each from `cache`'s pack
+/// when it holds the file as it is, and turns each guide into a `T` with `map` on the thread
+/// that read it (so a caller that only needs, say, the guide's JSON never holds the library).
+/// `emit` comes on this thread: the guides in the walk's order, [`Streamed::Walked`] with what
+/// `walk` returned, and [`Streamed::Idle`] when nothing became ready for `idle`. Each worker
+/// takes [`BATCH`] consecutive files at a time and hands their results back together (what is
+/// ready goes back early when it has to wait for the walk). Returns
+/// once every guide is emitted, with the thread still writing the library's new pack (join it
+/// before the process exits, so it is not lost).
 pub fn parse_streamed<T: Send, W: Send>(
     walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
+    cache: Packed<'_>,
+    idle: Duration,
     map: &(dyn Fn(Guide) -> T + Sync),
     mut emit: impl FnMut(Streamed<T, W>),
-) {
+) -> (Stats, Option<JoinHandle<()>>) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let feed = Feed {
-        found: std::sync::Mutex::new((Vec::new(), false)),
+        found: std::sync::Mutex::new((Vec::new(), false, 0)),
         more: std::sync::Condvar::new(),
     };
-    let next = AtomicUsize::new(0);
+    let (next, cached) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let (tx, rx) = mpsc::channel::<Sent<T, W>>();
+    let pack: Shared = Arc::new(OnceLock::new());
+    let (writes, writer) = open_pack(cache, &pack);
+    let mut emitted = 0;
     std::thread::scope(|s| {
-        let (feed, next) = (&feed, &next);
+        let (feed, next, cached, pack) = (&feed, &next, &cached, &*pack);
         let walker = tx.clone();
+        let keep = cache.is_some();
         s.spawn(move || {
-            let w = walk(&mut |src| feed.push(Some(src)));
+            // The keys of the files found: the pack's other entries are let go once it is over.
+            let mut found = Vec::new();
+            let w = walk(&mut |src| {
+                if keep {
+                    found.push(key(&src.file.display().to_string(), &src.rel));
+                }
+                feed.push(Some(src));
+            });
             feed.push(None);
             let _ = walker.send(Sent::Walked(w));
+            if let Some(o) = pack.wait() {
+                o.forget_unfound(&found);
+            }
         });
         for _ in 0..workers {
             let tx = tx.clone();
-            let mut buf = Vec::new();
-            s.spawn(move || loop {
-                let first = next.fetch_add(BATCH, Ordering::Relaxed);
-                let mut batch = Vec::with_capacity(BATCH);
-                for i in first..first + BATCH {
-                    let Some(src) = feed.get(i) else {
+            let writes = writes.clone();
+            s.spawn(move || {
+                let opened = pack.wait().as_deref();
+                let (mut slots, mut buf) = (Vec::new(), Vec::new());
+                let flush = |slots: &mut Vec<(usize, Slot)>| {
+                    if let Some(w) = writes.as_ref().filter(|_| !slots.is_empty()) {
+                        let _ = w.send(std::mem::take(slots));
+                    }
+                };
+                let mut over = false;
+                while !over {
+                    let first = next.fetch_add(BATCH, Ordering::Relaxed);
+                    let mut batch = Vec::with_capacity(BATCH);
+                    for i in first..first + BATCH {
+                        // What is ready goes back before waiting for a walk that is slow.
+                        let send = || {
+                            if !batch.is_empty() {
+                                let _ = tx.send(Sent::Ready(std::mem::take(&mut batch)));
+                            }
+                        };
+                        let Some(src) = feed.get(i, send) else {
+                            over = true;
+                            break;
+                        };
+                        let (result, hit) = parse_one(i, &src, opened, &mut slots, &mut buf);
+                        if hit {
+                            cached.fetch_add(1, Ordering::Relaxed);
+                        }
+                        batch.push((i, result.map(map)));
+                    }
+                    if slots.len() >= SLOTS_EVERY {
+                        flush(&mut slots);
+                    }
+                    if !batch.is_empty() && tx.send(Sent::Ready(batch)).is_err() {
                         break;
-                    };
-                    let (result, _) = parse_one(i, &src, None, &mut Vec::new(), &mut buf);
-                    batch.push((i, result.map(map)));
+                    }
                 }
-                let last = batch.len() < BATCH;
-                if !batch.is_empty() && tx.send(Sent::Ready(batch)).is_err() || last {
-                    return;
-                }
+                flush(&mut slots);
             });
         }
         drop(tx);
+        drop(writes);
         let mut ready = BTreeMap::new();
-        let mut want = 0;
-        for m in rx {
-            match m {
-                Sent::Ready(batch) => ready.extend(batch),
-                Sent::Walked(w) => emit(Streamed::Walked(w)),
+        loop {
+            match rx.recv_timeout(idle) {
+                Ok(Sent::Ready(batch)) => ready.extend(batch),
+                Ok(Sent::Walked(w)) => emit(Streamed::Walked(w)),
+                Err(mpsc::RecvTimeoutError::Timeout) => emit(Streamed::Idle),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            while let Some(r) = ready.remove(&want) {
-                emit(Streamed::Ready(want, r));
-                want += 1;
+            while let Some(r) = ready.remove(&emitted) {
+                emit(Streamed::Ready(emitted, r));
+                emitted += 1;
             }
         }
     });
+    let cached = cached.into_inner();
+    let stats = Stats {
+        parsed: emitted - cached,
+        cached,
+    };
+    (stats, writer)
+}
+
+/// The channel to the pack's writer, and the writer: a thread of its own that first opens the
+/// library's pack (into `pack`, which the workers wait for) and then gathers the slots of the
+/// new one until every worker is done. Without a cache, `pack` is none at once.
+#[allow(clippy::type_complexity)]
+fn open_pack(
+    cache: Packed<'_>,
+    pack: &Shared,
+) -> (
+    Option<mpsc::Sender<Vec<(usize, Slot)>>>,
+    Option<JoinHandle<()>>,
+) {
+    let Some((cache, roots)) = cache else {
+        let _ = pack.set(None);
+        return (None, None);
+    };
+    let (wtx, wrx) = mpsc::channel::<Vec<(usize, Slot)>>();
+    let (cache, roots, unblock) = (cache.clone(), roots.to_vec(), Unblock(Arc::clone(pack)));
+    let writer = std::thread::spawn(move || {
+        let opened = cache.open(&roots).map(Arc::new);
+        let _ = unblock.0.set(opened.clone());
+        drop(unblock);
+        if let Some(o) = opened {
+            o.write_all(wrx);
+        }
+    });
+    (Some(wtx), Some(writer))
 }

@@ -90,10 +90,10 @@ pub fn open(app: &mut App, i: usize) -> Vec<Effect> {
     };
     if alert.route.is_none() {
         if let Some((loaded, total)) = app.session.loading {
-            let of = if total > 0 {
-                format!(" ({loaded} of {total} files read)")
-            } else {
-                String::new()
+            let of = match (loaded, total) {
+                (0, 0) => String::new(),
+                (_, 0) => format!(" ({loaded} files read so far)"),
+                _ => format!(" ({loaded} of {total} files read)"),
             };
             app.set_message(
                 format!(

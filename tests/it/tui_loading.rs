@@ -58,6 +58,22 @@ fn the_library_screen_fills_in_as_batches_arrive() {
 }
 
 #[test]
+fn before_the_walk_is_over_the_count_has_no_total() {
+    let mut app = App::new(Default::default(), Keymap::bundled(), Theme::bundled(true));
+    let parse = |i: usize| tsgnav::tsg::parse_guide(&format!("guide-{i:03}.md"), &guide(i));
+    tsgnav::tui::loading::absorb(&mut app, Vec::new(), 0, 0);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("0 guides · 0 alerts routed · loading…"), "{s}");
+    tsgnav::tui::loading::absorb(&mut app, vec![parse(0), parse(1), parse(2)], 3, 0);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("3 guides") && s.contains("loading 3…"), "{s}");
+    assert!(!s.contains("loading 3/"), "{s}");
+    tsgnav::tui::loading::absorb(&mut app, vec![parse(3)], 4, 9);
+    let s = screen(&render(&mut app, 100, 20));
+    assert!(s.contains("loading 4/9…"), "{s}");
+}
+
+#[test]
 fn first_frame_comes_before_the_last_guide_and_the_alert_waits_for_it() {
     let Some(t) = Tmux::start("loading") else {
         return;

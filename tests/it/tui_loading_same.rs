@@ -174,7 +174,7 @@ fn absorbing_a_library_in_any_batches_gives_the_whole_library() {
     let want = whole(&dir);
     let (files, _) = load::discover(std::slice::from_ref(&dir));
     let mut parsed = Vec::new();
-    load::parse_each_with(&files, None, &tsgnav::safety::refine_roles, |_, r| {
+    load::parse_each_with(&files, &tsgnav::safety::refine_roles, |_, r| {
         parsed.push(r.expect("parses"))
     });
     let total = parsed.len();

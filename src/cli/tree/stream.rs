@@ -22,7 +22,8 @@ struct GuideJson {
 /// refined and its JSON written on the core that read it, and this thread writes each guide
 /// out (in file order) as soon as the guides its targets may name are in: so output starts
 /// with the first file, no core waits for a batch, and the library is never held whole.
-/// Without a usable parse cache the files are read while the folders are still being walked.
+/// The files are read (from the parse cache's pack, or parsed) while the folders are still
+/// being walked.
 /// The bytes are those of loading the library, linking it and serialising it. Returns
 /// whether a file failed to load (each problem is printed as it is met, in file order).
 pub(super) fn stream_json(
@@ -45,33 +46,26 @@ pub(super) fn stream_json(
         j
     };
     let mut w = Stream::new(out);
-    // A cache whose folder cannot be made is not used (as `Cache::open` decides).
-    let cache = crate::cli::guide_cache().filter(|c| std::fs::create_dir_all(c.dir()).is_ok());
-    if cache.is_some() {
-        let (files, errors) = crate::load::discover(paths);
-        w.walked(errors, files.iter().map(|s| s.rel.clone()).collect());
-        let (_, writer) =
-            crate::load::parse_mapped(&files, cache.as_ref(), Duration::MAX, &map, |step| {
-                if let Some((i, r)) = step {
-                    w.guide(i, r);
-                }
-            });
-        if let Some(writer) = writer {
-            let _ = writer.join();
-        }
-    } else {
-        let walk = |found: &mut dyn FnMut(crate::load::Source)| {
-            let mut rels = Vec::new();
-            let errors = crate::load::discover_each(paths, &mut |s| {
-                rels.push(s.rel.clone());
-                found(s);
-            });
-            (errors, rels)
-        };
-        crate::load::parse_streamed(walk, &map, |step| match step {
+    // A cache whose folder cannot be made is not used (`Cache::open` decides, while the
+    // folders are walked).
+    let cache = crate::cli::guide_cache();
+    let walk = |found: &mut dyn FnMut(crate::load::Source)| {
+        let mut rels = Vec::new();
+        let errors = crate::load::discover_each(paths, &mut |s| {
+            rels.push(s.rel.clone());
+            found(s);
+        });
+        (errors, rels)
+    };
+    let packed = cache.as_ref().map(|c| (c, paths));
+    let (_, writer) =
+        crate::load::parse_streamed(walk, packed, Duration::MAX, &map, |step| match step {
             crate::load::Streamed::Ready(i, r) => w.guide(i, r),
             crate::load::Streamed::Walked((errors, rels)) => w.walked(errors, rels),
+            crate::load::Streamed::Idle => {}
         });
+    if let Some(writer) = writer {
+        let _ = writer.join();
     }
     w.finish()
 }

@@ -102,6 +102,15 @@ impl Pending {
         Pending { left, len }
     }
 
+    /// The wanted bytes not read yet, per chunk.
+    #[cfg(test)]
+    pub fn left(&self) -> Vec<usize> {
+        self.left
+            .iter()
+            .map(|l| l.load(Ordering::Acquire))
+            .collect()
+    }
+
     /// Counts `range` (a wanted payload) as read; `release` is called with each chunk whose
     /// last wanted byte that was. A range counted twice (a file listed twice) only lets its
     /// chunk go early, which costs a read from the page cache, never a wrong byte.

@@ -91,9 +91,10 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
     std::thread::spawn(move || {
         // Dropped when this thread ends, which is what `Loading::wait` waits for.
         let _done = done_tx;
-        let (files, errors) = load::discover(&roots);
-        let total = files.len();
         let mut failed = false;
+        // Problems of files met before the walk is over wait for the walk's own, so they
+        // are listed in the order a walk before the reading would list them.
+        let mut held = Some(Vec::new());
         let mut note = |e: load::LoadError| {
             failed |= !e.is_warning();
             if let Ok(mut p) = problems.lock() {
@@ -103,8 +104,9 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
                 });
             }
         };
-        errors.into_iter().for_each(&mut note);
-        let send = |guides, loaded, done| {
+        // The count of files is not known until the walk is over: 0 until then.
+        let mut total = 0;
+        let send = |guides, loaded, total, done| {
             tx.send(Msg::Guides(Box::new(GuideBatch {
                 guides,
                 loaded,
@@ -114,7 +116,7 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
             })))
             .is_ok()
         };
-        if !send(Vec::new(), 0, None) {
+        if !send(Vec::new(), 0, 0, None) {
             return;
         }
         let mut batch = Vec::new();
@@ -123,38 +125,60 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
         let mut every = BATCH_EVERY;
         let mut open = true;
         // Each guide's roles are refined on the thread that parsed it, not on this one.
-        let refine: load::Finish<'_> = &crate::safety::refine_roles;
-        let (_, writer) =
-            load::parse_steps_writing(&files, cache.as_ref(), BATCH_EVERY, refine, |step| {
-                let idle = matches!(step, load::Step::Idle);
-                if let load::Step::Ready(_, r) = step {
+        let refine = |mut g: crate::tsg::Guide| {
+            crate::safety::refine_roles(&mut g);
+            g
+        };
+        let walk = |found: &mut dyn FnMut(load::Source)| {
+            let mut n = 0;
+            let errors = load::discover_each(&roots, &mut |s| {
+                n += 1;
+                found(s)
+            });
+            (errors, n)
+        };
+        let packed = cache.as_ref().map(|c| (c, roots.as_slice()));
+        let (_, writer) = load::parse_streamed(walk, packed, BATCH_EVERY, &refine, |step| {
+            let idle = matches!(step, load::Streamed::Idle);
+            match step {
+                load::Streamed::Ready(_, r) => {
                     loaded += 1;
-                    match r {
-                        Ok(g) => batch.push(g),
-                        Err(e) => note(e),
+                    match (r, held.as_mut()) {
+                        (Ok(g), _) => batch.push(g),
+                        (Err(e), Some(h)) => h.push(e),
+                        (Err(e), None) => note(e),
                     }
                 }
-                // A batch every interval, and whatever is ready when a slow file holds up the
-                // rest (an idle step means an interval passed with nothing new to read): then
-                // no later than the progress interval.
-                let due = if idle {
-                    every.min(PROGRESS_EVERY)
-                } else {
-                    every
-                };
-                if open && loaded > shown && last.elapsed() >= due {
-                    open = send(std::mem::take(&mut batch), loaded, None);
-                    (shown, told) = (loaded, loaded);
-                    (last, counted) = (Instant::now(), Instant::now());
-                    every = (every * 2).min(BATCH_MAX);
-                } else if open && loaded > told && counted.elapsed() >= PROGRESS_EVERY {
-                    open = send(Vec::new(), loaded, None);
-                    told = loaded;
-                    counted = Instant::now();
+                load::Streamed::Walked((errors, n)) => {
+                    errors.into_iter().for_each(&mut note);
+                    held.take().into_iter().flatten().for_each(&mut note);
+                    total = n;
+                    // The count now has its total: shown at the next progress step.
+                    told = 0;
                 }
-            });
+                load::Streamed::Idle => {}
+            }
+            // A batch every interval, and whatever is ready when a slow file holds up the
+            // rest (an idle step means an interval passed with nothing new to read): then
+            // no later than the progress interval.
+            let due = if idle {
+                every.min(PROGRESS_EVERY)
+            } else {
+                every
+            };
+            if open && loaded > shown && last.elapsed() >= due {
+                open = send(std::mem::take(&mut batch), loaded, total, None);
+                (shown, told) = (loaded, loaded);
+                (last, counted) = (Instant::now(), Instant::now());
+                every = (every * 2).min(BATCH_MAX);
+            } else if open && loaded > told && counted.elapsed() >= PROGRESS_EVERY {
+                open = send(Vec::new(), loaded, total, None);
+                told = loaded;
+                counted = Instant::now();
+            }
+        });
         if open {
-            send(batch, loaded, Some(failed));
+            send(batch, loaded, total, Some(failed));
         }
         // Every guide is on screen; the parse cache is still being written behind it.
         if let Some(w) = writer {

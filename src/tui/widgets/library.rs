@@ -28,7 +28,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
         alerts
     );
     match app.session.loading {
-        Some((_, 0)) => title.push_str(" · loading…"),
+        // The count of files is known once the walk of the folders is over.
+        Some((0, 0)) => title.push_str(" · loading…"),
+        Some((loaded, 0)) => title.push_str(&format!(" · loading {loaded}…")),
         Some((loaded, total)) => title.push_str(&format!(" · loading {loaded}/{total}…")),
         None => {}
     }

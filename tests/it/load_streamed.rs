@@ -1,0 +1,137 @@
+//! A warm start reads the parse cache's pack while the walk of the folders is still going: the
+//! pack is named after the roots, so the first guide comes from it before the last file is
+//! found. The walk here is held at its first file until that guide is handed back: a load that
+//! waited for the whole walk before reading the pack would never hand it back, and the walk
+//! goes on after a time-out with the test failing, instead of hanging.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use tsgnav::load::{self, Cache, Source, Stats, Streamed};
+
+fn write_guides(dir: &Path, n: usize) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    for i in 0..n {
+        let text = format!(
+            "# Pool {i}\n\n## Step 1: Look at pool {i}\n\n```bash\nkubectl get nodes -l pool=p{i}\n```\n"
+        );
+        std::fs::write(dir.join(format!("pool-{i:02}.md")), text).expect("write");
+    }
+}
+
+/// Loads `root` through `cache` with a walk that stops after its first file until the first
+/// guide is emitted; what was emitted, in order (`G i` a guide, `W true` the walk's end after
+/// it was let go, `W false` after a time-out), and the stats.
+fn held_walk(root: &Path, cache: &Cache) -> (Vec<String>, Stats) {
+    let roots = vec![root.to_path_buf()];
+    let (files, errors) = load::discover(&roots);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (first_back, go) = mpsc::channel::<()>();
+    let walk = move |found: &mut dyn FnMut(Source)| {
+        let mut files = files.into_iter();
+        files.next().into_iter().for_each(&mut *found);
+        let went = go.recv_timeout(Duration::from_secs(20)).is_ok();
+        files.for_each(found);
+        went
+    };
+    let mut seen = Vec::new();
+    let (stats, writer) = load::parse_streamed(
+        walk,
+        Some((cache, roots.as_slice())),
+        Duration::from_millis(20),
+        &|g| g.title.clone(),
+        |step| match step {
+            Streamed::Ready(i, r) => {
+                assert!(r.expect("parses").starts_with("Pool "));
+                seen.push(format!("G {i}"));
+                let _ = first_back.send(());
+            }
+            Streamed::Walked(went) => seen.push(format!("W {went}")),
+            Streamed::Idle => {}
+        },
+    );
+    if let Some(w) = writer {
+        w.join().expect("the pack's writer");
+    }
+    (seen, stats)
+}
+
+#[test]
+fn the_first_guide_comes_from_the_pack_before_the_walk_is_over() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("guides");
+    write_guides(&root, 12);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    let (_, _, stats) = load::load_library_cached(std::slice::from_ref(&root), Some(&cache));
+    assert_eq!(
+        stats,
+        Stats {
+            parsed: 12,
+            cached: 0
+        }
+    );
+
+    let (seen, stats) = held_walk(&root, &cache);
+    assert_eq!(seen.first().map(String::as_str), Some("G 0"), "{seen:?}");
+    assert!(
+        seen.contains(&"W true".to_string()),
+        "let go by the first guide: {seen:?}"
+    );
+    assert_eq!(seen.iter().filter(|s| s.starts_with("G ")).count(), 12);
+    assert_eq!(
+        stats,
+        Stats {
+            parsed: 0,
+            cached: 12
+        },
+        "every guide from the pack"
+    );
+}
+
+#[test]
+fn without_a_pack_the_first_guide_is_parsed_before_the_walk_is_over() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("guides");
+    write_guides(&root, 12);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    let (seen, stats) = held_walk(&root, &cache);
+    assert_eq!(seen.first().map(String::as_str), Some("G 0"), "{seen:?}");
+    assert!(seen.contains(&"W true".to_string()), "{seen:?}");
+    assert_eq!(
+        stats,
+        Stats {
+            parsed: 12,
+            cached: 0
+        }
+    );
+    // What was parsed while walking is in the pack the next start reads.
+    let (_, _, stats) = load::load_library_cached(std::slice::from_ref(&root), Some(&cache));
+    assert_eq!(
+        stats,
+        Stats {
+            parsed: 0,
+            cached: 12
+        }
+    );
+}
+
+#[test]
+fn a_cache_folder_that_cannot_be_made_costs_only_speed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("guides");
+    write_guides(&root, 3);
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "not a folder").expect("write");
+    let cache = Cache::with_stamp(blocker.join("cache"), "streamed-test".into());
+    let (seen, stats) = held_walk(&root, &cache);
+    assert_eq!(seen.first().map(String::as_str), Some("G 0"), "{seen:?}");
+    assert_eq!(
+        stats,
+        Stats {
+            parsed: 3,
+            cached: 0
+        }
+    );
+    assert!(std::fs::read(&blocker).is_ok_and(|b| b == b"not a folder"));
+}
