@@ -7,6 +7,7 @@
 //! `tsg`, which stays pure. Imports only `tsg` and its `load` siblings.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
@@ -40,23 +41,28 @@ struct Feed {
 }
 
 impl Feed {
-    /// The `i`th file, waiting for the walk to find it; `None` once the walk ended short of it.
-    /// `waiting` is called first when it has to wait (so what is ready is not held back by a
-    /// slow walk).
-    fn get(&self, i: usize, waiting: impl FnOnce()) -> Option<Source> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<Source>, bool, usize)> {
+        self.found.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The files of `want` found so far (from its start, at least one), waiting for the walk to
+    /// find its first; none once the walk ended short of it. `waiting` is called first when it
+    /// has to wait (so what is ready is not held back by a slow walk). One lock for them all.
+    fn take(&self, want: Range<usize>, waiting: impl FnOnce()) -> Vec<Source> {
         let mut waiting = Some(waiting);
-        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        let mut found = self.lock();
         loop {
-            if let Some(s) = found.0.get(i) {
-                return Some(s.clone());
-            }
-            if found.1 {
-                return None;
+            if found.0.len() > want.start || found.1 {
+                let end = want.end.min(found.0.len());
+                return found
+                    .0
+                    .get(want.start..end)
+                    .map_or_else(Vec::new, <[_]>::to_vec);
             }
             if let Some(w) = waiting.take() {
                 drop(found);
                 w();
-                found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+                found = self.lock();
                 continue;
             }
             found.2 += 1;
@@ -65,19 +71,27 @@ impl Feed {
         }
     }
 
-    /// Adds a file the walk found, or (`None`) marks the walk over. Wakes the workers only when
-    /// one waits: a wake is a system call, and the walk finds files faster than they are read.
-    fn push(&self, s: Option<Source>) {
-        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        match s {
-            Some(s) => found.0.push(s),
-            None => found.1 = true,
-        }
-        if found.2 > 0 {
+    /// Hands the files in `found` over (emptying it), and marks the walk over when `over`.
+    /// Unless `over`, only when the lock is free at once (else they wait for the next file):
+    /// the walk never waits for a worker, and a worker seldom for the walk. Wakes the workers
+    /// only when one waits, since a wake is a system call.
+    fn hand(&self, found: &mut Vec<Source>, over: bool) {
+        let mut all = match self.found.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) if !over && found.len() < HELD => return,
+            Err(std::sync::TryLockError::WouldBlock) => self.lock(),
+        };
+        all.0.append(found);
+        all.1 |= over;
+        if all.2 > 0 {
             self.more.notify_all();
         }
     }
 }
+
+/// The most files the walk holds back while the workers hold the lock.
+const HELD: usize = 64;
 
 /// What a worker of [`parse_streamed`] sends its caller's thread.
 enum Sent<T, W> {
@@ -130,14 +144,15 @@ pub fn parse_streamed<T: Send, W: Send>(
         let keep = cache.is_some();
         s.spawn(move || {
             // The keys of the files found: the pack's other entries are let go once it is over.
-            let mut found = Vec::new();
+            let (mut found, mut held) = (Vec::new(), Vec::new());
             let w = walk(&mut |src| {
                 if keep {
                     found.push(key(&src.file.display().to_string(), &src.rel));
                 }
-                feed.push(Some(src));
+                held.push(src);
+                feed.hand(&mut held, false);
             });
-            feed.push(None);
+            feed.hand(&mut held, true);
             let _ = walker.send(Sent::Walked(w));
             if let Some(o) = pack.wait() {
                 o.forget_unfound(&found);
@@ -157,23 +172,27 @@ pub fn parse_streamed<T: Send, W: Send>(
                 let mut over = false;
                 while !over {
                     let first = next.fetch_add(BATCH, Ordering::Relaxed);
-                    let mut batch = Vec::with_capacity(BATCH);
-                    for i in first..first + BATCH {
+                    let (mut batch, mut i) = (Vec::with_capacity(BATCH), first);
+                    while i < first + BATCH {
                         // What is ready goes back before waiting for a walk that is slow.
                         let send = || {
                             if !batch.is_empty() {
                                 let _ = tx.send(Sent::Ready(std::mem::take(&mut batch)));
                             }
                         };
-                        let Some(src) = feed.get(i, send) else {
-                            over = true;
+                        let files = feed.take(i..first + BATCH, send);
+                        over = files.is_empty();
+                        if over {
                             break;
-                        };
-                        let (result, hit) = parse_one(i, &src, opened, &mut slots, &mut buf);
-                        if hit {
-                            cached.fetch_add(1, Ordering::Relaxed);
                         }
-                        batch.push((i, result.map(map)));
+                        for src in &files {
+                            let (result, hit) = parse_one(i, src, opened, &mut slots, &mut buf);
+                            if hit {
+                                cached.fetch_add(1, Ordering::Relaxed);
+                            }
+                            batch.push((i, result.map(map)));
+                            i += 1;
+                        }
                     }
                     if slots.len() >= SLOTS_EVERY {
                         flush(&mut slots);
@@ -235,4 +254,57 @@ fn open_pack(
         }
     });
     (Some(wtx), Some(writer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed() -> Feed {
+        Feed {
+            found: std::sync::Mutex::new((Vec::new(), false, 0)),
+            more: std::sync::Condvar::new(),
+        }
+    }
+
+    fn src(n: usize) -> Source {
+        Source {
+            file: PathBuf::from(format!("g{n}.md")),
+            rel: format!("g{n}.md"),
+        }
+    }
+
+    #[test]
+    fn the_walk_holds_files_back_while_a_worker_has_the_lock_then_hands_them_all() {
+        let f = feed();
+        let mut held = vec![src(0)];
+        let guard = f.lock();
+        f.hand(&mut held, false);
+        assert_eq!(held.len(), 1, "the lock was taken: kept for later");
+        drop(guard);
+        held.push(src(1));
+        f.hand(&mut held, false);
+        assert!(held.is_empty());
+        assert_eq!(f.take(0..8, || panic!("two files are there")).len(), 2);
+        assert_eq!(f.take(1..8, || {}).first(), Some(&src(1)));
+    }
+
+    #[test]
+    fn a_worker_sends_what_it_has_then_waits_for_the_walk_and_stops_at_its_end() {
+        let f = feed();
+        std::thread::scope(|s| {
+            let (told_tx, told) = mpsc::channel();
+            let waiter = s.spawn(|| {
+                let first = f.take(0..8, move || told_tx.send(()).expect("send"));
+                let after = f.take(first.len()..8, || {});
+                (first, after)
+            });
+            told.recv().expect("told before it waits");
+            let mut held = vec![src(0), src(1), src(2)];
+            f.hand(&mut held, true);
+            let (first, after) = waiter.join().expect("join");
+            assert_eq!(first, vec![src(0), src(1), src(2)]);
+            assert!(after.is_empty(), "the walk is over");
+        });
+    }
 }
