@@ -173,11 +173,15 @@ pub enum Slot {
 }
 
 impl Opened {
-    /// The guide parsed earlier from `file` (known as `rel`), if its entry matches `meta` and
+    /// The entry of `file` (known as `rel`) in the pack, if it has one, for [`Opened::get`].
+    pub fn find(&self, file: &str, rel: &str) -> Option<usize> {
+        self.index.get(&key(file, rel)).copied()
+    }
+
+    /// The guide of entry `at` (found with [`Opened::find`]), if the entry matches `meta` and
     /// this build exactly, with the slot that keeps it in the next pack. Either way the entry
     /// is done with: its chunk of the pack is let go once every entry in it is.
-    pub fn get(&self, file: &str, rel: &str, meta: &Metadata) -> Option<(Guide, Slot)> {
-        let at = *self.index.get(&key(file, rel))?;
+    pub fn get(&self, at: usize, meta: &Metadata) -> Option<(Guide, Slot)> {
         let (size, mtime, crc, range) = self.slots.get(at)?;
         let guide = (*size == meta.len() && Some(*mtime) == mtime_ns(meta))
             .then(|| self.bytes.get(range.clone()))

@@ -3,6 +3,7 @@
 //! parsed on every core (through [`super::streamed`], which runs the threads). Imports only
 //! `tsg` and its `load` siblings.
 
+use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use super::cache::{Opened, Slot};
@@ -45,8 +46,10 @@ pub fn parse_each_with(
 
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
 /// either way its slot in the next pack is added to `slots` (for the writer), and whether the
-/// cache answered comes back. The file is opened once: its metadata (for the cache) is read from the open file.
-/// It is read into `buf`, the thread's own, kept from one file to the next.
+/// cache answered comes back. A file the pack holds is first looked up by its path alone: when
+/// it is unchanged (a warm start), that is one system call where opening it, reading its
+/// metadata and closing it are three. Any other file is opened once, its metadata read from the
+/// open file, and read into `buf`, the thread's own, kept from one file to the next.
 pub(super) fn parse_one(
     i: usize,
     src: &Source,
@@ -55,6 +58,23 @@ pub(super) fn parse_one(
     buf: &mut Vec<u8>,
 ) -> (Result<Guide, LoadError>, bool) {
     let shown = src.file.display().to_string();
+    let mut known = cache.and_then(|c| Some((c, c.find(&shown, &src.rel)?)));
+    let hit = |(mut g, slot): (Guide, Slot), slots: &mut Vec<(usize, Slot)>| {
+        slots.push((i, slot));
+        g.file = shown.clone();
+        (Ok(g), true)
+    };
+    if let Some((c, at)) = known {
+        // Only a plain file that someone may read: a FIFO or a file made unreadable since is
+        // opened, so it fails (or blocks) as it would with no cache.
+        let plain = |m: &std::fs::Metadata| m.is_file() && m.permissions().mode() & 0o444 != 0;
+        if let Some(meta) = std::fs::metadata(&src.file).ok().filter(plain) {
+            known = None;
+            if let Some(found) = c.get(at, &meta) {
+                return hit(found, slots);
+            }
+        }
+    }
     let io = |source| LoadError::Io {
         path: shown.clone(),
         source,
@@ -64,10 +84,8 @@ pub(super) fn parse_one(
         Ok(x) => x,
         Err(e) => return (Err(io(e)), false),
     };
-    if let Some((mut g, slot)) = cache.and_then(|c| c.get(&shown, &src.rel, &meta)) {
-        slots.push((i, slot));
-        g.file = shown;
-        return (Ok(g), true);
+    if let Some(found) = known.and_then(|(c, at)| c.get(at, &meta)) {
+        return hit(found, slots);
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, text);

@@ -135,3 +135,41 @@ fn a_cache_folder_that_cannot_be_made_costs_only_speed() {
     );
     assert!(std::fs::read(&blocker).is_ok_and(|b| b == b"not a folder"));
 }
+
+/// What loading `root` gives: the guides' titles, or each problem (the path left out).
+fn outcome(root: &Path, cache: Option<&Cache>) -> (Vec<String>, Vec<String>) {
+    let (lib, errors, _) = load::load_library_cached(&[root.to_path_buf()], cache);
+    let titles = lib.guides.iter().map(|g| g.title.clone()).collect();
+    let shown = root.display().to_string();
+    (
+        titles,
+        errors
+            .iter()
+            .map(|e| e.to_string().replace(&shown, "ROOT"))
+            .collect(),
+    )
+}
+
+#[test]
+fn a_cached_file_made_unreadable_loads_as_it_would_with_no_cache() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("guides");
+    write_guides(&root, 3);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    assert_eq!(outcome(&root, Some(&cache)).0.len(), 3);
+    // The mode changes, not the content or the modification time: the entry still matches.
+    let locked = root.join("pool-01.md");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let readable = std::fs::File::open(&locked).is_ok();
+    let uncached = outcome(&root, None);
+    let cached = outcome(&root, Some(&cache));
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    // As root the file is still read; as anyone else it fails, with the cache or without.
+    assert_eq!(cached, uncached);
+    assert_eq!(
+        uncached.0.len(),
+        if readable { 3 } else { 2 },
+        "{uncached:?}"
+    );
+}
