@@ -22,8 +22,6 @@ struct GuideJson {
 /// refined and its JSON written on the core that read it, and this thread writes each guide
 /// out (in file order) as soon as the guides its targets may name are in: so output starts
 /// with the first file, no core waits for a batch, and the library is never held whole.
-/// The files are read (from the parse cache's pack, or parsed) while the folders are still
-/// being walked.
 /// The bytes are those of loading the library, linking it and serialising it. Returns
 /// whether a file failed to load (each problem is printed as it is met, in file order).
 pub(super) fn stream_json(
@@ -49,12 +47,25 @@ pub(super) fn stream_json(
     // A cache whose folder cannot be made is not used (`Cache::open` decides, while the
     // folders are walked).
     let cache = crate::cli::guide_cache();
+    // With a pack to read, the files are handed over only once the walk is over (the pack is
+    // opened meanwhile): a guide whose link names no guide waits for the walk's end before it
+    // can be written, so guides decoded while the walk goes on are held, and holding their
+    // JSON cost more (fresh memory) than decoding during the walk saved. Parsing is slower
+    // than the walk, so without a pack the files are parsed as they are found.
+    let warm = cache.as_ref().is_some_and(|c| c.pack_path(paths).is_file());
     let walk = |found: &mut dyn FnMut(crate::load::Source)| {
         let mut rels = Vec::new();
-        let errors = crate::load::discover_each(paths, &mut |s| {
-            rels.push(s.rel.clone());
-            found(s);
-        });
+        let errors = if warm {
+            let (files, errors) = crate::load::discover(paths);
+            rels = files.iter().map(|s| s.rel.clone()).collect();
+            files.into_iter().for_each(found);
+            errors
+        } else {
+            crate::load::discover_each(paths, &mut |s| {
+                rels.push(s.rel.clone());
+                found(s);
+            })
+        };
         (errors, rels)
     };
     let packed = cache.as_ref().map(|c| (c, paths));
