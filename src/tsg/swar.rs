@@ -60,6 +60,33 @@ pub fn has_ascii_digit(s: &str) -> bool {
         .any(u8::is_ascii_digit)
 }
 
+/// How many bytes of `bytes` are `b`: eight bytes at a time, each match a 1 in its byte's
+/// lane, the lanes summed once per 64 bytes (no lane can pass 8 there).
+pub fn count_byte(bytes: &[u8], b: u8) -> usize {
+    let pattern = ONES * u64::from(b);
+    let seven = !HIGH;
+    let mut n = 0;
+    let mut blocks = bytes.chunks_exact(64);
+    for block in &mut blocks {
+        let mut lanes = 0u64;
+        for chunk in block.chunks_exact(8) {
+            let x = word(chunk) ^ pattern;
+            // The high bit of each byte that is zero (exact: no borrow crosses bytes).
+            lanes += (!(((x & seven) + seven) | x) & HIGH) >> 7;
+        }
+        n += (lanes.wrapping_mul(ONES) >> 56) as usize;
+    }
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for chunk in &mut words {
+        let x = word(chunk) ^ pattern;
+        n += ((!(((x & seven) + seven) | x) & HIGH) >> 7)
+            .wrapping_mul(ONES)
+            .wrapping_shr(56) as usize;
+    }
+    n + words.remainder().iter().filter(|&&c| c == b).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +108,21 @@ mod tests {
         }
         assert!(!has_ascii_digit("") && !has_ascii_digit("Straße ÿ/:@`"));
         assert!(has_ascii_digit("step 3") && has_ascii_digit("é9"));
+    }
+
+    #[test]
+    fn bytes_are_counted_at_every_offset_and_length() {
+        let text: Vec<u8> = (0..300u32)
+            .map(|i| [b'\n', b'a', 0x8a, b'\n', 0x0a ^ 0x80][(i * i % 7 % 5) as usize])
+            .collect();
+        for from in 0..80 {
+            for len in [0, 1, 7, 8, 9, 63, 64, 65, 130, 200] {
+                let b = &text[from..(from + len).min(text.len())];
+                for c in [b'\n', b'a', 0x8a, 0] {
+                    assert_eq!(count_byte(b, c), b.iter().filter(|&&x| x == c).count());
+                }
+            }
+        }
     }
 
     #[test]
