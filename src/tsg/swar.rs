@@ -38,26 +38,31 @@ pub fn next_json_escape(bytes: &[u8], mut from: usize) -> usize {
         .count()
 }
 
-/// Whether `s` holds an ASCII digit.
-pub fn has_ascii_digit(s: &str) -> bool {
-    let b = s.as_bytes();
+/// The ASCII digits of `w`, as a mask with the high bit of each digit byte set (exact).
+fn digits(w: u64) -> u64 {
+    // Each byte with its high bit cleared, so no sum below carries into the next byte;
+    // a byte that had it set is not ASCII and is masked out at the end.
+    let low = w & !HIGH;
+    let at_least_0 = low.wrapping_add(ONES * (0x80 - 0x30));
+    let above_9 = low.wrapping_add(ONES * (0x80 - 0x3a));
+    at_least_0 & !above_9 & !w & HIGH
+}
+
+/// Whether `at` holds for the index of some ASCII digit of `b` (tried in order): eight bytes
+/// at a time, so the bytes around a digit are read only where there is one.
+pub fn any_digit(b: &[u8], mut at: impl FnMut(usize) -> bool) -> bool {
     let mut i = 0;
     while let Some(chunk) = b.get(i..i + 8) {
-        let w = word(chunk);
-        // Each byte with its high bit cleared, so no sum below carries into the next byte;
-        // a byte that had it set is not ASCII and is masked out at the end.
-        let low = w & !HIGH;
-        let at_least_0 = low.wrapping_add(ONES * (0x80 - 0x30));
-        let above_9 = low.wrapping_add(ONES * (0x80 - 0x3a));
-        if at_least_0 & !above_9 & !w & HIGH != 0 {
-            return true;
+        let mut found = digits(word(chunk));
+        while found != 0 {
+            if at(i + (found.trailing_zeros() / 8) as usize) {
+                return true;
+            }
+            found &= found - 1;
         }
         i += 8;
     }
-    b.get(i..)
-        .unwrap_or_default()
-        .iter()
-        .any(u8::is_ascii_digit)
+    (i..b.len()).any(|k| b[k].is_ascii_digit() && at(k))
 }
 
 /// How many bytes of `bytes` are `b`: eight bytes at a time, each match a 1 in its byte's
@@ -91,6 +96,10 @@ pub fn count_byte(bytes: &[u8], b: u8) -> usize {
 mod tests {
     use super::*;
 
+    fn has_ascii_digit(s: &str) -> bool {
+        any_digit(s.as_bytes(), |_| true)
+    }
+
     #[test]
     fn digits_are_found_at_every_offset_and_only_digits() {
         for b in 0u8..=255 {
@@ -108,6 +117,16 @@ mod tests {
         }
         assert!(!has_ascii_digit("") && !has_ascii_digit("Straße ÿ/:@`"));
         assert!(has_ascii_digit("step 3") && has_ascii_digit("é9"));
+        let text = "a1b22 é3 xxxxxxxx4yyyyyyyy 5 66";
+        let mut seen = Vec::new();
+        assert!(!any_digit(text.as_bytes(), |i| {
+            seen.push(i);
+            false
+        }));
+        let slow: Vec<usize> = (0..text.len())
+            .filter(|&i| text.as_bytes()[i].is_ascii_digit())
+            .collect();
+        assert_eq!(seen, slow);
     }
 
     #[test]
