@@ -94,6 +94,13 @@ proptest::proptest! {
     fn squash_owned_matches_on_ascii_text(s in "([a-c]{0,9}( |  |\t|\n|\u{a0})?){0,8}") {
         proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
     }
+
+    /// Non-ASCII letters and spaces among ASCII words: the eight-byte reading resumes after
+    /// each byte read alone.
+    #[test]
+    fn squashed_text_is_told_apart_on_mixed_text(s in "([a-c]{0,9}(é|→|\u{a0}|\u{3000})?( |  |\t)?){0,10}") {
+        proptest::prop_assert_eq!(is_squashed(&s), squash_chars(&s) == s);
+    }
 }
 
 proptest::proptest! {
