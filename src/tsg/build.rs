@@ -53,10 +53,10 @@ fn callout_text(q: &RawQuote) -> String {
 pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<Node> {
     // The line of the last byte, as `LineIndex` counts: one more than the newlines.
     let total_lines = doc.lines;
-    let mut slugger = Slugger::default();
-    let mut stack: Vec<(u8, usize)> = Vec::new();
-    let mut nodes: Vec<Node> = Vec::new();
     let sections: Vec<&RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
+    let mut slugger = Slugger::with_capacity(sections.len());
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::with_capacity(sections.len());
     let preamble = doc.sections.first().filter(|s| s.level == 0);
     let mut console: Option<RunsIn> = None;
     for (i, s) in sections.iter().enumerate() {
@@ -71,8 +71,12 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             .get(i + 1)
             .map(|n| n.line.saturating_sub(1))
             .unwrap_or(total_lines);
+        let mut id = String::with_capacity(path.len() + 1 + slug.len());
+        id.push_str(path);
+        id.push('#');
+        id.push_str(&slug);
         let mut node = Node {
-            id: format!("{path}#{slug}"),
+            id,
             slug,
             title: s.title.clone(),
             level: s.level,

@@ -67,11 +67,15 @@ fn condition_label(p: &super::raw::RawPara) -> String {
         return l.text.trim().trim_end_matches(':').trim().to_string();
     }
     let t = p.text.trim();
-    let cut = [",", ":", ";", " go to ", " → ", " see ", " continue with "]
+    // The first `,` `:` or `;`, then the phrases before it only: none of them holds one of
+    // those bytes, so one that starts before it ends before it too.
+    let stop = memchr::memchr3(b',', b':', b';', t.as_bytes()).unwrap_or(t.len());
+    let head = &t[..stop];
+    let cut = [" go to ", " → ", " see ", " continue with "]
         .iter()
-        .filter_map(|w| t.find(w))
+        .filter_map(|w| head.find(w))
         .min()
-        .unwrap_or(t.len());
+        .unwrap_or(stop);
     t[..cut].trim().to_string()
 }
 

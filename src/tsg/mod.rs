@@ -113,18 +113,20 @@ fn sentence_routes(doc: &raw::RawDoc, guide: &mut Guide) {
     }
     for (k, s) in doc.sections.iter().enumerate() {
         let node = if s.level == 0 { 0 } else { k.saturating_sub(1) };
-        let Some(to) = guide.nodes.get(node).map(|n| n.id.clone()) else {
+        if node >= guide.nodes.len() {
             continue;
-        };
+        }
         for p in s.paras.iter().chain(s.items.iter().map(|i| &i.para)) {
             if !names_a_firing(&p.text) {
                 continue;
             }
             for alert in routing::sentence_alerts(&p.text) {
                 if !guide.routes.iter().any(|r| r.alert == alert) {
+                    // The section's id is copied only for a route (most sections have none).
+                    let to = guide.nodes[node].id.clone();
                     guide.routes.push(Route {
                         alert: alert.to_string(),
-                        to: to.clone(),
+                        to,
                         by: RouteBy::Sentence,
                         line: p.line,
                     });

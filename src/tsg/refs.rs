@@ -33,13 +33,11 @@ const KINDS: &[&str] = &["step", "strategy", "scenario", "option", "phase"];
 /// non-ASCII letter lower-cases to one of their letters alone), so reading the text as
 /// written misses none.
 pub(super) fn may_refer(text: &str) -> bool {
-    // Most paragraphs have no digit at all: eight bytes at a time first.
-    if !super::swar::has_ascii_digit(text) {
-        return false;
-    }
+    // Most paragraphs have no digit at all, and most digits no kind before them: only the
+    // digits (found eight bytes at a time) are looked at closer.
     let b = text.as_bytes();
-    (2..b.len()).any(|i| {
-        b[i].is_ascii_digit()
+    super::swar::any_digit(b, |i| {
+        i >= 2
             && b[i - 1] == b' '
             && KINDS.iter().any(|k| {
                 b[..i - 1]

@@ -38,31 +38,67 @@ pub fn next_json_escape(bytes: &[u8], mut from: usize) -> usize {
         .count()
 }
 
-/// Whether `s` holds an ASCII digit.
-pub fn has_ascii_digit(s: &str) -> bool {
-    let b = s.as_bytes();
+/// The ASCII digits of `w`, as a mask with the high bit of each digit byte set (exact).
+fn digits(w: u64) -> u64 {
+    // Each byte with its high bit cleared, so no sum below carries into the next byte;
+    // a byte that had it set is not ASCII and is masked out at the end.
+    let low = w & !HIGH;
+    let at_least_0 = low.wrapping_add(ONES * (0x80 - 0x30));
+    let above_9 = low.wrapping_add(ONES * (0x80 - 0x3a));
+    at_least_0 & !above_9 & !w & HIGH
+}
+
+/// Whether `at` holds for the index of some ASCII digit of `b` (tried in order): eight bytes
+/// at a time, so the bytes around a digit are read only where there is one.
+pub fn any_digit(b: &[u8], mut at: impl FnMut(usize) -> bool) -> bool {
     let mut i = 0;
     while let Some(chunk) = b.get(i..i + 8) {
-        let w = word(chunk);
-        // Each byte with its high bit cleared, so no sum below carries into the next byte;
-        // a byte that had it set is not ASCII and is masked out at the end.
-        let low = w & !HIGH;
-        let at_least_0 = low.wrapping_add(ONES * (0x80 - 0x30));
-        let above_9 = low.wrapping_add(ONES * (0x80 - 0x3a));
-        if at_least_0 & !above_9 & !w & HIGH != 0 {
-            return true;
+        let mut found = digits(word(chunk));
+        while found != 0 {
+            if at(i + (found.trailing_zeros() / 8) as usize) {
+                return true;
+            }
+            found &= found - 1;
         }
         i += 8;
     }
-    b.get(i..)
-        .unwrap_or_default()
-        .iter()
-        .any(u8::is_ascii_digit)
+    (i..b.len()).any(|k| b[k].is_ascii_digit() && at(k))
+}
+
+/// How many bytes of `bytes` are `b`: eight bytes at a time, each match a 1 in its byte's
+/// lane, the lanes summed once per 64 bytes (no lane can pass 8 there).
+pub fn count_byte(bytes: &[u8], b: u8) -> usize {
+    let pattern = ONES * u64::from(b);
+    let seven = !HIGH;
+    let mut n = 0;
+    let mut blocks = bytes.chunks_exact(64);
+    for block in &mut blocks {
+        let mut lanes = 0u64;
+        for chunk in block.chunks_exact(8) {
+            let x = word(chunk) ^ pattern;
+            // The high bit of each byte that is zero (exact: no borrow crosses bytes).
+            lanes += (!(((x & seven) + seven) | x) & HIGH) >> 7;
+        }
+        n += (lanes.wrapping_mul(ONES) >> 56) as usize;
+    }
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for chunk in &mut words {
+        let x = word(chunk) ^ pattern;
+        n += ((!(((x & seven) + seven) | x) & HIGH) >> 7)
+            .wrapping_mul(ONES)
+            .wrapping_shr(56) as usize;
+    }
+    n + words.remainder().iter().filter(|&&c| c == b).count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn has_ascii_digit(s: &str) -> bool {
+        any_digit(s.as_bytes(), |_| true)
+    }
 
     #[test]
     fn digits_are_found_at_every_offset_and_only_digits() {
@@ -81,6 +117,31 @@ mod tests {
         }
         assert!(!has_ascii_digit("") && !has_ascii_digit("Straße ÿ/:@`"));
         assert!(has_ascii_digit("step 3") && has_ascii_digit("é9"));
+        let text = "a1b22 é3 xxxxxxxx4yyyyyyyy 5 66";
+        let mut seen = Vec::new();
+        assert!(!any_digit(text.as_bytes(), |i| {
+            seen.push(i);
+            false
+        }));
+        let slow: Vec<usize> = (0..text.len())
+            .filter(|&i| text.as_bytes()[i].is_ascii_digit())
+            .collect();
+        assert_eq!(seen, slow);
+    }
+
+    #[test]
+    fn bytes_are_counted_at_every_offset_and_length() {
+        let text: Vec<u8> = (0..300u32)
+            .map(|i| [b'\n', b'a', 0x8a, b'\n', 0x0a ^ 0x80][(i * i % 7 % 5) as usize])
+            .collect();
+        for from in 0..80 {
+            for len in [0, 1, 7, 8, 9, 63, 64, 65, 130, 200] {
+                let b = &text[from..(from + len).min(text.len())];
+                for c in [b'\n', b'a', 0x8a, 0] {
+                    assert_eq!(count_byte(b, c), b.iter().filter(|&&x| x == c).count());
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Small text helpers shared by the parser: byte offset → line, inline-text cleanup.
-//! Pure; imports nothing of the crate (std, and memchr for the line starts).
+//! Pure; imports nothing of the crate but `swar` (std, and memchr for the line starts).
 
 /// Maps byte offsets to 1-based line numbers.
 #[derive(Debug)]
@@ -49,6 +49,40 @@ impl LineIndex {
     /// Byte offset where 1-based `line` starts (or the end for lines past the end).
     pub fn start(&self, line: usize) -> Option<usize> {
         self.starts.get(line.saturating_sub(1)).copied()
+    }
+}
+
+/// 1-based line numbers of byte offsets met in (mostly) increasing order, counted as they
+/// come: only the bytes between one offset and the next are read, and no table of line
+/// starts is built. Gives what [`LineIndex::line`] gives.
+#[derive(Debug)]
+pub struct LineCounter<'a> {
+    src: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    pub fn new(src: &'a str) -> Self {
+        LineCounter {
+            src: src.as_bytes(),
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// 1-based line holding byte `offset` (the last line for offsets past the end).
+    pub fn line(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.src.len());
+        if offset >= self.at {
+            self.line +=
+                super::swar::count_byte(self.src.get(self.at..offset).unwrap_or_default(), b'\n');
+        } else {
+            self.line -=
+                super::swar::count_byte(self.src.get(offset..self.at).unwrap_or_default(), b'\n');
+        }
+        self.at = offset;
+        self.line
     }
 }
 

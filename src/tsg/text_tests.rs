@@ -21,6 +21,20 @@ fn lines() {
 }
 
 #[test]
+fn counted_lines_are_indexed_lines() {
+    let src = "a\nbb\n\nc".repeat(60) + "\n";
+    let idx = LineIndex::new(&src);
+    let mut counter = LineCounter::new(&src);
+    for offset in [
+        0, 1, 2, 6, 5, 0, 4, 100, 3, 7, 300, 299, 433, 434, 435, 1000, 2,
+    ] {
+        assert_eq!(counter.line(offset), idx.line(offset), "{offset}");
+    }
+    assert_eq!(counter.line(src.len()), idx.count());
+    assert_eq!(LineCounter::new("").line(0), LineIndex::new("").count());
+}
+
+#[test]
 fn keys() {
     assert_eq!(field_key("If/then outcome:"), "if-then");
     assert_eq!(field_key("Expected result"), "expected-result");
@@ -79,6 +93,13 @@ proptest::proptest! {
     #[test]
     fn squash_owned_matches_on_ascii_text(s in "([a-c]{0,9}( |  |\t|\n|\u{a0})?){0,8}") {
         proptest::prop_assert_eq!(squash_owned(s.clone()), squash_chars(&s));
+    }
+
+    /// Non-ASCII letters and spaces among ASCII words: the eight-byte reading resumes after
+    /// each byte read alone.
+    #[test]
+    fn squashed_text_is_told_apart_on_mixed_text(s in "([a-c]{0,9}(é|→|\u{a0}|\u{3000})?( |  |\t)?){0,10}") {
+        proptest::prop_assert_eq!(is_squashed(&s), squash_chars(&s) == s);
     }
 }
 

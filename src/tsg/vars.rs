@@ -1,5 +1,6 @@
 //! Variables of a probe: what it reads (`${VAR}`, `$VAR`, `<placeholder>`, `{region}`) and
-//! what it assigns (`X=…`, `export X=…`, `for X in`, `read X`). Pure; imports nothing but std.
+//! what it assigns (`X=…`, `export X=…`, `for X in`, `read X`). Pure; imports nothing but std
+//! (and memchr).
 
 /// Names a shell provides or that belong to the operator's environment, never reported.
 pub const ENVIRONMENT: &[&str] = &[
@@ -145,8 +146,10 @@ pub fn placeholders(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'<' && (i == 0 || bytes[i - 1] != b'<') {
+    // From one `<` to the next (a byte search): no other byte can start a placeholder.
+    while let Some(k) = memchr::memchr(b'<', bytes.get(i..).unwrap_or_default()) {
+        i += k;
+        if i == 0 || bytes[i - 1] != b'<' {
             let rest = &text[i + 1..];
             if let Some(end) = rest.find('>') {
                 let inner = &rest[..end];

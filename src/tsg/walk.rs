@@ -6,7 +6,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use super::raw::{
     Cell, Label, RawCode, RawDoc, RawItem, RawLink, RawPara, RawQuote, RawSection, RawTable,
 };
-use super::text::LineIndex;
+use super::text::LineCounter;
 
 /// Text being gathered for one block, with bold-label tracking.
 #[derive(Debug, Default)]
@@ -116,22 +116,20 @@ struct Walker {
 
 /// Walks `src` and returns its raw sections. Never panics; nesting depth costs only heap.
 pub fn walk(src: &str) -> RawDoc {
-    let lines = LineIndex::new(src);
+    let mut lines = LineCounter::new(src);
     let opts = Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_GFM;
     let mut w = Walker::default();
-    w.doc.lines = lines.count();
     w.doc.sections.push(RawSection::default());
-    let mut near = 0;
     for (ev, range) in Parser::new_ext(src, opts).into_offset_iter() {
         match ev {
-            // Only a block's start needs its line: an end or a text event goes back to a
-            // block's start offset, which would cost a search each time.
+            // Only a block's start needs its line (counted from the block before's start,
+            // as the starts come in order): an end or a text event would go back.
             Event::Start(tag) => {
-                let line = lines.line_near(range.start, &mut near);
+                let line = lines.line(range.start);
                 // An item's markdown holds its nested lists and code blocks, which go to
                 // buffers of their own: its text is sized by its first line (and grows if
                 // the item goes on), not by all it holds at every depth.
@@ -154,6 +152,7 @@ pub fn walk(src: &str) -> RawDoc {
             _ => {}
         }
     }
+    w.doc.lines = lines.line(src.len());
     w.doc
 }
 

@@ -93,16 +93,18 @@ fn start(lines: &[&str]) -> Option<(usize, bool)> {
 pub fn split(code: &str) -> Option<(String, String)> {
     // Only a line that may be output is worth reading the block's commands for: most blocks
     // are all commands, and they are lexed once, not twice.
-    let maybe = code.lines().skip(1).any(|l| {
-        let t = l.trim_start();
-        let first = t.split_whitespace().next().unwrap_or("");
-        t.starts_with(";;")
-            || t == "{"
-            || t == "["
-            || t.contains("utput")
-            || t.starts_with("--")
-            || t.starts_with(|c: char| c.is_ascii_uppercase()) && !first.contains('=')
-    });
+    // The lines after the first are searched for "utput" once, not line by line.
+    let later = code.split_once('\n').map_or("", |(_, later)| later);
+    let maybe = later.contains("utput")
+        || later.lines().any(|l| {
+            let t = l.trim_start();
+            t.starts_with(";;")
+                || t == "{"
+                || t == "["
+                || t.starts_with("--")
+                || t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !t.split_whitespace().next().unwrap_or("").contains('=')
+        });
     if !maybe {
         return None;
     }
