@@ -137,25 +137,49 @@ fn sentence_routes(doc: &raw::RawDoc, guide: &mut Guide) {
 }
 
 /// Resolves links across guides: a link or route to `other.md` (no anchor) points at that
-/// guide's first node.
+/// guide's first node (of the last guide of that path). The navigator calls it at every batch
+/// of a library being read, so the guides' paths are borrowed, not copied, and only the
+/// targets that change are written.
 pub fn link_library(lib: &mut Library) {
-    let first: std::collections::HashMap<String, String> = lib
-        .guides
-        .iter()
-        .filter_map(|g| g.nodes.first().map(|n| (g.path.clone(), n.id.clone())))
-        .collect();
-    let fix = |to: &mut String| {
-        if !to.contains('#') {
-            if let Some(id) = first.get(to.as_str()) {
-                *to = id.clone();
+    // (guide, node or none for a route, edge or route, the new target)
+    let mut fixes: Vec<(usize, Option<usize>, usize, String)> = Vec::new();
+    {
+        let first: std::collections::HashMap<&str, &str> = lib
+            .guides
+            .iter()
+            .filter_map(|g| g.nodes.first().map(|n| (g.path.as_str(), n.id.as_str())))
+            .collect();
+        let target = |to: &str| {
+            (!to.contains('#'))
+                .then(|| first.get(to).map(|id| id.to_string()))
+                .flatten()
+        };
+        for (gi, g) in lib.guides.iter().enumerate() {
+            for (ni, n) in g.nodes.iter().enumerate() {
+                for (ei, e) in n.edges.iter().enumerate() {
+                    fixes.extend(target(&e.to).map(|id| (gi, Some(ni), ei, id)));
+                }
+            }
+            for (ri, r) in g.routes.iter().enumerate() {
+                fixes.extend(target(&r.to).map(|id| (gi, None, ri, id)));
             }
         }
-    };
-    for g in &mut lib.guides {
-        for n in &mut g.nodes {
-            n.edges.iter_mut().for_each(|e| fix(&mut e.to));
+    }
+    for (gi, ni, k, id) in fixes {
+        let Some(g) = lib.guides.get_mut(gi) else {
+            continue;
+        };
+        let to = match ni {
+            Some(ni) => g
+                .nodes
+                .get_mut(ni)
+                .and_then(|n| n.edges.get_mut(k))
+                .map(|e| &mut e.to),
+            None => g.routes.get_mut(k).map(|r| &mut r.to),
+        };
+        if let Some(to) = to {
+            *to = id;
         }
-        g.routes.iter_mut().for_each(|r| fix(&mut r.to));
     }
 }
 
