@@ -93,6 +93,15 @@ impl Feed {
 /// The most files the walk holds back while the workers hold the lock.
 const HELD: usize = 64;
 
+/// Marks the walk over when dropped.
+struct Ended<'a>(&'a Feed);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        self.0.hand(&mut Vec::new(), true);
+    }
+}
+
 /// What a worker of [`parse_streamed`] sends its caller's thread.
 enum Sent<T, W> {
     Ready(Vec<(usize, Result<T, LoadError>)>),
@@ -145,6 +154,9 @@ pub fn parse_streamed<T: Send, W: Send>(
         s.spawn(move || {
             // The keys of the files found: the pack's other entries are let go once it is over.
             let (mut found, mut held) = (Vec::new(), Vec::new());
+            // Should the walk panic, the workers still learn it is over (the panic then comes
+            // out of the scope), rather than wait for it forever.
+            let ended = Ended(feed);
             let w = walk(&mut |src| {
                 if keep {
                     found.push(key(&src.file.display().to_string(), &src.rel));
@@ -153,6 +165,7 @@ pub fn parse_streamed<T: Send, W: Send>(
                 feed.hand(&mut held, false);
             });
             feed.hand(&mut held, true);
+            drop(ended);
             let _ = walker.send(Sent::Walked(w));
             if let Some(o) = pack.wait() {
                 o.forget_unfound(&found);

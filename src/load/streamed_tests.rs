@@ -50,3 +50,15 @@ fn a_worker_sends_what_it_has_then_waits_for_the_walk_and_stops_at_its_end() {
         assert!(after.is_empty(), "the walk is over");
     });
 }
+
+#[test]
+fn a_walk_that_panics_ends_the_load_instead_of_leaving_the_workers_waiting() {
+    let panicked = std::panic::catch_unwind(|| {
+        let walk = |found: &mut dyn FnMut(Source)| {
+            found(src(0));
+            panic!("the walk broke");
+        };
+        parse_streamed(walk, None, Duration::from_millis(10), &|g| g.title, |_| ())
+    });
+    assert!(panicked.is_err(), "the walk's panic comes out of the load");
+}
