@@ -1,7 +1,6 @@
 //! GitHub-compatible heading slugs. Pure; imports nothing but std.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The anchor GitHub gives a heading: lower-case, every character that is not a letter,
 /// a digit, `-`, `_` or a space dropped, spaces turned into `-`.
@@ -42,50 +41,17 @@ fn slug_chars(t: &str) -> String {
 /// Hands out unique slugs within one document: the second `foo` becomes `foo-1`, then `foo-2`.
 #[derive(Debug, Default)]
 pub struct Slugger {
-    seen: HashMap<String, usize, BuildHasherDefault<WordHasher>>,
-}
-
-/// A multiply-rotate hash of eight bytes at a time (the `FxHash` scheme) for the slugs of
-/// one document: short keys that come from the guide itself, where SipHash's resistance to
-/// chosen keys buys nothing but its cost (a guide's author can slow only their own guide).
-#[derive(Debug, Default)]
-pub struct WordHasher(u64);
-
-impl WordHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let mut w = [0u8; 8];
-        let rest = chunks.remainder();
-        w[..rest.len()].copy_from_slice(rest);
-        // The length too, so that trailing zero bytes are told apart.
-        self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-    }
-
-    fn write_u8(&mut self, b: u8) {
-        self.add(u64::from(b));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    /// std's keyed hash, not a faster unkeyed one: the headings come from a guide anyone may
+    /// propose, and keys chosen to collide under a fixed hash would make this table quadratic
+    /// (a 16 MiB guide holds a million headings).
+    seen: HashMap<String, usize>,
 }
 
 impl Slugger {
     /// A slugger with room for `n` headings (its table is not grown as they come).
     pub fn with_capacity(n: usize) -> Self {
         Slugger {
-            seen: HashMap::with_capacity_and_hasher(n, BuildHasherDefault::default()),
+            seen: HashMap::with_capacity(n),
         }
     }
 
