@@ -12,7 +12,7 @@ mod streamed;
 
 pub use cache::{tool_stamp, Cache};
 pub use discover::{discover, discover_each};
-pub use parallel::{parse_each_with, Finish, Stats};
+pub use parallel::{Finish, Stats};
 pub use streamed::{parse_streamed, Packed, Streamed};
 
 use std::path::{Path, PathBuf};

@@ -1,13 +1,10 @@
-//! Parsing one guide of many: from the parse cache's pack when it holds the file as it is,
-//! else read and parsed, with its slot in the next pack; and a list of files known beforehand
-//! parsed on every core (through [`super::streamed`], which runs the threads). Imports only
-//! `tsg` and its `load` siblings.
+//! Parsing one guide of many (for [`super::streamed`], which runs the threads): from the parse
+//! cache's pack when it holds the file as it is, else read and parsed, with its slot in the
+//! next pack. Imports only `tsg` and its `load` siblings.
 
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
 
 use super::cache::{Opened, Slot};
-use super::streamed::{parse_streamed, Streamed};
 use super::{LoadError, Source};
 use crate::tsg::{self, Guide};
 
@@ -21,27 +18,6 @@ pub type Finish<'a> = &'a (dyn Fn(&mut Guide) + Sync);
 pub struct Stats {
     pub parsed: usize,
     pub cached: usize,
-}
-
-/// Reads and parses `files` on every core (no parse cache), with `finish` done on each guide on
-/// the thread that read it; `emit(index, result)` is called on this thread, in file order, as
-/// soon as each result and all before it are ready.
-pub fn parse_each_with(
-    files: &[Source],
-    finish: Finish<'_>,
-    mut emit: impl FnMut(usize, Result<Guide, LoadError>),
-) -> Stats {
-    let map = |mut g: Guide| {
-        finish(&mut g);
-        g
-    };
-    let walk = |found: &mut dyn FnMut(Source)| files.iter().cloned().for_each(found);
-    let (stats, _) = parse_streamed(walk, None, Duration::MAX, &map, |s| {
-        if let Streamed::Ready(i, r) = s {
-            emit(i, r)
-        }
-    });
-    stats
 }
 
 /// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;

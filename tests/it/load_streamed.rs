@@ -10,6 +10,15 @@ use std::time::Duration;
 
 use tsgnav::load::{self, Cache, Source, Stats, Streamed};
 
+/// A library of `n` guides in a temporary folder, and a parse cache beside it.
+fn library(n: usize) -> (tempfile::TempDir, std::path::PathBuf, Cache) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("guides");
+    write_guides(&root, n);
+    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    (dir, root, cache)
+}
+
 fn write_guides(dir: &Path, n: usize) {
     std::fs::create_dir_all(dir).expect("mkdir");
     for i in 0..n {
@@ -59,10 +68,7 @@ fn held_walk(root: &Path, cache: &Cache) -> (Vec<String>, Stats) {
 
 #[test]
 fn the_first_guide_comes_from_the_pack_before_the_walk_is_over() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("guides");
-    write_guides(&root, 12);
-    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    let (_dir, root, cache) = library(12);
     let (_, _, stats) = load::load_library_cached(std::slice::from_ref(&root), Some(&cache));
     assert_eq!(
         stats,
@@ -91,10 +97,7 @@ fn the_first_guide_comes_from_the_pack_before_the_walk_is_over() {
 
 #[test]
 fn without_a_pack_the_first_guide_is_parsed_before_the_walk_is_over() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("guides");
-    write_guides(&root, 12);
-    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    let (_dir, root, cache) = library(12);
     let (seen, stats) = held_walk(&root, &cache);
     assert_eq!(seen.first().map(String::as_str), Some("G 0"), "{seen:?}");
     assert!(seen.contains(&"W true".to_string()), "{seen:?}");
@@ -153,10 +156,7 @@ fn outcome(root: &Path, cache: Option<&Cache>) -> (Vec<String>, Vec<String>) {
 #[test]
 fn a_cached_file_made_unreadable_loads_as_it_would_with_no_cache() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("guides");
-    write_guides(&root, 3);
-    let cache = Cache::with_stamp(dir.path().join("cache"), "streamed-test".into());
+    let (_dir, root, cache) = library(3);
     assert_eq!(outcome(&root, Some(&cache)).0.len(), 3);
     // The mode changes, not the content or the modification time: the entry still matches.
     let locked = root.join("pool-01.md");

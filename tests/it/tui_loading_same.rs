@@ -172,10 +172,18 @@ fn absorbing_a_library_in_any_batches_gives_the_whole_library() {
     let dir = tmp.path().join("guides");
     write_library(&dir, 60);
     let want = whole(&dir);
-    let (files, _) = load::discover(std::slice::from_ref(&dir));
+    let walk = |found: &mut dyn FnMut(load::Source)| {
+        load::discover_each(std::slice::from_ref(&dir), found);
+    };
+    let refine = |mut g: tsgnav::tsg::Guide| {
+        tsgnav::safety::refine_roles(&mut g);
+        g
+    };
     let mut parsed = Vec::new();
-    load::parse_each_with(&files, &tsgnav::safety::refine_roles, |_, r| {
-        parsed.push(r.expect("parses"))
+    load::parse_streamed(walk, None, std::time::Duration::MAX, &refine, |s| {
+        if let load::Streamed::Ready(_, r) = s {
+            parsed.push(r.expect("parses"))
+        }
     });
     let total = parsed.len();
     for cuts in [
