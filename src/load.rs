@@ -82,25 +82,23 @@ pub fn load_library_cached(
     roots: &[PathBuf],
     cache: Option<&Cache>,
 ) -> (Library, Vec<LoadError>, Stats) {
-    load_library_cached_with(roots, cache, &|_| {})
+    load_library_cached_with(roots, cache, Finish::NONE)
 }
 
-/// [`load_library_cached`] with `finish` done on each guide on the thread that read it (see
-/// [`Finish`]), before the library's links are resolved.
+/// [`load_library_cached`] with `finish` done on each guide parsed, on the thread that parsed
+/// it (see [`Finish`]; a guide from the pack had it done when it was parsed), before the
+/// library's links are resolved.
 pub fn load_library_cached_with(
     roots: &[PathBuf],
     cache: Option<&Cache>,
-    finish: Finish<'_>,
+    finish: Finish,
 ) -> (Library, Vec<LoadError>, Stats) {
-    let map = |mut g: tsg::Guide| {
-        finish(&mut g);
-        g
-    };
+    let map = |g: tsg::Guide| g;
     let (mut lib, mut errors, mut failed) = (Library::default(), Vec::new(), Vec::new());
     let walk = |found: &mut dyn FnMut(Source)| discover_each(roots, found);
     let packed = cache.map(|c| (c, roots));
     let idle = std::time::Duration::MAX;
-    let (stats, writer) = parse_streamed(walk, packed, idle, &map, |step| match step {
+    let (stats, writer) = parse_streamed(walk, packed, finish, idle, &map, |step| match step {
         Streamed::Ready(_, Ok(g)) => lib.guides.push(g),
         Streamed::Ready(_, Err(e)) => failed.push(e),
         Streamed::Walked(walked) => errors = walked,

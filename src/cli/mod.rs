@@ -104,11 +104,19 @@ pub fn load(paths: &[PathBuf]) -> (Library, bool) {
     load_with(paths, false)
 }
 
-/// [`load`] that also fills in every probe's safety class (`Probe::safety`), on every core,
-/// with the role refinement that reads it, so no probe is classified twice.
+/// [`load`] that also fills in every probe's safety class (`Probe::safety`) of the bundled
+/// guides; guides read from files always have theirs ([`SETTLED`]).
 pub fn load_classified(paths: &[PathBuf]) -> (Library, bool) {
     load_with(paths, true)
 }
+
+/// What each guide read from a file has done once, on the thread that parsed it: its probes'
+/// safety classes filled in and its roles refined. The parse cache keeps the result, so a
+/// warm start neither classifies nor lexes a probe again.
+pub const SETTLED: crate::load::Finish = crate::load::Finish {
+    name: "safety classes and refined roles",
+    work: crate::safety::settle,
+};
 
 fn load_with(paths: &[PathBuf], classified: bool) -> (Library, bool) {
     if paths.is_empty() {
@@ -118,17 +126,8 @@ fn load_with(paths: &[PathBuf], classified: bool) -> (Library, bool) {
         }
         return (lib, false);
     }
-    // Each guide is classified and its roles refined on the thread that read it.
-    let finish: crate::load::Finish<'_> = if classified {
-        &|g| {
-            classify_guide(g);
-            crate::safety::refine_roles(g);
-        }
-    } else {
-        &crate::safety::refine_roles
-    };
     let (lib, errors, _) =
-        crate::load::load_library_cached_with(paths, guide_cache().as_ref(), finish);
+        crate::load::load_library_cached_with(paths, guide_cache().as_ref(), SETTLED);
     let mut failed = false;
     for e in &errors {
         let level = if e.is_warning() { "warning" } else { "error" };

@@ -77,7 +77,7 @@ pub fn write_json(lib: &mut Library, out: &mut impl std::io::Write) -> anyhow::R
     Ok(())
 }
 
-pub(super) fn classify_probes(g: &mut Guide) {
+fn classify_probes(g: &mut Guide) {
     for p in g.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
         if p.safety.is_none() {
             p.safety = Some(super::classify(p));

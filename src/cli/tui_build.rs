@@ -65,6 +65,7 @@ impl TuiArgs {
         let loader = loader.map(|roots| Loader {
             roots,
             cache: super::guide_cache(),
+            finish: super::SETTLED,
             pending,
             problems: Default::default(),
         });
@@ -196,8 +197,11 @@ impl TuiArgs {
             if background && !extra.is_empty() {
                 loader = Some(extra);
             } else if !extra.is_empty() {
+                // The bundled guides' roles are refined as the extra ones' are (`SETTLED`).
+                super::refine_roles(&mut lib);
+                let cache = super::guide_cache();
                 let (more, errors, _) =
-                    crate::load::load_library_cached(&extra, super::guide_cache().as_ref());
+                    crate::load::load_library_cached_with(&extra, cache.as_ref(), super::SETTLED);
                 for e in &errors {
                     failed |= !e.is_warning();
                     eprintln!(
@@ -207,7 +211,6 @@ impl TuiArgs {
                 }
                 lib.guides.extend(more.guides);
                 crate::tsg::link_library(&mut lib);
-                super::refine_roles(&mut lib);
             }
             (lib, failed)
         } else if background {

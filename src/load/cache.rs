@@ -101,9 +101,10 @@ impl Cache {
 
     /// The pack of the library read from `roots` as it is on disk, read once, for one load;
     /// `None` when the cache folder cannot be made (then nothing is kept, and no guide is
-    /// serialized). Every entry of this build counts as wanted until [`Opened::forget_unfound`]
-    /// is told which files the walk found.
-    pub fn open(&self, roots: &[PathBuf]) -> Option<Opened> {
+    /// serialized). Only a pack of this build whose guides were finished with the work named
+    /// `finish` (see [`super::Finish`]) is read, and the next pack is stamped so. Every entry
+    /// counts as wanted until [`Opened::forget_unfound`] is told which files the walk found.
+    pub fn open(&self, roots: &[PathBuf], finish: &str) -> Option<Opened> {
         if std::fs::create_dir_all(&self.dir).is_err() {
             return None;
         }
@@ -112,7 +113,11 @@ impl Cache {
         let bytes = Bytes::map(&target);
         let mut index = HashMap::new();
         let mut slots = Vec::new();
-        if let Some(d) = pack::decode(&bytes).filter(|d| d.stamp == self.stamp) {
+        let stamp = match finish {
+            "" => self.stamp.clone(),
+            name => format!("{}; finished with {name}", self.stamp),
+        };
+        if let Some(d) = pack::decode(&bytes).filter(|d| d.stamp == stamp) {
             index.reserve(d.entries.len());
             slots.reserve(d.entries.len());
             for (e, payload) in d.entries {
@@ -127,7 +132,7 @@ impl Cache {
         Some(Opened {
             dir: self.dir.clone(),
             target,
-            stamp: self.stamp.clone(),
+            stamp,
             bytes,
             index,
             slots,

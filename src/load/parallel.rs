@@ -8,10 +8,23 @@ use super::cache::{Opened, Slot};
 use super::{LoadError, Source};
 use crate::tsg::{self, Guide};
 
-/// Work done on each guide by the thread that read it, before it is handed back (the safety
-/// classes and the role refinement of the caller, which `load` may not name): so it is spread
-/// over the cores with the parsing, not done after it on one thread.
-pub type Finish<'a> = &'a (dyn Fn(&mut Guide) + Sync);
+/// Work done on a guide just parsed, on the thread that parsed it and before the pack keeps it
+/// (the safety classes and the role refinement of the caller, which `load` may not name): so a
+/// guide read back from the pack has it done already, and a warm start does not do it again.
+/// `name` joins the pack's stamp: a pack whose guides were finished otherwise is not read.
+#[derive(Debug, Clone, Copy)]
+pub struct Finish {
+    pub name: &'static str,
+    pub work: fn(&mut Guide),
+}
+
+impl Finish {
+    /// No work: the guides as `tsg::parse_guide` reads them.
+    pub const NONE: Finish = Finish {
+        name: "",
+        work: |_| {},
+    };
+}
 
 /// How many guides came from the cache and how many were parsed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,8 +33,8 @@ pub struct Stats {
     pub cached: usize,
 }
 
-/// One guide (the `i`th): from the pack when its entry matches the file, else read and parsed;
-/// either way its slot in the next pack is added to `slots` (for the writer), and whether the
+/// One guide (the `i`th): from the pack when its entry matches the file, else read, parsed and
+/// finished (`finish`); either way its slot in the next pack is added to `slots` (for the writer), and whether the
 /// cache answered comes back. A file the pack holds is first looked up by its path alone: when
 /// it is unchanged (a warm start), that is one system call where opening it, reading its
 /// metadata and closing it are three. Any other file is opened once, its metadata read from the
@@ -30,6 +43,7 @@ pub(super) fn parse_one(
     i: usize,
     src: &Source,
     cache: Option<&Opened>,
+    finish: Finish,
     slots: &mut Vec<(usize, Slot)>,
     buf: &mut Vec<u8>,
 ) -> (Result<Guide, LoadError>, bool) {
@@ -65,6 +79,7 @@ pub(super) fn parse_one(
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
         let mut g = tsg::parse_guide(&src.rel, text);
+        (finish.work)(&mut g);
         g.file = shown.clone();
         if let Some(slot) = cache.and_then(|c| c.prepare(&shown, &src.rel, &meta, &g)) {
             slots.push((i, slot));

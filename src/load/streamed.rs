@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::cache::{key, Opened, Slot};
-use super::parallel::{parse_one, Stats, BATCH, SLOTS_EVERY};
+use super::parallel::{parse_one, Finish, Stats, BATCH, SLOTS_EVERY};
 use super::{Cache, LoadError, Source};
 use crate::tsg::Guide;
 
@@ -122,7 +122,8 @@ impl Drop for Unblock {
 }
 
 /// Reads and parses the files `walk` finds while it is still walking, each from `cache`'s pack
-/// when it holds the file as it is, and turns each guide into a `T` with `map` on the thread
+/// when it holds the file as it is (else parsed and finished with `finish`, which the pack then
+/// keeps), and turns each guide into a `T` with `map` on the thread
 /// that read it (so a caller that only needs, say, the guide's JSON never holds the library).
 /// `emit` comes on this thread: the guides in the walk's order, [`Streamed::Walked`] with what
 /// `walk` returned, and [`Streamed::Idle`] when nothing became ready for `idle`. Each worker
@@ -133,6 +134,7 @@ impl Drop for Unblock {
 pub fn parse_streamed<T: Send, W: Send>(
     walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
     cache: Packed<'_>,
+    finish: Finish,
     idle: Duration,
     map: &(dyn Fn(Guide) -> T + Sync),
     mut emit: impl FnMut(Streamed<T, W>),
@@ -145,7 +147,7 @@ pub fn parse_streamed<T: Send, W: Send>(
     let (next, cached) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let (tx, rx) = mpsc::channel::<Sent<T, W>>();
     let pack: Shared = Arc::new(OnceLock::new());
-    let (writes, writer) = open_pack(cache, &pack);
+    let (writes, writer) = open_pack(cache, finish, &pack);
     let mut emitted = 0;
     std::thread::scope(|s| {
         let (feed, next, cached, pack) = (&feed, &next, &cached, &*pack);
@@ -199,7 +201,8 @@ pub fn parse_streamed<T: Send, W: Send>(
                             break;
                         }
                         for src in &files {
-                            let (result, hit) = parse_one(i, src, opened, &mut slots, &mut buf);
+                            let (result, hit) =
+                                parse_one(i, src, opened, finish, &mut slots, &mut buf);
                             if hit {
                                 cached.fetch_add(1, Ordering::Relaxed);
                             }
@@ -242,11 +245,13 @@ pub fn parse_streamed<T: Send, W: Send>(
 }
 
 /// The channel to the pack's writer, and the writer: a thread of its own that first opens the
-/// library's pack (into `pack`, which the workers wait for) and then gathers the slots of the
+/// library's pack (into `pack`, which the workers wait for; only a pack finished as `finish`
+/// finishes is read) and then gathers the slots of the
 /// new one until every worker is done. Without a cache, `pack` is none at once.
 #[allow(clippy::type_complexity)]
 fn open_pack(
     cache: Packed<'_>,
+    finish: Finish,
     pack: &Shared,
 ) -> (
     Option<mpsc::Sender<Vec<(usize, Slot)>>>,
@@ -259,7 +264,7 @@ fn open_pack(
     let (wtx, wrx) = mpsc::channel::<Vec<(usize, Slot)>>();
     let (cache, roots, unblock) = (cache.clone(), roots.to_vec(), Unblock(Arc::clone(pack)));
     let writer = std::thread::spawn(move || {
-        let opened = cache.open(&roots).map(Arc::new);
+        let opened = cache.open(&roots, finish.name).map(Arc::new);
         let _ = unblock.0.set(opened.clone());
         drop(unblock);
         if let Some(o) = opened {

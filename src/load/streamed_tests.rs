@@ -58,7 +58,8 @@ fn a_walk_that_panics_ends_the_load_instead_of_leaving_the_workers_waiting() {
             found(src(0));
             panic!("the walk broke");
         };
-        parse_streamed(walk, None, Duration::from_millis(10), &|g| g.title, |_| ())
+        let idle = Duration::from_millis(10);
+        parse_streamed(walk, None, Finish::NONE, idle, &|g| g.title, |_| ())
     });
     assert!(panicked.is_err(), "the walk's panic comes out of the load");
 }

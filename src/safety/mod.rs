@@ -169,6 +169,18 @@ fn classify_parsed(script: &str, commands: &[SimpleCommand], problems: &[Problem
     Verdict::from_hits(hits)
 }
 
+/// Fills in the safety class of every probe of `guide` not classified yet, then refines its
+/// roles ([`refine_roles`], which reads those classes): what a guide read from a file has done
+/// once, while its probes' parses from reading it are still kept.
+pub fn settle(guide: &mut crate::tsg::Guide) {
+    for p in guide.nodes.iter_mut().flat_map(|n| n.probes.iter_mut()) {
+        if p.safety.is_none() {
+            p.safety = Some(classify_probe(p));
+        }
+    }
+    refine_roles(guide);
+}
+
 /// Steps of `guide` under a neutral heading (Procedure, Steps …) whose shell probes mutate
 /// become mitigation steps: the model cannot classify commands itself, so the role is
 /// refined here, where commands are understood. A probe whose class is filled in already is

@@ -48,6 +48,7 @@ fn held_walk(root: &Path, cache: &Cache) -> (Vec<String>, Stats) {
     let (stats, writer) = load::parse_streamed(
         walk,
         Some((cache, roots.as_slice())),
+        load::Finish::NONE,
         Duration::from_millis(20),
         &|g| g.title.clone(),
         |step| match step {

@@ -59,6 +59,7 @@ mod ledger_tmux;
 mod lint_rules;
 mod load_cache;
 mod load_cache_pages;
+mod load_finish;
 mod load_streamed;
 mod mitigate_classes;
 mod mitigate_maestro;

@@ -50,11 +50,11 @@ fn write_library(dir: &Path, n: usize) {
     }
 }
 
-/// The library as `tree` reads it: every file parsed, roles refined, links resolved once.
+/// The library as `tree` reads it: every file parsed, classified and its roles refined, links
+/// resolved once.
 fn whole(dir: &Path) -> Library {
     let roots = [dir.to_path_buf()];
-    let (lib, errors, _) =
-        load::load_library_cached_with(&roots, None, &tsgnav::safety::refine_roles);
+    let (lib, errors, _) = load::load_library_cached_with(&roots, None, tsgnav::cli::SETTLED);
     assert!(errors.is_empty(), "{errors:?}");
     lib
 }
@@ -70,6 +70,7 @@ fn navigator(dir: &Path, cache: &Path) -> (App, usize) {
     let loader = Loader {
         roots: vec![dir.to_path_buf()],
         cache: Some(Cache::with_stamp(cache.to_path_buf(), "same-test".into())),
+        finish: tsgnav::cli::SETTLED,
         pending: Vec::new(),
         problems: Default::default(),
     };
@@ -175,12 +176,9 @@ fn absorbing_a_library_in_any_batches_gives_the_whole_library() {
     let walk = |found: &mut dyn FnMut(load::Source)| {
         load::discover_each(std::slice::from_ref(&dir), found);
     };
-    let refine = |mut g: tsgnav::tsg::Guide| {
-        tsgnav::safety::refine_roles(&mut g);
-        g
-    };
     let mut parsed = Vec::new();
-    load::parse_streamed(walk, None, std::time::Duration::MAX, &refine, |s| {
+    let (settled, idle) = (tsgnav::cli::SETTLED, std::time::Duration::MAX);
+    load::parse_streamed(walk, None, settled, idle, &|g| g, |s| {
         if let load::Streamed::Ready(_, r) = s {
             parsed.push(r.expect("parses"))
         }

@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::classify_probes;
+use crate::cli::SETTLED;
 use crate::tsg::Guide;
 
 /// One guide's JSON, made on the thread that parsed it; the guide itself is gone by then.
@@ -18,8 +18,8 @@ struct GuideJson {
     first: Option<String>,
 }
 
-/// `tree --json` over `paths` as one stream: each guide is parsed, classified, its roles
-/// refined and its JSON written on the core that read it, and this thread writes each guide
+/// `tree --json` over `paths` as one stream: each guide is read (from the pack, or parsed,
+/// classified and its roles refined) and its JSON written on the core that read it, and this thread writes each guide
 /// out (in file order) as soon as the guides its targets may name are in: so output starts
 /// with the first file, no core waits for a batch, and the library is never held whole.
 /// The bytes are those of loading the library, linking it and serialising it. Returns
@@ -28,9 +28,9 @@ pub(super) fn stream_json(
     paths: &[PathBuf],
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<bool> {
-    let map = |mut g: Guide| {
-        classify_probes(&mut g);
-        crate::safety::refine_roles(&mut g);
+    // Each guide parsed is classified and its roles refined first (`SETTLED`; a guide from the
+    // pack was when it was parsed).
+    let map = |g: Guide| {
         // A guide's JSON is mostly under 1.25 times as long as its markdown (the node
         // bodies, which it leaves out): sized so, it is seldom grown and copied again.
         let markdown: usize = g.nodes.iter().map(|n| n.body.len() + n.title.len()).sum();
@@ -69,12 +69,18 @@ pub(super) fn stream_json(
         (errors, rels)
     };
     let packed = cache.as_ref().map(|c| (c, paths));
-    let (_, writer) =
-        crate::load::parse_streamed(walk, packed, Duration::MAX, &map, |step| match step {
+    let (_, writer) = crate::load::parse_streamed(
+        walk,
+        packed,
+        SETTLED,
+        Duration::MAX,
+        &map,
+        |step| match step {
             crate::load::Streamed::Ready(i, r) => w.guide(i, r),
             crate::load::Streamed::Walked((errors, rels)) => w.walked(errors, rels),
             crate::load::Streamed::Idle => {}
-        });
+        },
+    );
     if let Some(writer) = writer {
         let _ = writer.join();
     }

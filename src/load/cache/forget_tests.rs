@@ -31,7 +31,7 @@ fn entries_of_files_not_found_are_let_go_when_the_walk_is_over() {
     let (_, errors, _) = crate::load::load_library_cached(&roots, Some(&cache));
     assert!(errors.is_empty(), "{errors:?}");
 
-    let opened = cache.open(&roots).expect("the cache folder");
+    let opened = cache.open(&roots, "").expect("the cache folder");
     let payload = |k: &String| opened.index.get(k).map(|&at| opened.slots[at].3.len());
     let all = keys(&root, &["alpha", "beta", "gamma"]);
     let sizes: Vec<usize> = all.iter().map(|k| payload(k).expect("an entry")).collect();
@@ -57,7 +57,7 @@ fn another_builds_pack_waits_for_nothing() {
     let old = Cache::with_stamp(dir.path().join("cache"), "old-build".into());
     crate::load::load_library_cached(&roots, Some(&old));
     let new = Cache::with_stamp(dir.path().join("cache"), "new-build".into());
-    let opened = new.open(&roots).expect("the cache folder");
+    let opened = new.open(&roots, "").expect("the cache folder");
     assert!(opened.slots.is_empty());
     assert!(opened.pending.left().iter().all(|l| *l == 0));
 }

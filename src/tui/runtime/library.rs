@@ -70,6 +70,8 @@ pub struct Problem {
 pub struct Loader {
     pub roots: Vec<PathBuf>,
     pub cache: Option<Cache>,
+    /// What each guide parsed has done on the thread that parsed it (the pack keeps it).
+    pub finish: load::Finish,
     /// Start-up commands applied, in order, once every guide is in. A variable from the config
     /// file (`VarSource::Config`) only fills a name nothing else has set.
     pub pending: Vec<Cmd>,
@@ -83,6 +85,7 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
     let Loader {
         roots,
         cache,
+        finish,
         pending,
         problems,
     } = loader;
@@ -124,11 +127,8 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
         let (mut last, mut counted) = (Instant::now(), Instant::now());
         let mut every = BATCH_EVERY;
         let mut open = true;
-        // Each guide's roles are refined on the thread that parsed it, not on this one.
-        let refine = |mut g: crate::tsg::Guide| {
-            crate::safety::refine_roles(&mut g);
-            g
-        };
+        // Each guide is finished on the thread that parsed it (`finish`), not on this one.
+        let keep = |g: crate::tsg::Guide| g;
         let walk = |found: &mut dyn FnMut(load::Source)| {
             let mut n = 0;
             let errors = load::discover_each(&roots, &mut |s| {
@@ -138,7 +138,7 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
             (errors, n)
         };
         let packed = cache.as_ref().map(|c| (c, roots.as_slice()));
-        let (_, writer) = load::parse_streamed(walk, packed, BATCH_EVERY, &refine, |step| {
+        let (_, writer) = load::parse_streamed(walk, packed, finish, BATCH_EVERY, &keep, |step| {
             let idle = matches!(step, load::Streamed::Idle);
             match step {
                 load::Streamed::Ready(_, r) => {
