@@ -32,6 +32,15 @@ impl Index {
             }
         }
     }
+    /// Makes room at once for a library of `total` guides of which `read` are indexed (the
+    /// rest with as many ids a guide as those), so the table is not grown and every id hashed
+    /// again at each batch. Nothing while `total` is unknown (0) or reached.
+    pub fn expect(&mut self, read: usize, total: usize) {
+        if read == 0 || total <= read {
+            return;
+        }
+        self.by_id.reserve(self.by_id.len() * (total - read) / read);
+    }
     pub fn position(&self, id: &str) -> Option<(usize, usize)> {
         self.by_id.get(id).copied()
     }

@@ -10,6 +10,7 @@ pub mod consoles;
 mod edges;
 pub mod invocation;
 pub mod json;
+mod linker;
 pub mod lint;
 pub mod model;
 mod outcome;
@@ -30,6 +31,7 @@ pub mod vars;
 mod walk;
 
 pub use edges::{is_external, join, resolve_dest};
+pub use linker::Linker;
 pub use model::*;
 pub use outcome::{FailKind, Outcome};
 pub use probe::split_info;

@@ -66,10 +66,15 @@ pub struct App {
     pub palette: super::complete::PaletteState,
     /// The wave screen of `:waves`, while it is open.
     pub waves: Option<super::waves::Waves>,
+    /// The library's cross-guide links, resolved again as each batch of guides comes in.
+    pub linker: crate::tsg::Linker,
 }
 
 impl App {
-    pub fn new(lib: Library, keymap: Keymap, theme: Theme) -> App {
+    pub fn new(mut lib: Library, keymap: Keymap, theme: Theme) -> App {
+        // Linked already; the linker learns its targets for the guides still to come.
+        let mut linker = crate::tsg::Linker::default();
+        linker.extend(&mut lib, 0);
         let nav = NavState::new(&lib);
         let hits = super::search::library_hits(&lib, "", usize::MAX);
         App {
@@ -93,6 +98,7 @@ impl App {
             reading: Default::default(),
             palette: Default::default(),
             waves: None,
+            linker,
         }
     }
 

@@ -1,13 +1,13 @@
 //! Guides arriving while the navigator is already on screen: each batch joins the library,
-//! cross-guide links are resolved again, and the library list and its "loading N/M" count
-//! follow; once the last is in, the start-up commands that waited for the whole library
+//! its cross-guide links and those that waited for it are resolved, and the library list and
+//! its "loading N/M" count follow; once the last is in, the start-up commands that waited for the whole library
 //! (an alert to land on, variables) are applied. Pure (no IO): the runtime reads the files
 //! and hands the batches in as [`super::Action::Guides`].
 
 use super::app::{App, Screen};
 use super::effect::Effect;
 use crate::nav::{Cmd, VarSource};
-use crate::tsg::{self, Guide};
+use crate::tsg::Guide;
 
 /// A batch of guides read in the background (built by the runtime).
 #[derive(Debug, Clone, Default)]
@@ -81,9 +81,12 @@ pub fn absorb(app: &mut App, guides: Vec<Guide>, loaded: usize, total: usize) {
         .guides
         .reserve(guides.len() + total.saturating_sub(loaded));
     app.lib.guides.extend(guides);
-    // Idempotent: links that waited for a guide of this batch resolve now.
-    tsg::link_library(&mut app.lib);
-    // Only the new guides are indexed (ids do not change when links resolve).
+    // The batch's links, and the links that waited for a guide of this batch, resolve now
+    // (as `tsg::link_library` would over the whole library; a batch costs only its own).
+    app.linker.extend(&mut app.lib, from);
+    // Only the new guides are indexed (ids do not change when links resolve), in a table
+    // sized once for the whole library when its size is known.
+    app.nav.index.expect(from, total);
     app.nav.index.extend(&app.lib, from);
     // An alert that arrived before the guide that routes it routes now.
     app.firing.reroute(&app.lib);
