@@ -43,12 +43,11 @@ pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<Lo
             Ok(m) if m.is_dir() => {
                 let mut seen = HashSet::new();
                 let mut walk = Walk {
-                    root,
                     seen: &mut seen,
                     files: &mut sink,
                     errors: &mut errors,
                 };
-                walk.dir(root, None, 0);
+                walk.dir(root, "", None, 0);
             }
             Ok(_) => {
                 let name = root
@@ -68,20 +67,20 @@ fn is_markdown(p: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
-/// One root's folders being walked: the canonical folders met so far (a symlink loop), and
-/// the files and problems found.
+/// One root's folders being walked: the canonical folders met so far (a symlink loop, kept as
+/// bytes like the files' above), and the files and problems found.
 struct Walk<'a> {
-    root: &'a Path,
-    seen: &'a mut HashSet<PathBuf>,
+    seen: &'a mut HashSet<std::ffi::OsString>,
     files: &'a mut dyn FnMut(PathBuf, String, Option<PathBuf>),
     errors: &'a mut Vec<LoadError>,
 }
 
 impl Walk<'_> {
-    /// Walks `dir`; `canonical` is its canonical path when it is known without asking the
-    /// file system (a folder reached through no link: its parent's canonical path plus its
-    /// name), else it is resolved here.
-    fn dir(&mut self, dir: &Path, canonical: Option<PathBuf>, depth: usize) {
+    /// Walks `dir`, whose path below the root is `rel` (`/`-separated, empty for the root);
+    /// `canonical` is its canonical path when it is known without asking the file system (a
+    /// folder reached through no link: its parent's canonical path plus its name), else it is
+    /// resolved here.
+    fn dir(&mut self, dir: &Path, rel: &str, canonical: Option<PathBuf>, depth: usize) {
         if depth > MAX_DEPTH {
             self.errors.push(LoadError::TooDeep {
                 path: dir.display().to_string(),
@@ -93,7 +92,7 @@ impl Walk<'_> {
             None => std::fs::canonicalize(dir),
         };
         let canonical_dir = match resolved {
-            Ok(c) if !self.seen.insert(c.clone()) => {
+            Ok(c) if !self.seen.insert(c.clone().into_os_string()) => {
                 let target = c.display().to_string();
                 self.errors.push(LoadError::SymlinkLoop {
                     path: dir.display().to_string(),
@@ -121,51 +120,54 @@ impl Walk<'_> {
             }
         };
         // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
-        let mut paths: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
-            .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+        // Sorted by name: within one folder that is the order of their paths.
+        let mut named: Vec<(std::ffi::OsString, Option<std::fs::FileType>)> = entries
+            .filter_map(|e| e.ok().map(|e| (e.file_name(), e.file_type().ok())))
             .collect();
-        paths.sort_by(|a, b| a.0.cmp(&b.0));
-        for (p, kind) in paths {
-            self.entry(&canonical_dir, p, kind, depth);
+        named.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+        for (name, kind) in named {
+            self.entry(dir, rel, &canonical_dir, &name, kind, depth);
         }
     }
 
-    /// One entry of a folder whose canonical path is `canonical_dir`.
+    /// The entry `name` of folder `dir` (`rel` below the root) whose canonical path is
+    /// `canonical_dir`.
     fn entry(
         &mut self,
+        dir: &Path,
+        rel: &str,
         canonical_dir: &Path,
-        p: PathBuf,
+        name: &std::ffi::OsStr,
         kind: Option<std::fs::FileType>,
         depth: usize,
     ) {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.starts_with('.') || name == "target" || name == "node_modules" {
+        let bytes = name.as_encoded_bytes();
+        if bytes.starts_with(b".") || bytes == b"target" || bytes == b"node_modules" {
             return;
         }
+        let p = dir.join(name);
         let linked = kind.is_none_or(|k| k.is_symlink());
         let is_dir = match kind.filter(|_| !linked) {
             Some(k) => Ok(k.is_dir()),
             None => std::fs::metadata(&p).map(|m| m.is_dir()),
         };
         // An entry reached through no link is its folder's canonical path plus its name.
-        let canonical = (!linked).then(|| canonical_dir.join(p.file_name().unwrap_or_default()));
+        let canonical = (!linked).then(|| canonical_dir.join(name));
+        let rel_of = || {
+            let name = name.to_string_lossy();
+            match rel {
+                "" => name.into_owned(),
+                _ => format!("{rel}/{name}"),
+            }
+        };
         match is_dir {
-            Ok(true) => self.dir(&p, canonical, depth + 1),
+            Ok(true) => self.dir(&p, &rel_of(), canonical, depth + 1),
             Ok(false) if is_markdown(&p) => {
-                let rel = p.strip_prefix(self.root).unwrap_or(&p);
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/");
                 let canonical = match canonical {
                     Some(c) => Some(c),
                     None => std::fs::canonicalize(&p).ok(),
                 };
-                (self.files)(p, rel, canonical);
+                (self.files)(p, rel_of(), canonical);
             }
             Ok(false) => {}
             Err(e) if is_markdown(&p) => self.errors.push(LoadError::Io {

@@ -47,7 +47,8 @@ pub(super) fn parse_one(
     slots: &mut Vec<(usize, Slot)>,
     buf: &mut Vec<u8>,
 ) -> (Result<Guide, LoadError>, bool) {
-    let shown = src.file.display().to_string();
+    // As `display` shows it (the same lossy text), without the formatting machinery.
+    let shown = src.file.to_string_lossy().into_owned();
     let mut known = cache.and_then(|c| Some((c, c.find(&shown, &src.rel)?)));
     let hit = |(mut g, slot): (Guide, Slot), slots: &mut Vec<(usize, Slot)>| {
         slots.push((i, slot));

@@ -161,7 +161,7 @@ pub fn parse_streamed<T: Send, W: Send>(
             let ended = Ended(feed);
             let w = walk(&mut |src| {
                 if keep {
-                    found.push(key(&src.file.display().to_string(), &src.rel));
+                    found.push(key(&src.file.to_string_lossy(), &src.rel));
                 }
                 held.push(src);
                 feed.hand(&mut held, false);
