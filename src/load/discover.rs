@@ -178,3 +178,7 @@ impl Walk<'_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "discover_tests.rs"]
+mod tests;
