@@ -85,11 +85,20 @@ impl Cache {
         &self.dir
     }
 
-    /// The pack file of the library read from `roots` (as they were given): named after
-    /// them, so each library keeps its own pack, and known before its folders are walked (so
-    /// the pack is read while the walk goes on).
+    /// The pack file of the library read from `roots` (as they were given; `lib/` is `lib`,
+    /// whose files have the same paths): named after them, so each library keeps its own pack,
+    /// and known before its folders are walked (so the pack is read while the walk goes on).
+    /// No system call: `./lib`, `lib//` or a link to `lib` keep packs of their own (their
+    /// files' paths are spelled otherwise, and the entries are keyed by them).
     pub fn pack_path(&self, roots: &[PathBuf]) -> PathBuf {
-        let roots: BTreeSet<String> = roots.iter().map(|r| r.display().to_string()).collect();
+        let spelled = |r: &PathBuf| {
+            let typed = r.display().to_string();
+            match typed.strip_suffix('/') {
+                Some(t) if !t.is_empty() && !t.ends_with('/') => t.to_string(),
+                _ => typed,
+            }
+        };
+        let roots: BTreeSet<String> = roots.iter().map(spelled).collect();
         let mut h = Sha256::new();
         for r in roots {
             h.update(r.as_bytes());

@@ -174,3 +174,27 @@ fn a_cached_file_made_unreadable_loads_as_it_would_with_no_cache() {
         "{uncached:?}"
     );
 }
+
+#[test]
+fn a_root_typed_with_a_trailing_slash_reads_the_same_pack() {
+    let (_dir, root, cache) = library(4);
+    let (_, _, stats) = load::load_library_cached(std::slice::from_ref(&root), Some(&cache));
+    assert_eq!(stats.cached, 0);
+    // As a shell completes a folder's name: its files have the same paths either way.
+    let slashed = std::path::PathBuf::from(format!("{}/", root.display()));
+    let (lib, _, stats) = load::load_library_cached(&[slashed], Some(&cache));
+    assert_eq!((stats.cached, lib.guides.len()), (4, 4));
+    let packs = || {
+        std::fs::read_dir(cache.dir())
+            .expect("cache folder")
+            .count()
+    };
+    assert_eq!(packs(), 1, "one pack for the one library");
+    // Spelled with two slashes its files' paths differ (so would the entries' keys): a pack
+    // of its own, rather than one that two spellings rewrite in turn.
+    let doubled = std::path::PathBuf::from(format!("{}//", root.display()));
+    load::load_library_cached(std::slice::from_ref(&doubled), Some(&cache));
+    let (_, _, stats) = load::load_library_cached(&[doubled], Some(&cache));
+    assert_eq!(stats.cached, 4);
+    assert_eq!(packs(), 2);
+}
