@@ -13,7 +13,7 @@
 //! the entries in it are decoded, the temporary packs of killed writers removed) is
 //! [`mapped`]. Imports only `tsg`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fs::Metadata;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -24,17 +24,19 @@ use std::time::{Duration, Instant};
 
 use bincode::Options;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 #[cfg(test)]
 mod forget_tests;
 mod mapped;
+mod names;
 mod streaming;
 
 use super::mirror::GuideDef;
 use super::pack;
 use crate::tsg::Guide;
 use mapped::{remove_orphans, Bytes, Pending};
+use names::mtime_ns;
+pub use names::{key, tool_stamp};
 use streaming::{entry, Streaming};
 
 /// Where parsed guides are kept between runs. Clones share one [`Cache::abandon`] switch.
@@ -85,27 +87,9 @@ impl Cache {
         &self.dir
     }
 
-    /// The pack file of the library read from `roots` (as they were given; `lib/` is `lib`,
-    /// whose files have the same paths): named after them, so each library keeps its own pack,
-    /// and known before its folders are walked (so the pack is read while the walk goes on).
-    /// No system call: `./lib`, `lib//` or a link to `lib` keep packs of their own (their
-    /// files' paths are spelled otherwise, and the entries are keyed by them).
+    /// The pack file of the library read from `roots` (see [`names::pack_name`]).
     pub fn pack_path(&self, roots: &[PathBuf]) -> PathBuf {
-        let spelled = |r: &PathBuf| {
-            let typed = r.display().to_string();
-            match typed.strip_suffix('/') {
-                Some(t) if !t.is_empty() && !t.ends_with('/') => t.to_string(),
-                _ => typed,
-            }
-        };
-        let roots: BTreeSet<String> = roots.iter().map(spelled).collect();
-        let mut h = Sha256::new();
-        for r in roots {
-            h.update(r.as_bytes());
-            h.update([0]);
-        }
-        let name = format!("library-{}.pack", hex::encode(&h.finalize()[..16]));
-        self.dir.join(name)
+        self.dir.join(names::pack_name(roots))
     }
 
     /// The pack of the library read from `roots` as it is on disk, read once, for one load;
@@ -149,15 +133,6 @@ impl Cache {
             abandoned: Arc::clone(&self.abandoned),
         })
     }
-}
-
-/// How an entry is looked up: the file's path as shown, and its path in its library.
-pub fn key(file: &str, rel: &str) -> String {
-    let mut k = String::with_capacity(file.len() + 1 + rel.len());
-    k.push_str(file);
-    k.push('\0');
-    k.push_str(rel);
-    k
 }
 
 /// One load's view of a pack: the entries it held when the load started.
@@ -315,21 +290,4 @@ impl Opened {
             });
         Streaming { tmp, writer }
     }
-}
-
-fn mtime_ns(meta: &Metadata) -> Option<u128> {
-    let t = meta.modified().ok()?;
-    Some(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos())
-}
-
-/// This build of tsgnav: its version and the modification time of its executable, so a
-/// rebuilt binary (whose parser may have changed) never reads an older build's entries.
-pub fn tool_stamp() -> String {
-    let built = std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .ok()
-        .as_ref()
-        .and_then(mtime_ns)
-        .unwrap_or(0);
-    format!("{}+{built}", env!("CARGO_PKG_VERSION"))
 }
