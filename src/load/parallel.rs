@@ -34,10 +34,10 @@ pub struct Stats {
 }
 
 /// One guide (the `i`th): from the pack when its entry matches the file, else read, parsed and
-/// finished (`finish`); either way its slot in the next pack is added to `slots` (for the writer), and whether the
-/// cache answered comes back. A file the pack holds is first looked up by its path alone: when
-/// it is unchanged (a warm start), that is one system call where opening it, reading its
-/// metadata and closing it are three. Any other file is opened once, its metadata read from the
+/// finished (`finish`); either way its slot in the next pack is added to `slots` (for the writer),
+/// and whether the cache answered comes back. A file the pack holds is first looked up by its path
+/// alone: when it is unchanged (a warm start), that is one system call where opening it, reading
+/// its metadata and closing it are three. Any other file is opened once, its metadata read from the
 /// open file, and read into `buf`, the thread's own, kept from one file to the next.
 pub(super) fn parse_one(
     i: usize,

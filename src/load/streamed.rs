@@ -121,16 +121,15 @@ impl Drop for Unblock {
     }
 }
 
-/// Reads and parses the files `walk` finds while it is still walking, each from `cache`'s pack
-/// when it holds the file as it is (else parsed and finished with `finish`, which the pack then
-/// keeps), and turns each guide into a `T` with `map` on the thread
-/// that read it (so a caller that only needs, say, the guide's JSON never holds the library).
-/// `emit` comes on this thread: the guides in the walk's order, [`Streamed::Walked`] with what
-/// `walk` returned, and [`Streamed::Idle`] when nothing became ready for `idle`. Each worker
-/// takes [`BATCH`] consecutive files at a time and hands their results back together (what is
-/// ready goes back early when it has to wait for the walk). Returns
-/// once every guide is emitted, with the thread still writing the library's new pack (join it
-/// before the process exits, so it is not lost).
+/// Reads and parses the files `walk` finds while it is still walking, each from `cache`'s pack when
+/// it holds the file as it is (else parsed and finished with `finish`, which the pack then keeps),
+/// and turns each guide into a `T` with `map` on the thread that read it (so a caller that only
+/// needs, say, the guide's JSON never holds the library). `emit` comes on this thread: the guides
+/// in the walk's order, [`Streamed::Walked`] with what `walk` returned, and [`Streamed::Idle`] when
+/// nothing became ready for `idle`. Each worker takes [`BATCH`] consecutive files at a time and
+/// hands their results back together (what is ready goes back early when it has to wait for the
+/// walk). Returns once every guide is emitted, with the thread still writing the library's new pack
+/// (join it before the process exits, so it is not lost).
 pub fn parse_streamed<T: Send, W: Send>(
     walk: impl FnOnce(&mut dyn FnMut(Source)) -> W + Send,
     cache: Packed<'_>,
@@ -245,9 +244,9 @@ pub fn parse_streamed<T: Send, W: Send>(
 }
 
 /// The channel to the pack's writer, and the writer: a thread of its own that first opens the
-/// library's pack (into `pack`, which the workers wait for; only a pack finished as `finish`
-/// finishes is read) and then gathers the slots of the
-/// new one until every worker is done. Without a cache, `pack` is none at once.
+/// library's pack (into `pack`, which the workers wait for; a pack whose guides were finished
+/// otherwise than with `finish` is not read) and then gathers the slots of the new one until
+/// every worker is done. Without a cache, `pack` is none at once.
 #[allow(clippy::type_complexity)]
 fn open_pack(
     cache: Packed<'_>,

@@ -119,7 +119,12 @@ proptest! {
     #[test]
     fn linking_a_batch_at_a_time_is_linking_the_whole(
         spec in prop::collection::vec(
-            (0..3usize, 0..3usize, prop::collection::vec((0..5usize, any::<bool>()), 0..4), prop::bool::weighted(0.9)),
+            (
+                0..3usize,
+                0..3usize,
+                prop::collection::vec((0..5usize, any::<bool>()), 0..4),
+                prop::bool::weighted(0.9),
+            ),
             0..12,
         ),
         cuts in prop::collection::vec(0..13usize, 0..5),

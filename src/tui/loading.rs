@@ -1,7 +1,7 @@
-//! Guides arriving while the navigator is already on screen: each batch joins the library,
-//! its cross-guide links and those that waited for it are resolved, and the library list and
-//! its "loading N/M" count follow; once the last is in, the start-up commands that waited for the whole library
-//! (an alert to land on, variables) are applied. Pure (no IO): the runtime reads the files
+//! Guides arriving while the navigator is already on screen: each batch joins the library, its
+//! cross-guide links and those that waited for it are resolved, and the library list and its
+//! "loading N/M" count follow; once the last is in, the start-up commands that waited for the whole
+//! library (an alert to land on, variables) are applied. Pure (no IO): the runtime reads the files
 //! and hands the batches in as [`super::Action::Guides`].
 
 use super::app::{App, Screen};

@@ -19,10 +19,10 @@ struct GuideJson {
 }
 
 /// `tree --json` over `paths` as one stream: each guide is read (from the pack, or parsed,
-/// classified and its roles refined) and its JSON written on the core that read it, and this thread writes each guide
-/// out (in file order) as soon as the guides its targets may name are in: so output starts
-/// with the first file, no core waits for a batch, and the library is never held whole.
-/// The bytes are those of loading the library, linking it and serialising it. Returns
+/// classified and its roles refined) and its JSON written on the core that read it, and this thread
+/// writes each guide out (in file order) as soon as the guides its targets may name are in: so
+/// output starts with the first file, no core waits for a batch, and the library is never held
+/// whole. The bytes are those of loading the library, linking it and serialising it. Returns
 /// whether a file failed to load (each problem is printed as it is met, in file order).
 pub(super) fn stream_json(
     paths: &[PathBuf],
