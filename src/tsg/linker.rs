@@ -102,7 +102,12 @@ impl Linker {
 }
 
 /// The target of edge `k` of node `ni` of guide `gi`, or of its route `k` when `ni` is none.
-fn target_mut(lib: &mut Library, gi: usize, ni: Option<usize>, k: usize) -> Option<&mut String> {
+pub(super) fn target_mut(
+    lib: &mut Library,
+    gi: usize,
+    ni: Option<usize>,
+    k: usize,
+) -> Option<&mut String> {
     let g = lib.guides.get_mut(gi)?;
     match ni {
         Some(ni) => g.nodes.get_mut(ni)?.edges.get_mut(k).map(|e| &mut e.to),

@@ -168,18 +168,7 @@ pub fn link_library(lib: &mut Library) {
         }
     }
     for (gi, ni, k, id) in fixes {
-        let Some(g) = lib.guides.get_mut(gi) else {
-            continue;
-        };
-        let to = match ni {
-            Some(ni) => g
-                .nodes
-                .get_mut(ni)
-                .and_then(|n| n.edges.get_mut(k))
-                .map(|e| &mut e.to),
-            None => g.routes.get_mut(k).map(|r| &mut r.to),
-        };
-        if let Some(to) = to {
+        if let Some(to) = linker::target_mut(lib, gi, ni, k) {
             *to = id;
         }
     }
