@@ -35,6 +35,7 @@ pub mod cli;
 pub mod evidence;
 pub mod human;
 pub mod load;
+pub mod malloc;
 pub mod mitigate;
 pub mod nav;
 pub mod query;

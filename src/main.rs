@@ -7,7 +7,7 @@ use clap::Parser;
 /// mimalloc instead of the system allocator: reading a library allocates millions of small
 /// strings, and glibc's malloc and free were about a sixth of `tree`'s CPU.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: tsgnav::malloc::Mimalloc = tsgnav::malloc::Mimalloc;
 
 fn main() -> ExitCode {
     // No transparent huge pages: mimalloc asks for them on its arenas, and where the kernel
