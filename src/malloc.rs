@@ -62,7 +62,10 @@ unsafe impl GlobalAlloc for Mimalloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` came from this allocator with `layout` (GlobalAlloc's contract).
+        // SAFETY: `ptr` came from this allocator with `layout` (GlobalAlloc's contract). A
+        // block from the aligned calls may go to the plain `mi_realloc`: mimalloc finds such a
+        // block's start and usable size itself, keeps it in place when the new size fits (it
+        // is aligned already) and otherwise copies into a plain block, aligned by `plain`.
         unsafe {
             if plain(layout.align(), new_size) {
                 mi::mi_realloc(ptr.cast::<c_void>(), new_size).cast()
