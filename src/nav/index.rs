@@ -2,14 +2,37 @@
 //! node, its tickable checklist, and the variables a guide's probes use. Pure; imports only
 //! `crate::tsg`.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::Entry;
+use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::tsg::{EdgeKind, Guide, Library, Node};
 
-/// Node id → (guide index, node index).
-#[derive(Debug, Clone, Default)]
+/// Node id → (guide index, node index). The table holds each id's hash and position, not a
+/// copy of the id: a lookup compares the id asked for with the node's own, in the library.
+/// So the index costs 16 bytes an id (about 225,000 ids at 20,000 guides), and a position
+/// that no longer names a node with that id (a library other than the one indexed) is not
+/// found rather than wrong. The hash is keyed per process (foldhash, seeded at random), so a
+/// guide cannot be written to make its ids collide.
+#[derive(Clone, Default)]
 pub struct Index {
-    by_id: HashMap<String, (usize, usize)>,
+    by_id: HashTable<(u64, u32, u32)>,
+    keys: DefaultHashBuilder,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("ids", &self.by_id.len())
+            .finish()
+    }
+}
+
+/// The id of the node at `(g, n)` of `lib`, if there is one.
+fn id_at(lib: &Library, g: u32, n: u32) -> Option<&str> {
+    let node = lib.guides.get(g as usize)?.nodes.get(n as usize)?;
+    Some(&node.id)
 }
 
 impl Index {
@@ -25,10 +48,18 @@ impl Index {
     /// the first node with an id keeps it.
     pub fn extend(&mut self, lib: &Library, from: usize) {
         let added: usize = lib.guides.iter().skip(from).map(|g| g.nodes.len()).sum();
-        self.by_id.reserve(added);
+        self.by_id.reserve(added, |e| e.0);
         for (g, guide) in lib.guides.iter().enumerate().skip(from) {
+            let Ok(g) = u32::try_from(g) else { break };
             for (n, node) in guide.nodes.iter().enumerate() {
-                self.by_id.entry(node.id.clone()).or_insert((g, n));
+                let Ok(n) = u32::try_from(n) else { break };
+                let hash = self.keys.hash_one(node.id.as_str());
+                let same = |e: &(u64, u32, u32)| {
+                    e.0 == hash && id_at(lib, e.1, e.2) == Some(node.id.as_str())
+                };
+                if let Entry::Vacant(v) = self.by_id.entry(hash, same, |e| e.0) {
+                    v.insert((hash, g, n));
+                }
             }
         }
     }
@@ -39,17 +70,23 @@ impl Index {
         if read == 0 || total <= read {
             return;
         }
-        self.by_id.reserve(self.by_id.len() * (total - read) / read);
+        self.by_id
+            .reserve(self.by_id.len() * (total - read) / read, |e| e.0);
     }
-    pub fn position(&self, id: &str) -> Option<(usize, usize)> {
-        self.by_id.get(id).copied()
+    /// Where node `id` of `lib` is: its guide's index and its own in that guide.
+    pub fn position(&self, lib: &Library, id: &str) -> Option<(usize, usize)> {
+        let hash = self.keys.hash_one(id);
+        let &(_, g, n) = self
+            .by_id
+            .find(hash, |e| e.0 == hash && id_at(lib, e.1, e.2) == Some(id))?;
+        Some((g as usize, n as usize))
     }
     pub fn node<'a>(&self, lib: &'a Library, id: &str) -> Option<&'a Node> {
-        let (g, n) = self.position(id)?;
+        let (g, n) = self.position(lib, id)?;
         lib.guides.get(g)?.nodes.get(n)
     }
     pub fn guide<'a>(&self, lib: &'a Library, id: &str) -> Option<&'a Guide> {
-        let (g, _) = self.position(id)?;
+        let (g, _) = self.position(lib, id)?;
         lib.guides.get(g)
     }
     /// Resolves what an operator typed: a full id, `dir/file.md#slug` (the guide matched by
@@ -57,12 +94,12 @@ impl Index {
     /// first), then a slug anywhere, or a slug prefix anywhere (first match).
     pub fn resolve(&self, lib: &Library, within: Option<&str>, typed: &str) -> Option<String> {
         let typed = typed.trim().trim_start_matches('#');
-        if self.by_id.contains_key(typed) {
+        if self.position(lib, typed).is_some() {
             return Some(typed.to_string());
         }
         if let Some(g) = within.and_then(|w| self.guide(lib, w)) {
             let id = format!("{}#{typed}", g.path);
-            if self.by_id.contains_key(&id) {
+            if self.position(lib, &id).is_some() {
                 return Some(id);
             }
             if !typed.contains('#') {
@@ -122,7 +159,7 @@ pub fn choices(lib: &Library, index: &Index, id: &str) -> Vec<Choice> {
         kind,
         label: label.trim().to_string(),
         to: to.to_string(),
-        resolved: index.position(to).is_some(),
+        resolved: index.position(lib, to).is_some(),
     };
     let mut out: Vec<Choice> = Vec::new();
     let mut push = |c: Choice| {
@@ -150,7 +187,7 @@ pub fn choices(lib: &Library, index: &Index, id: &str) -> Vec<Choice> {
 
 /// The node after `id` in its guide, in document order.
 pub fn next_in_document<'a>(lib: &'a Library, index: &Index, id: &str) -> Option<&'a Node> {
-    let (g, n) = index.position(id)?;
+    let (g, n) = index.position(lib, id)?;
     lib.guides.get(g)?.nodes.get(n + 1)
 }
 
@@ -190,3 +227,7 @@ pub fn guide_vars(guide: &Guide) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+#[path = "index_tests.rs"]
+mod tests;

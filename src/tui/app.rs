@@ -112,7 +112,10 @@ impl App {
         self.nav.index.guide(&self.lib, self.current_id()?)
     }
     pub fn current_guide_index(&self) -> Option<usize> {
-        self.nav.index.position(self.current_id()?).map(|(g, _)| g)
+        self.nav
+            .index
+            .position(&self.lib, self.current_id()?)
+            .map(|(g, _)| g)
     }
 
     /// The actions panel: choices, then checklist items, then probes.

@@ -72,7 +72,10 @@ pub fn nav_cmd(app: &mut App, cmd: Cmd) -> Vec<Effect> {
         app.screen.item_sel = 0;
         app.screen.current = Screen::Guide;
         app.notice = None;
-        if let Some((_, n)) = app.current_id().and_then(|id| app.nav.index.position(id)) {
+        if let Some((_, n)) = app
+            .current_id()
+            .and_then(|id| app.nav.index.position(&app.lib, id))
+        {
             app.screen.outline_sel = n;
         }
         app.probes.classes = None;

@@ -118,8 +118,8 @@ fn assert_same(got: &App, want: &Library, what: &str) {
     let index = Index::new(want);
     for n in want.guides.iter().flat_map(|g| &g.nodes) {
         assert_eq!(
-            got.nav.index.position(&n.id),
-            index.position(&n.id),
+            got.nav.index.position(&got.lib, &n.id),
+            index.position(want, &n.id),
             "{what}: {}",
             n.id
         );
