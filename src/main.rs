@@ -10,13 +10,7 @@ use clap::Parser;
 static GLOBAL: tsgnav::malloc::Mimalloc = tsgnav::malloc::Mimalloc;
 
 fn main() -> ExitCode {
-    // No transparent huge pages: mimalloc asks for them on its arenas, and where the kernel
-    // grants them on request each first touch zeroes 2 MiB (memory the process then holds)
-    // for what is mostly small strings. A plain prctl, inherited by every child.
-    // SAFETY: prctl with constant integer arguments touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    tsgnav::malloc::tune();
     let cli = tsgnav::cli::Cli::parse();
     match cli.run() {
         Ok(code) => code,
