@@ -71,18 +71,15 @@ impl Feed {
         }
     }
 
-    /// Hands the files in `found` over (emptying it), and marks the walk over when `over`.
-    /// Unless `over`, only when the lock is free at once (else they wait for the next file):
-    /// the walk never waits for a worker, and a worker seldom for the walk. Wakes the workers
-    /// only when one waits, since a wake is a system call.
-    fn hand(&self, found: &mut Vec<Source>, over: bool) {
-        let mut all = match self.found.try_lock() {
-            Ok(g) => g,
-            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) if !over && found.len() < HELD => return,
-            Err(std::sync::TryLockError::WouldBlock) => self.lock(),
-        };
-        all.0.append(found);
+    /// Hands `files` over (the next ones the walk found), and marks the walk over when `over`.
+    /// Waits for the lock when a worker holds it (never long: a worker holds it only to copy
+    /// a batch's files or to start waiting). Holding a file back instead, for a later call,
+    /// left it with a walk that then stalled (a slow folder) while the workers sat idle,
+    /// waiting for that very file. Wakes the workers only when one waits, since a wake is a
+    /// system call.
+    fn hand(&self, files: impl IntoIterator<Item = Source>, over: bool) {
+        let mut all = self.lock();
+        all.0.extend(files);
         all.1 |= over;
         if all.2 > 0 {
             self.more.notify_all();
@@ -90,15 +87,12 @@ impl Feed {
     }
 }
 
-/// The most files the walk holds back while the workers hold the lock.
-const HELD: usize = 64;
-
 /// Marks the walk over when dropped.
 struct Ended<'a>(&'a Feed);
 
 impl Drop for Ended<'_> {
     fn drop(&mut self) {
-        self.0.hand(&mut Vec::new(), true);
+        self.0.hand(None, true);
     }
 }
 
@@ -154,7 +148,7 @@ pub fn parse_streamed<T: Send, W: Send>(
         let keep = cache.is_some();
         s.spawn(move || {
             // The keys of the files found: the pack's other entries are let go once it is over.
-            let (mut found, mut held) = (Vec::new(), Vec::new());
+            let mut found = Vec::new();
             // Should the walk panic, the workers still learn it is over (the panic then comes
             // out of the scope), rather than wait for it forever.
             let ended = Ended(feed);
@@ -162,11 +156,9 @@ pub fn parse_streamed<T: Send, W: Send>(
                 if keep {
                     found.push(key(&src.file.to_string_lossy(), &src.rel));
                 }
-                held.push(src);
-                feed.hand(&mut held, false);
+                feed.hand(Some(src), false);
             });
-            feed.hand(&mut held, true);
-            drop(ended);
+            drop(ended); // the walk is over
             let _ = walker.send(Sent::Walked(w));
             if let Some(o) = pack.wait() {
                 o.forget_unfound(&found);

@@ -1,5 +1,5 @@
-//! The list of files a walk hands its workers: held back while a worker has the lock, taken
-//! a batch at a time, what is ready sent before a worker waits.
+//! The list of files a walk hands its workers: handed over even while a worker has the lock,
+//! taken a batch at a time, what is ready sent before a worker waits.
 
 use super::*;
 
@@ -17,17 +17,27 @@ fn src(n: usize) -> Source {
     }
 }
 
+/// A file found while a worker holds the lock is in the list once `hand` returns: held back
+/// for a later call instead, it stayed with a walk that then stalled (a slow folder; in a test,
+/// a walk waiting for its first guide) while the workers waited for it.
 #[test]
-fn the_walk_holds_files_back_while_a_worker_has_the_lock_then_hands_them_all() {
+fn a_file_found_while_a_worker_has_the_lock_is_handed_over_not_held_back() {
     let f = feed();
-    let mut held = vec![src(0)];
-    let guard = f.lock();
-    f.hand(&mut held, false);
-    assert_eq!(held.len(), 1, "the lock was taken: kept for later");
-    drop(guard);
-    held.push(src(1));
-    f.hand(&mut held, false);
-    assert!(held.is_empty());
+    std::thread::scope(|s| {
+        let (locked_tx, locked) = mpsc::channel();
+        let f = &f;
+        let worker = s.spawn(move || {
+            let guard = f.lock();
+            locked_tx.send(()).expect("send");
+            std::thread::sleep(Duration::from_millis(50));
+            drop(guard);
+        });
+        locked.recv().expect("the worker has the lock");
+        f.hand(Some(src(0)), false);
+        assert_eq!(f.lock().0, vec![src(0)], "in the list when hand returns");
+        worker.join().expect("join");
+    });
+    f.hand(Some(src(1)), false);
     assert_eq!(f.take(0..8, || panic!("two files are there")).len(), 2);
     assert_eq!(f.take(1..8, || {}).first(), Some(&src(1)));
 }
@@ -43,8 +53,7 @@ fn a_worker_sends_what_it_has_then_waits_for_the_walk_and_stops_at_its_end() {
             (first, after)
         });
         told.recv().expect("told before it waits");
-        let mut held = vec![src(0), src(1), src(2)];
-        f.hand(&mut held, true);
+        f.hand([src(0), src(1), src(2)], true);
         let (first, after) = waiter.join().expect("join");
         assert_eq!(first, vec![src(0), src(1), src(2)]);
         assert!(after.is_empty(), "the walk is over");
