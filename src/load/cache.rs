@@ -13,7 +13,6 @@
 //! the entries in it are decoded, the temporary packs of killed writers removed) is
 //! [`mapped`]. Imports only `tsg`.
 
-use std::collections::HashMap;
 use std::fs::Metadata;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -104,7 +103,7 @@ impl Cache {
         let target = self.pack_path(roots);
         remove_orphans(&target);
         let bytes = Bytes::map(&target);
-        let mut index = HashMap::new();
+        let mut index = hashbrown::HashMap::new();
         let mut slots = Vec::new();
         let stamp = match finish {
             "" => self.stamp.clone(),
@@ -141,7 +140,9 @@ pub struct Opened {
     target: PathBuf,
     stamp: String,
     bytes: Bytes,
-    index: HashMap<String, usize>,
+    /// Entry by [`key`] (hashbrown's map: foldhash, seeded per process, over keys of a
+    /// hundred bytes and more, which std's SipHash took several times longer to hash).
+    index: hashbrown::HashMap<String, usize>,
     /// Size, mtime, checksum and payload range of each entry, in pack order.
     slots: Vec<(u64, u128, u32, std::ops::Range<usize>)>,
     /// The wanted payloads not read yet, by chunk of the pack.

@@ -3,7 +3,7 @@
 //! (symlink loops, nesting too deep, folders that cannot be read). File-system IO; imports only
 //! its parent `load` (and through it `tsg`).
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{LoadError, Source, MAX_DEPTH};

@@ -13,8 +13,8 @@ use crate::tsg::{EdgeKind, Guide, Library, Node};
 /// copy of the id: a lookup compares the id asked for with the node's own, in the library.
 /// So the index costs 16 bytes an id (about 225,000 ids at 20,000 guides), and a position
 /// that no longer names a node with that id (a library other than the one indexed) is not
-/// found rather than wrong. The hash is keyed per process (foldhash, seeded at random), so a
-/// guide cannot be written to make its ids collide.
+/// found rather than wrong. The hash is hashbrown's default (foldhash, seeded at random per
+/// process: a guide is written before the seed exists, so it cannot aim its ids at one slot).
 #[derive(Clone, Default)]
 pub struct Index {
     by_id: HashTable<(u64, u32, u32)>,
