@@ -11,10 +11,17 @@ static GLOBAL: tsgnav::malloc::Mimalloc = tsgnav::malloc::Mimalloc;
 
 fn main() -> ExitCode {
     tsgnav::malloc::tune();
-    let cli = tsgnav::cli::Cli::parse();
-    if streams_guides(&cli) {
-        small_pages();
+    // No transparent huge pages: mimalloc asks for them on its arenas (reserved before `main`
+    // runs, so its own option comes too late), and on this kind of virtual machine a fresh
+    // 2 MiB page is at times zeroed several times slower: measured at 20,000 guides, a warm
+    // start spread from 0.4 to 1 s with them (about 0.6 s without) and a cold one took more
+    // CPU; `tree` at 2,000 guides held twice the memory. A plain prctl, inherited by every
+    // child, probes included.
+    // SAFETY: prctl with constant integer arguments touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
+    let cli = tsgnav::cli::Cli::parse();
     match cli.run() {
         Ok(code) => code,
         Err(e) => {
@@ -33,28 +40,5 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// Whether the command reads a library guide by guide and keeps none of it (`tree`, `lint`,
-/// `alerts`): such a run reuses the same few megabytes, and starts no probe.
-fn streams_guides(cli: &tsgnav::cli::Cli) -> bool {
-    use tsgnav::cli::Command;
-    matches!(
-        cli.command,
-        Some(Command::Tree(_) | Command::Lint(_) | Command::Alerts(_))
-    )
-}
-
-/// No transparent huge pages for this process. mimalloc asks for them on its arenas; the
-/// navigator keeps a library's guides for its life and gains from them (a 512th of the page
-/// faults), but a command that streams guides would zero and hold 2 MiB at each first touch
-/// for what is mostly small strings (peak RSS at 2,000 guides 23 → 47 MiB, no time saved).
-/// The kernel reads the flag at each fault, so it applies to memory mimalloc already holds.
-/// Inherited by children, so only commands that start no probe set it.
-fn small_pages() {
-    // SAFETY: prctl with constant integer arguments touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }

@@ -89,15 +89,12 @@ extern "C" {
 /// How long memory freed and not used again stays with the process before it goes back to
 /// the system, in milliseconds. mimalloc's default (10 ms) hands it back in the middle of a
 /// load: reading a big library frees and takes again hundreds of megabytes a second, and
-/// each page handed back is faulted in and zeroed again when next used (with transparent
-/// huge pages, 2 MiB at a time: a fifth of a first start's CPU at 20,000 guides). A second
+/// each page handed back is faulted in and zeroed again when next used (with huge pages
+/// allowed, a quarter of a first start's CPU at 20,000 guides went to zeroing them). A second
 /// covers a load's bursts, and an idle navigator still gives its memory back.
 const PURGE_DELAY_MS: c_long = 1000;
 
-/// Sets mimalloc's options for this process (call once, first thing in `main`). Transparent
-/// huge pages are left as mimalloc asks for them (on its arenas, where the system allows
-/// them on request): a warm start decodes a library into a few hundred megabytes that live
-/// as long as the navigator, which 2 MiB pages fault in with a 512th of the faults.
+/// Sets mimalloc's options for this process (call it first in `main`).
 pub fn tune() {
     // SAFETY: a plain C call with an option number and a value; mimalloc reads options when
     // it next needs them, so setting one while other threads allocate is only a race about
@@ -172,7 +169,7 @@ mod tests {
         }
     }
 
-    /// The option numbers are mimalloc's: its options around the purge delay read their
+    /// The option number is mimalloc's: the options around the one `tune` sets read their
     /// documented defaults (eager commit delay 1, purge delay 10 ms, NUMA nodes 0, OS tag
     /// 100), so a renumbering in a newer mimalloc fails here, not silently in `tune`.
     #[test]

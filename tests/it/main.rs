@@ -74,7 +74,6 @@ mod nav_keys;
 mod nav_keys_input;
 mod nav_links;
 mod nav_mitigation;
-mod probe_pages;
 mod query_egress;
 mod query_gate;
 mod query_http;
