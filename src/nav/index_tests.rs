@@ -108,6 +108,13 @@ fn typed_ids_resolve_through_the_index() {
         index.resolve(&lib, Some("a.md#check-pods"), "check"),
         Some("a.md#check-pods".to_string())
     );
-    let choices = choices(&lib, &index, "a.md#check-pods");
-    assert!(choices.iter().all(|c| c.to != "a.md#check-pods"));
+    // The title node's "next step" is found through the index, and known to be in the library.
+    let first = lib.guides[0].nodes[0].id.clone();
+    let next: Vec<(String, bool)> = choices(&lib, &index, &first)
+        .into_iter()
+        .filter(|c| c.kind == ChoiceKind::Next)
+        .map(|c| (c.to, c.resolved))
+        .collect();
+    assert_eq!(next, [("a.md#check-pods".to_string(), true)]);
+    assert!(choices(&lib, &index, "a.md#no-such-step").is_empty());
 }
