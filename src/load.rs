@@ -165,10 +165,11 @@ fn read_bytes(
             mib: len as f64 / (1024.0 * 1024.0),
         });
     }
-    bytes.reserve(usize::try_from(len).unwrap_or(0).saturating_add(1));
-    std::io::Read::read_to_end(&mut file, bytes).map_err(|source| LoadError::Io {
-        path: path.display().to_string(),
-        source,
+    read_whole(&mut file, usize::try_from(len).unwrap_or(0), bytes).map_err(|source| {
+        LoadError::Io {
+            path: path.display().to_string(),
+            source,
+        }
     })?;
     if let Some(offset) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(LoadError::Binary {
@@ -176,6 +177,32 @@ fn read_bytes(
             offset,
         });
     }
+    Ok(())
+}
+
+/// Reads `file` to its end into `bytes` (emptied first), in reads as large as the `len` its
+/// metadata gave (and one more to see the end), into room zeroed once: std's reading to the
+/// end asks the file for its size and position again, two system calls per guide, and without
+/// that hint it reads 8 KiB at a time. A file that grew since is still read whole.
+fn read_whole(file: &mut std::fs::File, len: usize, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+    bytes.clear();
+    bytes.resize(len.saturating_add(1), 0);
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            bytes.resize(filled.saturating_mul(2).max(4096), 0);
+        }
+        match std::io::Read::read(file, &mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                bytes.truncate(filled);
+                return Err(e);
+            }
+        }
+    }
+    bytes.truncate(filled);
     Ok(())
 }
 
@@ -218,3 +245,7 @@ pub fn in_git_checkout(file: &str) -> bool {
     let start = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     start.ancestors().any(|d| d.join(".git").exists())
 }
+
+#[cfg(test)]
+#[path = "load/read_tests.rs"]
+mod read_tests;
