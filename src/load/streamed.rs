@@ -153,7 +153,9 @@ pub fn parse_streamed<T: Send, W: Send>(
             // out of the scope), rather than wait for it forever.
             let ended = Ended(feed);
             let w = walk(&mut |src| {
-                if keep {
+                // No keys once the pack is known to be none (a cache folder that cannot be
+                // made): nothing would be let go.
+                if keep && !matches!(pack.get(), Some(None)) {
                     found.push(key(&src.file.to_string_lossy(), &src.rel));
                 }
                 feed.hand(Some(src), false);

@@ -160,39 +160,43 @@ pub fn is_squashed(s: &str) -> bool {
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
     const SEVEN: u64 = u64::from_le_bytes([0x7f; 8]);
     let b = s.as_bytes();
-    // Eight ASCII bytes at a time, while none is a control or a non-ASCII byte (those are
-    // read one by one below): a flag per space, and two flags side by side (in the word or
-    // across the last one) are a double space. At the start a space would be a leading one.
+    // Eight ASCII bytes at a time wherever none is a control or a non-ASCII byte (such a
+    // byte is read alone, and the next eight after it go as a word again: an em dash or a
+    // curly quote early in a paragraph does not leave the rest to the byte loop). A flag per
+    // space, and two flags side by side (in the word or across the last one) are a double
+    // space. At the start a space would be a leading one.
     let mut after_space = true;
     let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        if (x.wrapping_sub(LOW) | x) & HIGH != 0 {
-            break;
+    while i < b.len() {
+        if let Some(chunk) = b.get(i..i + 8) {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            if (x.wrapping_sub(LOW) | x) & HIGH == 0 {
+                let t = x ^ LOW;
+                let spaces = !(((t & SEVEN).wrapping_add(SEVEN)) | t) & HIGH;
+                if spaces & (spaces << 8) != 0 || (after_space && spaces & 0x80 != 0) {
+                    return false;
+                }
+                after_space = spaces >> 63 != 0;
+                i += 8;
+                continue;
+            }
         }
-        let t = x ^ LOW;
-        let spaces = !(((t & SEVEN).wrapping_add(SEVEN)) | t) & HIGH;
-        if spaces & (spaces << 8) != 0 || (after_space && spaces & 0x80 != 0) {
-            return false;
-        }
-        after_space = spaces >> 63 != 0;
-        i += 8;
-    }
-    for (j, c) in b.iter().enumerate().skip(i) {
-        if !MAY_BE_SPACE[usize::from(*c)] {
+        let c = b[i];
+        if !MAY_BE_SPACE[usize::from(c)] {
             after_space = false;
-        } else if *c == b' ' {
+        } else if c == b' ' {
             if after_space {
                 return false;
             }
             after_space = true;
-        } else if space_len(s, j) > 0 {
+        } else if space_len(s, i) > 0 {
             return false;
         } else {
             after_space = false;
         }
+        i += 1;
     }
     !after_space || b.is_empty()
 }

@@ -258,7 +258,7 @@ impl Walker {
             }
             Tag::CodeBlock(kind) => {
                 let (info, fenced) = match kind {
-                    CodeBlockKind::Fenced(info) => (info.to_string(), true),
+                    CodeBlockKind::Fenced(info) => (String::from(&*info), true),
                     CodeBlockKind::Indented => (String::new(), false),
                 };
                 let first = if fenced { line + 1 } else { line };
@@ -273,7 +273,8 @@ impl Walker {
                 // `[text](dest)`: the text fits in what the markdown holds besides the dest.
                 let room = len.saturating_sub(dest_url.len() + 4).max(8);
                 self.link = Some(RawLink {
-                    dest: dest_url.to_string(),
+                    // Copied as a `str`: `CowStr`'s `to_string` goes through `Display`.
+                    dest: String::from(&*dest_url),
                     text: String::with_capacity(room),
                     line,
                 })
