@@ -61,9 +61,7 @@ impl<'a> Lexer<'a> {
             pos: 0,
             line,
             depth,
-            // About a token per eight bytes of script (a word and its space): most commands
-            // are lexed without the token list growing and being copied again.
-            toks: Vec::with_capacity(src.len() / 8 + 4),
+            toks: Vec::new(),
             problems: Vec::new(),
             heredoc_next: false,
             heredocs: Vec::new(),
