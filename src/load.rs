@@ -134,30 +134,33 @@ pub fn read_open(
     meta: &std::fs::Metadata,
 ) -> Result<String, LoadError> {
     let mut bytes = Vec::new();
-    read_bytes(path, file, meta, &mut bytes)?;
+    let n = read_bytes(path, file, meta, &mut bytes)?;
+    bytes.truncate(n);
     String::from_utf8(bytes).map_err(|e| not_utf8(path, e.as_bytes(), e.utf8_error()))
 }
 
 /// [`read_open`] into `buf`, whose room is kept for the next file (so a thread reading many
-/// files allocates for the largest one only): the text, borrowed from `buf`.
+/// files allocates, and zeroes, room for the largest one only): the text, borrowed from the
+/// start of `buf` (what lies past it is an earlier file's).
 pub fn read_open_into<'b>(
     path: &Path,
     file: std::fs::File,
     meta: &std::fs::Metadata,
     buf: &'b mut Vec<u8>,
 ) -> Result<&'b str, LoadError> {
-    buf.clear();
-    read_bytes(path, file, meta, buf)?;
-    std::str::from_utf8(buf).map_err(|e| not_utf8(path, buf, e))
+    let n = read_bytes(path, file, meta, buf)?;
+    let text = buf.get(..n).unwrap_or_default();
+    std::str::from_utf8(text).map_err(|e| not_utf8(path, text, e))
 }
 
-/// The bytes of an open file into `bytes` (empty), refusing huge and binary files.
+/// The bytes of an open file into the start of `bytes` (how many comes back), refusing huge
+/// and binary files.
 fn read_bytes(
     path: &Path,
     mut file: std::fs::File,
     meta: &std::fs::Metadata,
     bytes: &mut Vec<u8>,
-) -> Result<(), LoadError> {
+) -> Result<usize, LoadError> {
     let len = meta.len();
     if len > MAX_BYTES {
         return Err(LoadError::TooLarge {
@@ -165,45 +168,43 @@ fn read_bytes(
             mib: len as f64 / (1024.0 * 1024.0),
         });
     }
-    read_whole(&mut file, usize::try_from(len).unwrap_or(0), bytes).map_err(|source| {
+    let n = read_whole(&mut file, usize::try_from(len).unwrap_or(0), bytes).map_err(|source| {
         LoadError::Io {
             path: path.display().to_string(),
             source,
         }
     })?;
-    if let Some(offset) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
+    if let Some(offset) = memchr::memchr(0, &bytes[..n.min(8192)]) {
         return Err(LoadError::Binary {
             path: path.display().to_string(),
             offset,
         });
     }
-    Ok(())
+    Ok(n)
 }
 
-/// Reads `file` to its end into `bytes` (emptied first), in reads as large as the `len` its
-/// metadata gave (and one more to see the end), into room zeroed once: std's reading to the
+/// Reads `file` to its end into the start of `bytes` and says how many bytes it read, in reads
+/// as large as the `len` its metadata gave (and one more to see the end): std's reading to the
 /// end asks the file for its size and position again, two system calls per guide, and without
-/// that hint it reads 8 KiB at a time. A file that grew since is still read whole.
-fn read_whole(file: &mut std::fs::File, len: usize, bytes: &mut Vec<u8>) -> std::io::Result<()> {
-    bytes.clear();
-    bytes.resize(len.saturating_add(1), 0);
+/// that hint it reads 8 KiB at a time. `bytes` only grows (zeroed where it grows), so a buffer
+/// kept from file to file is zeroed once for the largest, not again for each file. A file that
+/// grew since its metadata was read is still read whole.
+fn read_whole(file: &mut std::fs::File, len: usize, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    if bytes.len() <= len {
+        bytes.resize(len.saturating_add(1), 0);
+    }
     let mut filled = 0;
     loop {
         if filled == bytes.len() {
             bytes.resize(filled.saturating_mul(2).max(4096), 0);
         }
         match std::io::Read::read(file, &mut bytes[filled..]) {
-            Ok(0) => break,
+            Ok(0) => return Ok(filled),
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                bytes.truncate(filled);
-                return Err(e);
-            }
+            Err(e) => return Err(e),
         }
     }
-    bytes.truncate(filled);
-    Ok(())
 }
 
 /// Where `bytes` (of the file at `path`) stop being UTF-8: its line, column and byte.

@@ -1,41 +1,73 @@
-//! Reading a file whole with a size hint from its metadata that may be stale.
+//! Reading a file whole with a size hint from its metadata that may be stale, into a buffer
+//! kept from one file to the next.
 
-use super::read_whole;
+use super::{read_open_into, read_whole};
 
-fn file_with(bytes: &[u8]) -> (tempfile::TempDir, std::fs::File) {
+fn file_with(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("g.md");
     std::fs::write(&path, bytes).expect("write");
     let f = std::fs::File::open(&path).expect("open");
-    (dir, f)
+    (dir, path, f)
 }
 
 #[test]
 fn a_file_that_grew_since_its_metadata_is_read_whole() {
     let text: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
     for hint in [0, 1, 100, 4095, 4096, 19_999] {
-        let (_d, mut f) = file_with(&text);
+        let (_d, _p, mut f) = file_with(&text);
         let mut out = Vec::new();
-        read_whole(&mut f, hint, &mut out).expect("read");
-        assert_eq!(out, text, "hint {hint}");
+        let n = read_whole(&mut f, hint, &mut out).expect("read");
+        assert_eq!(&out[..n], &text[..], "hint {hint}");
     }
 }
 
 #[test]
-fn a_file_that_shrank_leaves_no_zeros_behind() {
-    let (_d, mut f) = file_with(b"# Short\n");
+fn a_file_that_shrank_is_read_to_its_end_only() {
+    let (_d, _p, mut f) = file_with(b"# Short\n");
     let mut out = Vec::new();
-    read_whole(&mut f, 10_000, &mut out).expect("read");
-    assert_eq!(out, b"# Short\n");
+    let n = read_whole(&mut f, 10_000, &mut out).expect("read");
+    assert_eq!(&out[..n], b"# Short\n");
 }
 
 #[test]
-fn what_the_buffer_held_before_is_gone() {
-    let (_d, mut f) = file_with(b"new");
-    let mut out = b"an older and longer guide".to_vec();
-    read_whole(&mut f, 3, &mut out).expect("read");
-    assert_eq!(out, b"new");
-    let (_d2, mut empty) = file_with(b"");
-    read_whole(&mut empty, 0, &mut out).expect("read");
-    assert!(out.is_empty());
+fn a_shorter_file_after_a_longer_one_is_its_own_text_only() {
+    let mut buf = Vec::new();
+    let (_d, p, f) = file_with(b"# An older and longer guide\n\nWith a paragraph.\n");
+    let meta = f.metadata().expect("meta");
+    let first = read_open_into(&p, f, &meta, &mut buf)
+        .expect("read")
+        .to_string();
+    assert_eq!(first, "# An older and longer guide\n\nWith a paragraph.\n");
+    let (_d2, p2, f2) = file_with(b"# New\n");
+    let meta2 = f2.metadata().expect("meta");
+    assert_eq!(
+        read_open_into(&p2, f2, &meta2, &mut buf).expect("read"),
+        "# New\n"
+    );
+    let (_d3, p3, f3) = file_with(b"");
+    let meta3 = f3.metadata().expect("meta");
+    assert_eq!(read_open_into(&p3, f3, &meta3, &mut buf).expect("read"), "");
+}
+
+#[test]
+fn a_binary_file_after_a_text_file_is_still_refused() {
+    let mut buf = Vec::new();
+    let (_d, p, f) = file_with(b"# Text\n");
+    let meta = f.metadata().expect("meta");
+    read_open_into(&p, f, &meta, &mut buf).expect("read");
+    let (_d2, p2, f2) = file_with(b"PK\x03\x04\x00\x00binary");
+    let meta2 = f2.metadata().expect("meta");
+    let err = read_open_into(&p2, f2, &meta2, &mut buf).expect_err("binary");
+    assert!(
+        matches!(err, super::LoadError::Binary { offset: 4, .. }),
+        "{err:?}"
+    );
+    // Zeros left past a shorter text by a longer earlier file are not the file's.
+    let (_d3, p3, f3) = file_with(b"# T\n");
+    let meta3 = f3.metadata().expect("meta");
+    assert_eq!(
+        read_open_into(&p3, f3, &meta3, &mut buf).expect("read"),
+        "# T\n"
+    );
 }

@@ -42,6 +42,12 @@
 #                      time of the process tree (wait4's rusage); medians and their ratios.
 #                      hyperfine times each command in a block of its own, so a load that
 #                      drifts between blocks biases its ratios; rounds see the same load.
+#   INSTRUCTIONS=1     also count the instructions each one executes, once, under valgrind's
+#                      callgrind (Debian package valgrind; about a minute): the floor, tsgnav
+#                      (and the earlier build) and their ratio. A count does not move with the
+#                      host's load as times do, so it shows a change of a few per cent that
+#                      times on a shared machine hide. It leaves out the kernel's work (system
+#                      calls, page faults) and the cost of cache misses, which times include.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -221,5 +227,31 @@ for name, _ in cmds:
     print(f"{name:20} {w:9.1f} {c:8.1f} {w / f_wall:10.2f}x {c / f_cpu:9.2f}x")
 w, c = med(wall["tsgnav"]) / f_wall, med(cpu["tsgnav"]) / f_cpu
 print(f"goal wall <= 2x floor: {w:.2f}x {'met' if w <= 2 else 'MISSED'};  CPU <= 3x floor: {c:.2f}x {'met' if c <= 3 else 'MISSED'}")
+PY
+fi
+
+# --- instructions (INSTRUCTIONS=1) -------------------------------------------------------
+if [ -n "${INSTRUCTIONS:-}" ]; then
+    command -v valgrind >/dev/null 2>&1 || { echo "error: INSTRUCTIONS=1 needs valgrind: apt-get install valgrind" >&2; exit 2; }
+    echo
+    echo "instructions (callgrind, user space only, one run each):"
+    count() {
+        # The "Collected : N" line callgrind prints at exit; the profile itself is not kept.
+        sh -c "$1" 2>&1 >/dev/null | awk '/Collected :/ { print $NF }' | tail -n 1
+    }
+    vg="valgrind --tool=callgrind --callgrind-out-file=/dev/null"
+    f_ins=$(count "$vg '$floor' '$lib'")
+    t_ins=$(count "TSGNAV_CACHE_DIR=/dev/null/no-cache $vg '$bin' tree --json '$lib'")
+    b_ins=0
+    [ -z "$before" ] || b_ins=$(count "TSGNAV_CACHE_DIR=/dev/null/no-cache $vg '$before' tree --json '$lib'")
+    python3 - "$f_ins" "$t_ins" "$b_ins" <<'PY'
+import sys
+f, t, b = (int(x or 0) for x in sys.argv[1:])
+if not f or not t:
+    sys.exit("error: callgrind printed no instruction count")
+print(f"{'cmark-floor':20} {f / 1e6:10.1f} M   1.00x")
+print(f"{'tsgnav':20} {t / 1e6:10.1f} M   {t / f:.2f}x")
+if b:
+    print(f"{'tsgnav-before':20} {b / 1e6:10.1f} M   {b / f:.2f}x   (tsgnav {100 * (t - b) / b:+.1f}%)")
 PY
 fi
