@@ -16,7 +16,8 @@ fn main() -> ExitCode {
     // 2 MiB page is at times zeroed several times slower: measured at 20,000 guides, a warm
     // start spread from 0.4 to 1 s with them (about 0.6 s without) and a cold one took more
     // CPU; `tree` at 2,000 guides held twice the memory. A plain prctl, inherited by every
-    // child, probes included.
+    // child: the jail's launcher and the Landlock sandbox set it back for probes
+    // (`query::jail::launcher::allow_huge_pages`).
     // SAFETY: prctl with constant integer arguments touches no memory of ours.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);

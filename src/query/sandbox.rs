@@ -307,9 +307,10 @@ pub fn confine_to(
     let prepared = prepare(sandbox, &refs, ports, tty)?;
     let mut slot = prepared.ruleset;
     // SAFETY: the closure runs in the child between fork and exec; it only makes the
-    // close_range, prctl and landlock syscalls on descriptors opened before the fork.
+    // prctl, close_range and landlock syscalls (on descriptors opened before the fork).
     unsafe {
         cmd.pre_exec(move || {
+            super::jail::launcher::allow_huge_pages();
             // Descriptors tsgnav inherited close at exec (stdin, stdout and stderr stay).
             if libc::close_range(3, u32::MAX, libc::CLOSE_RANGE_CLOEXEC as libc::c_int) != 0 {
                 return Err(std::io::Error::last_os_error());

@@ -66,6 +66,9 @@ extern "C" fn entry(argc: c_int, argv: *const *const c_char, _envp: *const *cons
     if word(1) != Some(ARG.as_bytes()) {
         return;
     }
+    // The operator's default for transparent huge pages, for the jail and the probe: tsgnav
+    // refuses them for itself (`main`), and that setting survives fork and exec.
+    allow_huge_pages();
     let main: fn() -> i32 = match argc {
         2 => run,
         _ if word(2) == Some(super::zygote::ZYGOTE.as_bytes()) => super::zygote::serve,
@@ -74,6 +77,17 @@ extern "C" fn entry(argc: c_int, argv: *const *const c_char, _envp: *const *cons
     let code = std::panic::catch_unwind(main).unwrap_or(125);
     // SAFETY: the launcher never returns to the binary's own start-up.
     unsafe { libc::_exit(code) }
+}
+
+/// Gives this process (and what it forks and execs) the system's own setting for transparent
+/// huge pages back: tsgnav refuses them for itself at start (`PR_SET_THP_DISABLE`, which every
+/// child inherits, across exec too), and a probe should run as it would in the operator's
+/// shell. Async-signal-safe (one system call), so it may run between fork and exec.
+pub fn allow_huge_pages() {
+    // SAFETY: prctl with constant integer arguments touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    }
 }
 
 /// The launcher: the plan from stdin, the jail, then (in the jail's PID 1) Landlock, seccomp
