@@ -20,6 +20,7 @@
 //! `oc exec … -- …`,
 //! which are emitted as extra commands right after the command that holds them.
 
+mod dquote;
 mod group;
 mod lex;
 pub mod quoting;
