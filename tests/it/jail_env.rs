@@ -16,24 +16,40 @@ fn guide(dir: &std::path::Path) -> String {
 fn run_env(config: &str, jail: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("config.toml"), config).expect("config");
+    run_json(
+        dir.path(),
+        &guide(dir.path()),
+        jail,
+        &["--var", "REGION=eastus"],
+        &[
+            ("LANG", "C.UTF-8"),
+            ("LC_TIME", "C"),
+            ("GITHUB_TOKEN", "ghp_jailEnvTest0000000000000000000000"),
+            ("AWS_SECRET_ACCESS_KEY", "jail-env-test-aws-secret"),
+            ("SSH_AUTH_SOCK", "/nowhere/agent.sock"),
+            ("TSG_SUBSCRIPTION", "sub-1234"),
+            ("ARM_TENANT", "tenant-5678"),
+        ],
+    )
+}
+
+/// `tsgnav run TARGET --json ARGS` through the real binary, with the config file and state of
+/// `dir` (its `config.toml` must exist), `TSGNAV_JAIL=jail` and `env` besides; what it prints,
+/// once it has exited 0.
+pub fn run_json(
+    dir: &std::path::Path,
+    target: &str,
+    jail: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> String {
     let o = crate::common::bin()
-        .args([
-            "run",
-            &guide(dir.path()),
-            "--json",
-            "--var",
-            "REGION=eastus",
-        ])
-        .env("TSGNAV_CONFIG", dir.path().join("config.toml"))
-        .env("TSGNAV_STATE_DIR", dir.path().join("state"))
+        .args(["run", target, "--json"])
+        .args(args)
+        .env("TSGNAV_CONFIG", dir.join("config.toml"))
+        .env("TSGNAV_STATE_DIR", dir.join("state"))
         .env("TSGNAV_JAIL", jail)
-        .env("LANG", "C.UTF-8")
-        .env("LC_TIME", "C")
-        .env("GITHUB_TOKEN", "ghp_jailEnvTest0000000000000000000000")
-        .env("AWS_SECRET_ACCESS_KEY", "jail-env-test-aws-secret")
-        .env("SSH_AUTH_SOCK", "/nowhere/agent.sock")
-        .env("TSG_SUBSCRIPTION", "sub-1234")
-        .env("ARM_TENANT", "tenant-5678")
+        .envs(env.iter().copied())
         .output()
         .expect("runs");
     assert_eq!(

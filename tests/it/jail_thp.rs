@@ -11,24 +11,8 @@ fn run_probe(jail: &str) -> String {
     )
     .expect("guide");
     std::fs::write(dir.path().join("config.toml"), "").expect("config");
-    let o = crate::common::bin()
-        .args([
-            "run",
-            &format!("{}#read-the-setting", g.display()),
-            "--json",
-        ])
-        .env("TSGNAV_CONFIG", dir.path().join("config.toml"))
-        .env("TSGNAV_STATE_DIR", dir.path().join("state"))
-        .env("TSGNAV_JAIL", jail)
-        .output()
-        .expect("runs");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    let target = format!("{}#read-the-setting", g.display());
+    super::jail_env::run_json(dir.path(), &target, jail, &[], &[])
 }
 
 #[test]
