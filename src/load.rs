@@ -36,6 +36,8 @@ pub enum LoadError {
     },
     #[error("{path}: is {mib:.1} MiB; tsgnav reads guides up to 16 MiB. Split the guide or pass a smaller file")]
     TooLarge { path: String, mib: f64 },
+    #[error("{path}: gave more than 16 MiB as it was read, though it looked smaller (a device, a pipe or a file still being written); pass a finished markdown file")]
+    Endless { path: String },
     #[error("{path}: looks binary (NUL byte at offset {offset}); pass markdown files only")]
     Binary { path: String, offset: usize },
     #[error(
@@ -168,12 +170,17 @@ fn read_bytes(
             mib: len as f64 / (1024.0 * 1024.0),
         });
     }
-    let n = read_whole(&mut file, usize::try_from(len).unwrap_or(0), bytes).map_err(|source| {
-        LoadError::Io {
-            path: path.display().to_string(),
-            source,
-        }
+    let limit = usize::try_from(MAX_BYTES).unwrap_or(usize::MAX);
+    let len = usize::try_from(len).unwrap_or(0);
+    let n = read_whole(&mut file, len, limit, bytes).map_err(|source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
     })?;
+    if n > limit {
+        return Err(LoadError::Endless {
+            path: path.display().to_string(),
+        });
+    }
     if let Some(offset) = memchr::memchr(0, &bytes[..n.min(8192)]) {
         return Err(LoadError::Binary {
             path: path.display().to_string(),
@@ -188,15 +195,29 @@ fn read_bytes(
 /// end asks the file for its size and position again, two system calls per guide, and without
 /// that hint it reads 8 KiB at a time. `bytes` only grows (zeroed where it grows), so a buffer
 /// kept from file to file is zeroed once for the largest, not again for each file. A file that
-/// grew since its metadata was read is still read whole.
-fn read_whole(file: &mut std::fs::File, len: usize, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+/// grew since its metadata was read is still read whole, up to `limit` bytes: past that it
+/// stops (a count over `limit` comes back), so `/dev/zero` behind a `.md` name is not read
+/// until memory runs out.
+fn read_whole(
+    file: &mut std::fs::File,
+    len: usize,
+    limit: usize,
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<usize> {
     if bytes.len() <= len {
         bytes.resize(len.saturating_add(1), 0);
     }
     let mut filled = 0;
     loop {
+        if filled > limit {
+            return Ok(filled);
+        }
         if filled == bytes.len() {
-            bytes.resize(filled.saturating_mul(2).max(4096), 0);
+            let more = filled
+                .saturating_mul(2)
+                .max(4096)
+                .min(limit.saturating_add(1));
+            bytes.resize(more.max(filled + 1), 0);
         }
         match std::io::Read::read(file, &mut bytes[filled..]) {
             Ok(0) => return Ok(filled),

@@ -17,7 +17,7 @@ fn a_file_that_grew_since_its_metadata_is_read_whole() {
     for hint in [0, 1, 100, 4095, 4096, 19_999] {
         let (_d, _p, mut f) = file_with(&text);
         let mut out = Vec::new();
-        let n = read_whole(&mut f, hint, &mut out).expect("read");
+        let n = read_whole(&mut f, hint, 1 << 20, &mut out).expect("read");
         assert_eq!(&out[..n], &text[..], "hint {hint}");
     }
 }
@@ -26,7 +26,7 @@ fn a_file_that_grew_since_its_metadata_is_read_whole() {
 fn a_file_that_shrank_is_read_to_its_end_only() {
     let (_d, _p, mut f) = file_with(b"# Short\n");
     let mut out = Vec::new();
-    let n = read_whole(&mut f, 10_000, &mut out).expect("read");
+    let n = read_whole(&mut f, 10_000, 1 << 20, &mut out).expect("read");
     assert_eq!(&out[..n], b"# Short\n");
 }
 
@@ -70,4 +70,31 @@ fn a_binary_file_after_a_text_file_is_still_refused() {
         read_open_into(&p3, f3, &meta3, &mut buf).expect("read"),
         "# T\n"
     );
+}
+
+#[test]
+fn a_device_that_never_ends_is_read_only_past_the_limit() {
+    let mut zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+    let mut out = Vec::new();
+    let n = read_whole(&mut zero, 0, 100_000, &mut out).expect("read");
+    assert!(n > 100_000, "{n}");
+    assert!(out.len() <= 100_001, "the buffer grew to {}", out.len());
+}
+
+#[test]
+fn a_guide_name_on_a_device_is_refused_with_its_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = dir.path().join("zero.md");
+    std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+    let f = std::fs::File::open(&link).expect("open");
+    let meta = f.metadata().expect("meta");
+    let mut buf = Vec::new();
+    let err = read_open_into(&link, f, &meta, &mut buf).expect_err("endless");
+    let shown = err.to_string();
+    assert!(matches!(err, super::LoadError::Endless { .. }), "{shown}");
+    assert!(
+        shown.contains("zero.md") && shown.contains("16 MiB"),
+        "{shown}"
+    );
+    assert!(buf.len() <= 16 * 1024 * 1024 + 1, "{}", buf.len());
 }

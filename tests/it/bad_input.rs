@@ -418,3 +418,36 @@ fn alerts_rules_folder_with_a_symlink_loop() {
         .collect();
     assert_eq!(unrouted, vec!["OnlyAlert"], "the rule file is read once");
 }
+
+#[test]
+fn a_guide_name_on_a_device_is_refused_not_read_forever() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("good.md"), GOOD).expect("write good.md");
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.md")).expect("symlink");
+    // Run under a 3 GB address-space limit, with the binary's usual environment: reading
+    // /dev/zero to its end (what tsgnav once did) then aborts at once (and this test fails on
+    // the signal) rather than filling the machine's memory.
+    let bin = common::bin();
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -v 3000000; exec \"$0\" tree --json \"$1\""])
+        .arg(bin.get_program())
+        .arg(dir.path());
+    for (k, v) in bin.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let r = run(cmd, "a .md name on /dev/zero");
+    assert_eq!(r.code, 2, "stderr:\n{}", r.stderr);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("zero.md"))
+        .unwrap_or_else(|| panic!("zero.md not named; stderr:\n{}", r.stderr));
+    assert!(line.contains("more than 16 MiB"), "{line}");
+    let json: Value = serde_json::from_str(&r.stdout).expect("tree --json printed JSON");
+    let paths = guide_paths(&json);
+    assert!(paths.iter().any(|p| p.ends_with("good.md")), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.ends_with("zero.md")), "{paths:?}");
+}
