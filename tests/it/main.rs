@@ -48,6 +48,7 @@ mod jail_escapes;
 mod jail_grants;
 mod jail_launcher;
 mod jail_lurkers;
+mod jail_memory;
 mod jail_thp;
 mod jail_zygote;
 mod kube_diff;
