@@ -61,6 +61,8 @@ for tool in hyperfine python3 cargo; do
     command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found (see the header of $0)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time not found: apt-get install time" >&2; exit 2; }
+# Checked before the minutes of timing, not after them.
+[ -z "${INSTRUCTIONS:-}" ] || command -v valgrind >/dev/null 2>&1 || { echo "error: INSTRUCTIONS=1 needs valgrind: apt-get install valgrind" >&2; exit 2; }
 [ -d "$corpus" ] || { echo "error: corpus not found at $corpus (set TSGNAV_CORPUS)" >&2; exit 2; }
 
 work="$(mktemp -d)"
@@ -232,7 +234,6 @@ fi
 
 # --- instructions (INSTRUCTIONS=1) -------------------------------------------------------
 if [ -n "${INSTRUCTIONS:-}" ]; then
-    command -v valgrind >/dev/null 2>&1 || { echo "error: INSTRUCTIONS=1 needs valgrind: apt-get install valgrind" >&2; exit 2; }
     echo
     echo "instructions (callgrind, user space only, one run each):"
     count() {
