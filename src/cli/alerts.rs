@@ -189,6 +189,7 @@ impl AlertsArgs {
                 writeln!(out, "{}:{}: warning[dangling-alert-route]: `{}` is routed here but no rule file defines it; fix the name or remove the row", r.2, r.3, r.0)?;
             }
         }
+        super::leave_to_exit(lib);
         Ok(if failed {
             ExitCode::from(2)
         } else {

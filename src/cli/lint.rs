@@ -87,6 +87,7 @@ impl LintArgs {
             Format::Sarif => writeln!(out, "{}", sarif(&findings))?,
         }
         out.flush()?;
+        super::leave_to_exit(lib);
         let errors = findings.iter().any(|f| f.severity == Severity::Error);
         Ok(ExitCode::from(if failed {
             2

@@ -36,9 +36,7 @@ impl TreeArgs {
             } else {
                 out.write_all(render(&lib).as_bytes())?;
             }
-            // The process ends soon: handing a large library back to the allocator piece by
-            // piece would cost more than the exit does.
-            std::mem::forget(lib);
+            super::leave_to_exit(lib);
             failed
         };
         out.flush()?;
