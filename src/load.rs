@@ -11,7 +11,7 @@ pub mod parallel;
 mod streamed;
 
 pub use cache::{tool_stamp, Cache};
-pub use discover::{discover, discover_each};
+pub use discover::{discover, discover_each, discover_each_seen, Seen};
 pub use parallel::{Finish, Stats};
 pub use streamed::{parse_streamed, Packed, Streamed};
 
@@ -38,6 +38,8 @@ pub enum LoadError {
     TooLarge { path: String, mib: f64 },
     #[error("{path}: gave more than 16 MiB as it was read, though it looked smaller (a device, a pipe or a file still being written); pass a finished markdown file")]
     Endless { path: String },
+    #[error("{path}: is {kind}, not a file, so it was not read (it could block or never end); a guide in a folder must be a plain file. To read a pipe as a guide, pass it by name")]
+    NotAFile { path: String, kind: &'static str },
     #[error("{path}: looks binary (NUL byte at offset {offset}); pass markdown files only")]
     Binary { path: String, offset: usize },
     #[error(
@@ -70,6 +72,9 @@ impl LoadError {
 pub struct Source {
     pub file: PathBuf,
     pub rel: String,
+    /// The file as the walk saw it, when it was asked to look ([`discover_each_seen`], for a
+    /// load with a pack to check files against); else `None`, and it is looked at when read.
+    pub seen: Option<Seen>,
 }
 
 /// Reads every `.md` file under `roots`. Bad files become errors; the rest still load.
@@ -97,7 +102,12 @@ pub fn load_library_cached_with(
 ) -> (Library, Vec<LoadError>, Stats) {
     let map = |g: tsg::Guide| g;
     let (mut lib, mut errors, mut failed) = (Library::default(), Vec::new(), Vec::new());
-    let walk = |found: &mut dyn FnMut(Source)| discover_each(roots, found);
+    // With a pack to check the files against, the walk looks at each file as it meets it.
+    let look = cache.is_some_and(|c| c.pack_path(roots).is_file());
+    let walk = |found: &mut dyn FnMut(Source)| match look {
+        true => discover_each_seen(roots, found),
+        false => discover_each(roots, found),
+    };
     let packed = cache.map(|c| (c, roots));
     let idle = std::time::Duration::MAX;
     let (stats, writer) = parse_streamed(walk, packed, finish, idle, &map, |step| match step {

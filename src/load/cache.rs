@@ -34,7 +34,7 @@ use super::mirror::GuideDef;
 use super::pack;
 use crate::tsg::Guide;
 use mapped::{remove_orphans, Bytes, Pending};
-use names::mtime_ns;
+pub(super) use names::mtime_ns;
 pub use names::{key, tool_stamp};
 use streaming::{entry, Streaming};
 
@@ -168,12 +168,12 @@ impl Opened {
         self.index.get(&key(file, rel)).copied()
     }
 
-    /// The guide of entry `at` (found with [`Opened::find`]), if the entry matches `meta` and
+    /// The guide of entry `at` (found with [`Opened::find`]), if the entry matches `seen` and
     /// this build exactly, with the slot that keeps it in the next pack. Either way the entry
     /// is done with: its chunk of the pack is let go once every entry in it is.
-    pub fn get(&self, at: usize, meta: &Metadata) -> Option<(Guide, Slot)> {
+    pub fn get(&self, at: usize, seen: &super::Seen) -> Option<(Guide, Slot)> {
         let (size, mtime, crc, range) = self.slots.get(at)?;
-        let guide = (*size == meta.len() && Some(*mtime) == mtime_ns(meta))
+        let guide = (*size == seen.len && Some(*mtime) == seen.mtime_ns)
             .then(|| self.bytes.get(range.clone()))
             .flatten()
             .filter(|payload| pack::intact(payload, *crc))

@@ -1,6 +1,7 @@
 //! Finding the guides of a library: the markdown files under each root (file or folder), in
 //! order, each once even when two roots or links lead to it, with the problems met on the way
-//! (symlink loops, nesting too deep, folders that cannot be read). File-system IO; imports only
+//! (symlink loops, nesting too deep, folders that cannot be read, pipes and devices named as
+//! guides), and, when asked, what each file looked like as it was met. File-system IO; imports only
 //! its parent `load` (and through it `tsg`).
 
 use hashbrown::HashSet;
@@ -19,14 +20,26 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
 /// [`discover`] that hands each file to `found` as soon as the walk meets it (so it can be
 /// read while the walk goes on), and returns the problems met.
 pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
+    walk_roots(roots, false, found)
+}
+
+/// [`discover_each`] that also looks at each file as it meets it ([`Source::seen`]), relative to
+/// the folder it is listing: for a load that checks files against a parse-cache pack, where a
+/// look by the file's whole path walks every folder of it again (at 20,000 guides, most of the
+/// time of those looks went to finding the path's folders).
+pub fn discover_each_seen(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
+    walk_roots(roots, true, found)
+}
+
+fn walk_roots(roots: &[PathBuf], look: bool, found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
     // Canonical paths of the files handed out: a file two roots or links lead to goes once,
     // where it was first met. (A file whose path cannot be resolved always goes.)
     // Kept as bytes: a canonical path is already normal, so its bytes compare as its
     // components do, and hash in one piece (a `PathBuf` hashes component by component).
     let mut read = HashSet::new();
-    let mut sink = |file: PathBuf, rel: String, canonical: Option<PathBuf>| {
+    let mut sink = |file: PathBuf, rel: String, canonical: Option<PathBuf>, seen| {
         if canonical.is_none_or(|c| read.insert(c.into_os_string())) {
-            found(Source { file, rel });
+            found(Source { file, rel, seen });
         }
     };
     let mut errors = Vec::new();
@@ -46,20 +59,67 @@ pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<Lo
                     seen: &mut seen,
                     files: &mut sink,
                     errors: &mut errors,
+                    look,
                 };
                 walk.dir(root, "", None, 0);
             }
-            Ok(_) => {
+            Ok(m) => {
                 let name = root
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let canonical = std::fs::canonicalize(root).ok();
-                sink(root.clone(), name, canonical);
+                sink(root.clone(), name, canonical, look.then(|| Seen::of(&m)));
             }
         }
     }
     errors
+}
+
+/// What the parse cache checks of a file before it hands back the guide it kept: its size, its
+/// modification time, and whether it is a plain file someone may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub len: u64,
+    /// Nanoseconds since the epoch; `None` when the file system gives none.
+    pub mtime_ns: Option<u128>,
+    /// A plain file with a read bit: a FIFO, or a file made unreadable, is opened instead, so
+    /// it fails (or blocks) as it would with no cache.
+    pub plain: bool,
+}
+
+impl Seen {
+    pub fn of(meta: &std::fs::Metadata) -> Seen {
+        use std::os::unix::fs::PermissionsExt;
+        Seen {
+            len: meta.len(),
+            mtime_ns: super::cache::mtime_ns(meta),
+            plain: meta.is_file() && meta.permissions().mode() & 0o444 != 0,
+        }
+    }
+}
+
+/// A folder's entry: its name, its type as listed, and the entry (which keeps the folder open).
+type Named = (
+    std::ffi::OsString,
+    Option<std::fs::FileType>,
+    std::fs::DirEntry,
+);
+
+/// What a file that is neither a plain file, a folder nor a link is, for [`LoadError::NotAFile`].
+fn special(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        Some("a named pipe (FIFO)")
+    } else if t.is_char_device() {
+        Some("a character device")
+    } else if t.is_block_device() {
+        Some("a block device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    }
 }
 
 fn is_markdown(p: &Path) -> bool {
@@ -68,11 +128,13 @@ fn is_markdown(p: &Path) -> bool {
 }
 
 /// One root's folders being walked: the canonical folders met so far (a symlink loop, kept as
-/// bytes like the files' above), and the files and problems found.
+/// bytes like the files' above), the files and problems found, and whether each file is looked
+/// at as it is met.
 struct Walk<'a> {
     seen: &'a mut HashSet<std::ffi::OsString>,
-    files: &'a mut dyn FnMut(PathBuf, String, Option<PathBuf>),
+    files: &'a mut dyn FnMut(PathBuf, String, Option<PathBuf>, Option<Seen>),
     errors: &'a mut Vec<LoadError>,
+    look: bool,
 }
 
 impl Walk<'_> {
@@ -120,36 +182,34 @@ impl Walk<'_> {
             }
         };
         // The entry's type comes with the listing; only a symbolic link needs a stat to follow.
-        // Sorted by name: within one folder that is the order of their paths.
-        let mut named: Vec<(std::ffi::OsString, Option<std::fs::FileType>)> = entries
-            .filter_map(|e| e.ok().map(|e| (e.file_name(), e.file_type().ok())))
+        // Sorted by name: within one folder that is the order of their paths. Each entry keeps
+        // the open folder, to look at a file relative to it.
+        let mut named: Vec<Named> = entries
+            .filter_map(|e| e.ok().map(|e| (e.file_name(), e.file_type().ok(), e)))
             .collect();
         named.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
-        for (name, kind) in named {
-            self.entry(dir, rel, &canonical_dir, &name, kind, depth);
+        for e in named {
+            self.entry(dir, rel, &canonical_dir, &e, depth);
         }
     }
 
     /// The entry `name` of folder `dir` (`rel` below the root) whose canonical path is
     /// `canonical_dir`.
-    fn entry(
-        &mut self,
-        dir: &Path,
-        rel: &str,
-        canonical_dir: &Path,
-        name: &std::ffi::OsStr,
-        kind: Option<std::fs::FileType>,
-        depth: usize,
-    ) {
+    fn entry(&mut self, dir: &Path, rel: &str, canonical_dir: &Path, e: &Named, depth: usize) {
+        let (name, kind, listed) = (e.0.as_os_str(), e.1, &e.2);
         let bytes = name.as_encoded_bytes();
         if bytes.starts_with(b".") || bytes == b"target" || bytes == b"node_modules" {
             return;
         }
         let p = dir.join(name);
         let linked = kind.is_none_or(|k| k.is_symlink());
-        let is_dir = match kind.filter(|_| !linked) {
-            Some(k) => Ok(k.is_dir()),
-            None => std::fs::metadata(&p).map(|m| m.is_dir()),
+        // A link is followed by its whole path; what it leads to is looked at then.
+        let (is_dir, followed) = match kind.filter(|_| !linked) {
+            Some(k) => (Ok(k.is_dir()), None),
+            None => match std::fs::metadata(&p) {
+                Ok(m) => (Ok(m.is_dir()), Some(m)),
+                Err(e) => (Err(e), None),
+            },
         };
         // An entry reached through no link is its folder's canonical path plus its name.
         let canonical = (!linked).then(|| canonical_dir.join(name));
@@ -163,11 +223,25 @@ impl Walk<'_> {
         match is_dir {
             Ok(true) => self.dir(&p, &rel_of(), canonical, depth + 1),
             Ok(false) if is_markdown(&p) => {
+                // A pipe or a device met in a folder is not opened: a pipe would block the
+                // load until something writes to it, a device might never end.
+                let listed_as = followed.as_ref().map(|m| m.file_type()).or(kind);
+                if let Some(kind) = listed_as.and_then(special) {
+                    let path = p.display().to_string();
+                    self.errors.push(LoadError::NotAFile { path, kind });
+                    return;
+                }
                 let canonical = match canonical {
                     Some(c) => Some(c),
                     None => std::fs::canonicalize(&p).ok(),
                 };
-                (self.files)(p, rel_of(), canonical);
+                // Not a link: the entry's own metadata, asked of the open folder by name.
+                let seen = self
+                    .look
+                    .then(|| followed.or_else(|| listed.metadata().ok()))
+                    .flatten()
+                    .map(|m| Seen::of(&m));
+                (self.files)(p, rel_of(), canonical, seen);
             }
             Ok(false) => {}
             Err(e) if is_markdown(&p) => self.errors.push(LoadError::Io {

@@ -2,10 +2,8 @@
 //! cache's pack when it holds the file as it is, else read and parsed, with its slot in the
 //! next pack. Imports only `tsg` and its `load` siblings.
 
-use std::os::unix::fs::PermissionsExt;
-
 use super::cache::{Opened, Slot};
-use super::{LoadError, Source};
+use super::{LoadError, Seen, Source};
 use crate::tsg::{self, Guide};
 
 /// Work done on a guide just parsed, on the thread that parsed it and before the pack keeps it
@@ -35,10 +33,11 @@ pub struct Stats {
 
 /// One guide (the `i`th): from the pack when its entry matches the file, else read, parsed and
 /// finished (`finish`); either way its slot in the next pack is added to `slots` (for the writer),
-/// and whether the cache answered comes back. A file the pack holds is first looked up by its path
-/// alone: when it is unchanged (a warm start), that is one system call where opening it, reading
-/// its metadata and closing it are three. Any other file is opened once, its metadata read from the
-/// open file, and read into `buf`, the thread's own, kept from one file to the next.
+/// and whether the cache answered comes back. A file the pack holds is first checked by what the
+/// walk saw of it ([`Source::seen`]), or else by its path alone: when it is unchanged (a warm
+/// start), that is at most one system call where opening it, reading its metadata and closing it
+/// are three. Any other file is opened once, its metadata read from the open file, and read into
+/// `buf`, the thread's own, kept from one file to the next.
 pub(super) fn parse_one(
     i: usize,
     src: &Source,
@@ -56,12 +55,15 @@ pub(super) fn parse_one(
         (Ok(g), true)
     };
     if let Some((c, at)) = known {
-        // Only a plain file that someone may read: a FIFO or a file made unreadable since is
-        // opened, so it fails (or blocks) as it would with no cache.
-        let plain = |m: &std::fs::Metadata| m.is_file() && m.permissions().mode() & 0o444 != 0;
-        if let Some(meta) = std::fs::metadata(&src.file).ok().filter(plain) {
+        // Only a plain file that someone may read (`Seen::plain`). The walk may have looked
+        // already, relative to the folder it was listing, which costs the kernel less than
+        // following the whole path again.
+        let seen = src
+            .seen
+            .or_else(|| std::fs::metadata(&src.file).ok().map(|m| Seen::of(&m)));
+        if let Some(seen) = seen.filter(|s| s.plain) {
             known = None;
-            if let Some(found) = c.get(at, &meta) {
+            if let Some(found) = c.get(at, &seen) {
                 return hit(found, slots);
             }
         }
@@ -75,7 +77,7 @@ pub(super) fn parse_one(
         Ok(x) => x,
         Err(e) => return (Err(io(e)), false),
     };
-    if let Some(found) = known.and_then(|(c, at)| c.get(at, &meta)) {
+    if let Some(found) = known.and_then(|(c, at)| c.get(at, &Seen::of(&meta))) {
         return hit(found, slots);
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {

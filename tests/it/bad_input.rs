@@ -445,9 +445,45 @@ fn a_guide_name_on_a_device_is_refused_not_read_forever() {
         .lines()
         .find(|l| l.contains("zero.md"))
         .unwrap_or_else(|| panic!("zero.md not named; stderr:\n{}", r.stderr));
-    assert!(line.contains("more than 16 MiB"), "{line}");
+    // Met in a folder, the link's target is seen to be a device and not opened at all.
+    assert!(line.contains("is a character device, not a file"), "{line}");
     let json: Value = serde_json::from_str(&r.stdout).expect("tree --json printed JSON");
     let paths = guide_paths(&json);
     assert!(paths.iter().any(|p| p.ends_with("good.md")), "{paths:?}");
     assert!(!paths.iter().any(|p| p.ends_with("zero.md")), "{paths:?}");
+}
+
+/// A named pipe called `.md` in a guide folder, with nothing writing to it: opening it would
+/// wait for a writer, and the load with it (`tree` waited for ever; the navigator stayed on
+/// "loading"). It is named as a pipe and skipped, cold and warm; the other guides load.
+#[test]
+fn a_named_pipe_in_a_guide_folder_is_named_and_skipped_not_waited_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lib = dir.path().join("lib");
+    std::fs::create_dir(&lib).expect("mkdir");
+    std::fs::write(lib.join("good.md"), GOOD).expect("write good.md");
+    let fifo = std::ffi::CString::new(lib.join("pipe.md").into_os_string().into_encoded_bytes())
+        .expect("path");
+    // SAFETY: a plain C call with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+    let cache = dir.path().join("cache");
+    // Twice: the second start has a pack to check the files against.
+    for start in ["cold", "warm"] {
+        let mut cmd = common::bin();
+        cmd.env("TSGNAV_CACHE_DIR", &cache)
+            .args(["tree", "--json"])
+            .arg(&lib);
+        let r = run(cmd, "a FIFO named pipe.md");
+        assert_eq!(r.code, 2, "{start}: stderr:\n{}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("pipe.md: is a named pipe (FIFO), not a file"),
+            "{start}: {}",
+            r.stderr
+        );
+        let json: Value = serde_json::from_str(&r.stdout).expect("tree --json printed JSON");
+        let paths = guide_paths(&json);
+        assert_eq!(paths.len(), 1, "{start}: {paths:?}");
+        assert!(paths[0].ends_with("good.md"), "{start}: {paths:?}");
+    }
 }

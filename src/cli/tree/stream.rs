@@ -56,7 +56,8 @@ pub(super) fn stream_json(
     let walk = |found: &mut dyn FnMut(crate::load::Source)| {
         let mut rels = Vec::new();
         let errors = if warm {
-            let (files, errors) = crate::load::discover(paths);
+            let mut files = Vec::new();
+            let errors = crate::load::discover_each_seen(paths, &mut |s| files.push(s));
             rels = files.iter().map(|s| s.rel.clone()).collect();
             files.into_iter().for_each(found);
             errors

@@ -44,7 +44,7 @@ fn entries_of_files_not_found_are_let_go_when_the_walk_is_over() {
     let meta = std::fs::metadata(root.join("alpha.md")).expect("stat");
     let file = root.join("alpha.md").display().to_string();
     let at = opened.find(&file, "alpha.md").expect("an entry");
-    assert!(opened.get(at, &meta).is_some());
+    assert!(opened.get(at, &crate::load::Seen::of(&meta)).is_some());
     assert_eq!(opened.pending.left(), vec![sizes[1]]);
 }
 

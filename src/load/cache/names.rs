@@ -39,7 +39,7 @@ pub fn key(file: &str, rel: &str) -> String {
     k
 }
 
-pub(super) fn mtime_ns(meta: &Metadata) -> Option<u128> {
+pub(in crate::load) fn mtime_ns(meta: &Metadata) -> Option<u128> {
     let t = meta.modified().ok()?;
     Some(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos())
 }

@@ -129,12 +129,20 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
         let mut open = true;
         // Each guide is finished on the thread that parsed it (`finish`), not on this one.
         let keep = |g: crate::tsg::Guide| g;
+        // With a pack to check the files against, the walk looks at each file as it meets it.
+        let look = cache
+            .as_ref()
+            .is_some_and(|c| c.pack_path(&roots).is_file());
         let walk = |found: &mut dyn FnMut(load::Source)| {
             let mut n = 0;
-            let errors = load::discover_each(&roots, &mut |s| {
+            let mut count = |s| {
                 n += 1;
                 found(s)
-            });
+            };
+            let errors = match look {
+                true => load::discover_each_seen(&roots, &mut count),
+                false => load::discover_each(&roots, &mut count),
+            };
             (errors, n)
         };
         let packed = cache.as_ref().map(|c| (c, roots.as_slice()));
