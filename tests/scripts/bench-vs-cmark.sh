@@ -109,7 +109,8 @@ before="${TSGNAV_BEFORE_BIN:-}"
 [ -x "$bin" ] || { echo "error: $bin was not built" >&2; exit 2; }
 
 # The floor: a program of its own (only pulldown-cmark, at the version tsgnav locks), so
-# building it takes seconds and nothing of tsgnav runs in it.
+# building it takes seconds and nothing of tsgnav runs in it. Built with tsgnav's release
+# profile (one codegen unit, fat LTO), so both sides get the same optimiser.
 cmark_version=$(awk '/^name = "pulldown-cmark"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 mkdir -p "$work/floor"
 cat >"$work/floor/Cargo.toml" <<TOML
@@ -124,6 +125,8 @@ path = "$repo/tests/benches/cmark_floor.rs"
 pulldown-cmark = { version = "=$cmark_version", default-features = false }
 [profile.release]
 debug = "line-tables-only"
+lto = "fat"
+codegen-units = 1
 TOML
 (cd "$work/floor" && { cargo build --release --quiet --offline 2>/dev/null || cargo build --release --quiet; })
 floor="$work/floor/target/release/cmark-floor"
