@@ -83,17 +83,20 @@ fn first_frame_comes_before_the_last_guide_and_the_alert_waits_for_it() {
         std::fs::write(dir.path().join(format!("guide-{i:03}.md")), guide(i)).expect("write");
     }
     // The guide that routes the alert is a FIFO: reading it blocks until the test writes it,
-    // like a file on a slow network share. Sorted last, so 40 of 41 files are read before it.
-    let slow = dir.path().join("zz-routes.md");
+    // like a file on a slow network share. Given by name after the folder (a pipe met inside
+    // a folder is refused, not waited on), so 40 of 41 files are read before it.
+    let fifos = tempfile::tempdir().expect("tempdir");
+    let slow = fifos.path().join("zz-routes.md");
     let ok = std::process::Command::new("mkfifo")
         .arg(&slow)
         .status()
         .expect("mkfifo");
     assert!(ok.success());
     t.send_line(&format!(
-        "{} '{}' --alert LateAlert --no-evidence",
+        "{} '{}' '{}' --alert LateAlert --no-evidence",
         bin(),
-        dir.path().display()
+        dir.path().display(),
+        slow.display()
     ));
     let s = t.wait_for("the first frame, still loading", |s| {
         s.contains("loading 40/41")
