@@ -11,7 +11,7 @@ pub mod parallel;
 mod streamed;
 
 pub use cache::{tool_stamp, Cache};
-pub use discover::{discover, discover_each, discover_each_seen, Seen};
+pub use discover::{discover, discover_each, discover_each_with, Seen};
 pub use parallel::{Finish, Stats};
 pub use streamed::{parse_streamed, Packed, Streamed};
 
@@ -72,7 +72,7 @@ impl LoadError {
 pub struct Source {
     pub file: PathBuf,
     pub rel: String,
-    /// The file as the walk saw it, when it was asked to look ([`discover_each_seen`], for a
+    /// The file as the walk saw it, when it was asked to look ([`discover_each_with`], for a
     /// load with a pack to check files against); else `None`, and it is looked at when read.
     pub seen: Option<Seen>,
 }
@@ -103,11 +103,8 @@ pub fn load_library_cached_with(
     let map = |g: tsg::Guide| g;
     let (mut lib, mut errors, mut failed) = (Library::default(), Vec::new(), Vec::new());
     // With a pack to check the files against, the walk looks at each file as it meets it.
-    let look = cache.is_some_and(|c| c.pack_path(roots).is_file());
-    let walk = |found: &mut dyn FnMut(Source)| match look {
-        true => discover_each_seen(roots, found),
-        false => discover_each(roots, found),
-    };
+    let look = cache.is_some_and(|c| c.has_pack(roots));
+    let walk = |found: &mut dyn FnMut(Source)| discover_each_with(roots, look, found);
     let packed = cache.map(|c| (c, roots));
     let idle = std::time::Duration::MAX;
     let (stats, writer) = parse_streamed(walk, packed, finish, idle, &map, |step| match step {

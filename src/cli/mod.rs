@@ -139,7 +139,8 @@ fn load_with(paths: &[PathBuf], classified: bool) -> (Library, bool) {
 
 /// Leaves a loaded library to the process's exit, which hands all its memory back at once. A
 /// command that ends after its output would otherwise free every guide piece by piece, on one
-/// thread, after the output: a tenth of `alerts` on a warm start of 20,000 guides.
+/// thread, after the output: 93 ms (7.6 % of the CPU) of `alerts` on a warm start of 20,000
+/// guides.
 pub fn leave_to_exit(lib: Library) {
     std::mem::forget(lib);
 }

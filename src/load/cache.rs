@@ -91,6 +91,12 @@ impl Cache {
         self.dir.join(names::pack_name(roots))
     }
 
+    /// Whether the library read from `roots` has a pack on disk (a warm start, as far as a
+    /// look before the walk can tell).
+    pub fn has_pack(&self, roots: &[PathBuf]) -> bool {
+        self.pack_path(roots).is_file()
+    }
+
     /// The pack of the library read from `roots` as it is on disk, read once, for one load;
     /// `None` when the cache folder cannot be made (then nothing is kept, and no guide is
     /// serialized). Only a pack of this build whose guides were finished with the work named

@@ -20,18 +20,18 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<Source>, Vec<LoadError>) {
 /// [`discover`] that hands each file to `found` as soon as the walk meets it (so it can be
 /// read while the walk goes on), and returns the problems met.
 pub fn discover_each(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
-    walk_roots(roots, false, found)
+    discover_each_with(roots, false, found)
 }
 
-/// [`discover_each`] that also looks at each file as it meets it ([`Source::seen`]), relative to
-/// the folder it is listing: for a load that checks files against a parse-cache pack, where a
-/// look by the file's whole path walks every folder of it again (at 20,000 guides, most of the
-/// time of those looks went to finding the path's folders).
-pub fn discover_each_seen(roots: &[PathBuf], found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
-    walk_roots(roots, true, found)
-}
-
-fn walk_roots(roots: &[PathBuf], look: bool, found: &mut dyn FnMut(Source)) -> Vec<LoadError> {
+/// [`discover_each`] that, with `look`, also looks at each file as it meets it
+/// ([`Source::seen`]), relative to the folder it is listing: for a load that checks files
+/// against a parse-cache pack, where a look by the file's whole path walks every folder of it
+/// again (at 20,000 guides, more than half of the kernel's time in those looks).
+pub fn discover_each_with(
+    roots: &[PathBuf],
+    look: bool,
+    found: &mut dyn FnMut(Source),
+) -> Vec<LoadError> {
     // Canonical paths of the files handed out: a file two roots or links lead to goes once,
     // where it was first met. (A file whose path cannot be resolved always goes.)
     // Kept as bytes: a canonical path is already normal, so its bytes compare as its

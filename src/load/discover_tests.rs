@@ -75,7 +75,7 @@ fn a_walk_asked_to_look_sees_each_file_as_the_file_system_does() {
     let locked = root.join("locked.md");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     let mut seen = Vec::new();
-    let errors = discover_each_seen(std::slice::from_ref(&root), &mut |s| seen.push(s));
+    let errors = discover_each_with(std::slice::from_ref(&root), true, &mut |s| seen.push(s));
     assert!(errors.is_empty(), "{errors:?}");
     let by_rel = |rel: &str| {
         let s = seen.iter().find(|s| s.rel == rel).expect(rel);
@@ -100,7 +100,7 @@ fn a_walk_asked_to_look_sees_each_file_as_the_file_system_does() {
     assert!(plain_walk.iter().all(|s| s.seen.is_none()));
     // A file given as a root is looked at too.
     let mut one = Vec::new();
-    discover_each_seen(&[root.join("long.md")], &mut |s| one.push(s));
+    discover_each_with(&[root.join("long.md")], true, &mut |s| one.push(s));
     assert_eq!(one[0].seen.map(|s| s.len), Some(18));
 }
 
@@ -123,7 +123,7 @@ fn a_pipe_or_device_met_in_a_folder_is_refused_by_name_not_opened() {
     mkfifo(&root.join("notes.txt"));
     for look in [false, true] {
         let mut files = Vec::new();
-        let errors = walk_roots(std::slice::from_ref(&root), look, &mut |s| files.push(s));
+        let errors = discover_each_with(std::slice::from_ref(&root), look, &mut |s| files.push(s));
         let rels: Vec<_> = files.iter().map(|s| s.rel.as_str()).collect();
         assert_eq!(rels, ["good.md"], "look {look}");
         let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();

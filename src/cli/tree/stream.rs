@@ -52,12 +52,12 @@ pub(super) fn stream_json(
     // can be written, so guides decoded while the walk goes on are held, and holding their
     // JSON cost more (fresh memory) than decoding during the walk saved. Parsing is slower
     // than the walk, so without a pack the files are parsed as they are found.
-    let warm = cache.as_ref().is_some_and(|c| c.pack_path(paths).is_file());
+    let warm = cache.as_ref().is_some_and(|c| c.has_pack(paths));
     let walk = |found: &mut dyn FnMut(crate::load::Source)| {
         let mut rels = Vec::new();
         let errors = if warm {
             let mut files = Vec::new();
-            let errors = crate::load::discover_each_seen(paths, &mut |s| files.push(s));
+            let errors = crate::load::discover_each_with(paths, true, &mut |s| files.push(s));
             rels = files.iter().map(|s| s.rel.clone()).collect();
             files.into_iter().for_each(found);
             errors

@@ -130,19 +130,14 @@ pub fn start(loader: Loader, tx: Sender<Msg>) -> (Vec<Cmd>, Loading) {
         // Each guide is finished on the thread that parsed it (`finish`), not on this one.
         let keep = |g: crate::tsg::Guide| g;
         // With a pack to check the files against, the walk looks at each file as it meets it.
-        let look = cache
-            .as_ref()
-            .is_some_and(|c| c.pack_path(&roots).is_file());
+        let look = cache.as_ref().is_some_and(|c| c.has_pack(&roots));
         let walk = |found: &mut dyn FnMut(load::Source)| {
             let mut n = 0;
             let mut count = |s| {
                 n += 1;
                 found(s)
             };
-            let errors = match look {
-                true => load::discover_each_seen(&roots, &mut count),
-                false => load::discover_each(&roots, &mut count),
-            };
+            let errors = load::discover_each_with(&roots, look, &mut count);
             (errors, n)
         };
         let packed = cache.as_ref().map(|c| (c, roots.as_slice()));
