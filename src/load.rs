@@ -5,6 +5,7 @@
 
 mod cache;
 mod discover;
+mod later;
 mod mirror;
 mod pack;
 pub mod parallel;

@@ -30,6 +30,7 @@ mod mapped;
 mod names;
 mod streaming;
 
+use super::later::{self, Recorded};
 use super::mirror::GuideDef;
 use super::pack;
 use crate::tsg::Guide;
@@ -174,16 +175,32 @@ impl Opened {
         self.index.get(&key(file, rel)).copied()
     }
 
-    /// The guide of entry `at` (found with [`Opened::find`]), if the entry matches `seen` and
-    /// this build exactly, with the slot that keeps it in the next pack. Either way the entry
-    /// is done with: its chunk of the pack is let go once every entry in it is.
-    pub fn get(&self, at: usize, seen: &super::Seen) -> Option<(Guide, Slot)> {
+    /// The guide of entry `at` (found with [`Opened::find`] for `source`), if the entry
+    /// matches `seen` and this build exactly, with the slot that keeps it in the next pack. Its
+    /// nodes' bodies are left in the pack, read back when first read (`super::later`). Either
+    /// way the entry is done with: its chunk of the pack is let go once every entry in it is.
+    pub fn get(
+        &self,
+        at: usize,
+        seen: &super::Seen,
+        source: &super::Source,
+    ) -> Option<(Guide, Slot)> {
         let (size, mtime, crc, range) = self.slots.get(at)?;
+        let decode = |payload: &[u8]| {
+            let decode = || payload_codec().deserialize::<GuideIn>(payload).ok();
+            match self.bytes.file() {
+                Some(pack) => {
+                    let record = Recorded::of(pack, range, *crc, source, *size, *mtime);
+                    later::decoding(payload, record, decode)
+                }
+                None => decode(),
+            }
+        };
         let guide = (*size == seen.len && Some(*mtime) == seen.mtime_ns)
             .then(|| self.bytes.get(range.clone()))
             .flatten()
             .filter(|payload| pack::intact(payload, *crc))
-            .and_then(|payload| payload_codec().deserialize::<GuideIn>(payload).ok());
+            .and_then(decode);
         self.pending
             .read(range.clone(), |chunk| self.bytes.release(chunk));
         Some((guide?.0, Slot::Kept(at)))

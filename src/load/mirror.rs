@@ -2,12 +2,13 @@
 //! (`tree --json`) leaves fields out on purpose (bodies, end lines, links, problems); the cache
 //! must keep every one, so it uses serde's remote derives here instead. They name every field
 //! and variant, so a field added to the model stops the build until it is added below: the
-//! cache can never drop data silently. Imports only `tsg`.
+//! cache can never drop data silently. A node's body is decoded by its sibling `later`, which
+//! leaves it in the pack. Imports only `tsg` and that sibling.
 
 use serde::{Deserialize, Serialize};
 
 use crate::tsg::{
-    BackendHints, Callout, CalloutKind, ChecklistItem, Console, Edge, EdgeKind, Escalation,
+    BackendHints, Body, Callout, CalloutKind, ChecklistItem, Console, Edge, EdgeKind, Escalation,
     FrontMatter, Guide, Lang, Link, Node, Probe, Role, Route, RouteBy, RunsIn, SafetyClass,
     ShellKind,
 };
@@ -100,7 +101,22 @@ struct NodeDef {
     probes: Vec<Probe>,
     #[serde(with = "vec_edge")]
     edges: Vec<Edge>,
-    body: String,
+    #[serde(with = "body_via")]
+    body: Body,
+}
+
+/// A body is written as its text; read back as bytes borrowed from the payload, so that a
+/// warm load can leave it there (see `super::later`).
+mod body_via {
+    use super::*;
+    pub fn serialize<S: serde::Serializer>(b: &Body, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(b.as_str())
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
+        let bytes: &'de [u8] = Deserialize::deserialize(d)?;
+        super::super::later::body(bytes)
+            .ok_or_else(|| serde::de::Error::custom("a node body that is not UTF-8"))
+    }
 }
 
 #[derive(Serialize, Deserialize)]

@@ -63,7 +63,7 @@ pub(super) fn parse_one(
             .or_else(|| std::fs::metadata(&src.file).ok().map(|m| Seen::of(&m)));
         if let Some(seen) = seen.filter(|s| s.plain) {
             known = None;
-            if let Some(found) = c.get(at, &seen) {
+            if let Some(found) = c.get(at, &seen, src) {
                 return hit(found, slots);
             }
         }
@@ -77,7 +77,7 @@ pub(super) fn parse_one(
         Ok(x) => x,
         Err(e) => return (Err(io(e)), false),
     };
-    if let Some(found) = known.and_then(|(c, at)| c.get(at, &Seen::of(&meta))) {
+    if let Some(found) = known.and_then(|(c, at)| c.get(at, &Seen::of(&meta), src)) {
         return hit(found, slots);
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {

@@ -84,10 +84,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             parent: parent.map(|p| nodes[p].id.clone()),
             line: s.line,
             end_line,
-            body: src
-                .get(s.body_start.min(end)..end)
-                .unwrap_or("")
-                .to_string(),
+            body: src.get(s.body_start.min(end)..end).unwrap_or("").into(),
             ..Node::default()
         };
         fill(&mut node, s, &mut console);
@@ -108,7 +105,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             level: 1,
             line: 1,
             end_line: total_lines,
-            body: src.to_string(),
+            body: src.into(),
             ..Node::default()
         };
         if let Some(s) = preamble {

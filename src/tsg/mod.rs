@@ -4,6 +4,7 @@
 //! `parse_guide` turns one file's text into a `Guide`; `link_library` resolves what spans
 //! files (links to another guide without an anchor).
 
+pub mod body;
 mod build;
 pub mod clauses;
 pub mod consoles;
@@ -30,6 +31,7 @@ pub mod transcript;
 pub mod vars;
 mod walk;
 
+pub use body::{Body, Fetch};
 pub use edges::{is_external, join, resolve_dest};
 pub use linker::Linker;
 pub use model::*;

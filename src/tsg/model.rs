@@ -1,7 +1,7 @@
 //! The TSG model: library → guides → nodes → probes, edges, fields.
 //!
 //! Plain data only. Must not import IO (std::fs, std::process, tokio, network crates)
-//! nor any other tsgnav module.
+//! nor any other tsgnav module but its sibling `body` (a node's text).
 
 use serde::Serialize;
 
@@ -82,9 +82,10 @@ pub struct Node {
     pub checklist: Vec<ChecklistItem>,
     pub probes: Vec<Probe>,
     pub edges: Vec<Edge>,
-    /// The section's markdown source (heading line excluded).
+    /// The section's markdown source (heading line excluded); from a warm start, fetched
+    /// from the parse cache when first read (see [`super::body`]).
     #[serde(skip)]
-    pub body: String,
+    pub body: super::body::Body,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]

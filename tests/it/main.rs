@@ -62,6 +62,7 @@ mod lint_rules;
 mod load_cache;
 mod load_cache_pages;
 mod load_finish;
+mod load_later;
 mod load_streamed;
 mod mitigate_classes;
 mod mitigate_maestro;

@@ -44,7 +44,13 @@ fn entries_of_files_not_found_are_let_go_when_the_walk_is_over() {
     let meta = std::fs::metadata(root.join("alpha.md")).expect("stat");
     let file = root.join("alpha.md").display().to_string();
     let at = opened.find(&file, "alpha.md").expect("an entry");
-    assert!(opened.get(at, &crate::load::Seen::of(&meta)).is_some());
+    let source = crate::load::Source {
+        file: root.join("alpha.md"),
+        rel: "alpha.md".into(),
+        seen: None,
+    };
+    let seen = crate::load::Seen::of(&meta);
+    assert!(opened.get(at, &seen, &source).is_some());
     assert_eq!(opened.pending.left(), vec![sizes[1]]);
 }
 
