@@ -152,6 +152,7 @@ mod tui_resume;
 mod tui_small_screen;
 mod tui_snapshots;
 mod tui_tmux;
+mod walk_trim;
 mod waves;
 mod waves_commit;
 mod waves_crash;
