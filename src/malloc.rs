@@ -96,10 +96,10 @@ const PURGE_DELAY_MS: c_long = 1000;
 
 /// How much free memory glibc's own allocator keeps at the top of one of its heaps before it
 /// hands the rest back, in bytes. Only C code allocates there, glibc itself above all: each
-/// folder listing (`opendir`) takes a 32 KiB buffer. With the default (128 KiB, lowered as it
-/// adapts), closing a listing on a thread's heap handed its buffer back with `madvise`, and each
-/// such call interrupts the other cores to flush their TLBs: 2,177 calls in a warm `alerts`
-/// over 20,000 guides (16,516 folders), 8 % of its wall time. What glibc's heaps then keep is
+/// folder listing (`opendir`) takes a 32 KiB buffer. With glibc's default, closing a listing on
+/// a thread's heap often handed its buffer back with `madvise`, and each such call interrupts
+/// the other cores to flush their TLBs: 2,177 calls in a warm `alerts` over 20,000 guides
+/// (16,516 folders); without them it took 8 % less wall time. What glibc's heaps then keep is
 /// a few of those buffers.
 const GLIBC_TRIM_THRESHOLD: c_int = 64 << 20;
 
