@@ -13,6 +13,7 @@ mod streamed;
 
 pub use cache::{tool_stamp, Cache};
 pub use discover::{discover, discover_each, discover_each_with, Seen};
+pub use later::hold;
 pub use parallel::{Finish, Stats};
 pub use streamed::{parse_streamed, Packed, Streamed};
 

@@ -62,6 +62,7 @@ impl LintArgs {
             template: Some(&template),
             classify: &super::classify,
             file_exists: &exists,
+            text: &|n| n.body.fetch(),
         };
         let profile = match self.profile.as_deref() {
             None => None,

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use super::Source;
-use crate::tsg::{Body, Fetch};
+use crate::tsg::{Body, Fetch, Guide};
 
 /// Bodies this short are copied at once: a record of where one lies costs as much memory.
 const HELD_UP_TO: usize = 48;
@@ -89,7 +89,7 @@ impl Recorded {
         Ok(guide
             .nodes
             .get(node)
-            .map(|n| n.body.as_str().to_string())
+            .map(|n| n.body.fetch().to_string())
             .unwrap_or_default())
     }
 }
@@ -105,6 +105,15 @@ impl Fetch for Recorded {
             Some(t) => Ok(t.to_string()),
             None => self.parse_again(node),
         }
+    }
+}
+
+/// Reads in every body of `guide` still left in the parse cache (one read of the guide's pack
+/// entry), so that what shows, searches or lints it finds its text in memory. The edge's call:
+/// the navigator's runtime makes it for the guide it is about to show, before each frame.
+pub fn hold(guide: &Guide) {
+    for n in guide.nodes.iter().filter(|n| !n.body.is_held()) {
+        n.body.fetch();
     }
 }
 

@@ -110,7 +110,7 @@ struct NodeDef {
 mod body_via {
     use super::*;
     pub fn serialize<S: serde::Serializer>(b: &Body, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(b.as_str())
+        s.serialize_str(b.fetch())
     }
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
         let bytes: &'de [u8] = Deserialize::deserialize(d)?;

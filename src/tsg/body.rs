@@ -1,11 +1,13 @@
-//! A node's markdown text: held in memory, or left where the parse cache keeps it and fetched
-//! the first time something reads it. A warm start of a big library decodes titles, ids,
+//! A node's markdown text: held in memory, or left where the parse cache keeps it until the
+//! runtime's edge fetches it (when a guide is opened, or linted). A warm start of a big library decodes titles, ids,
 //! probes and edges for every guide, but the sections' text (over 40 % of what it would hold)
-//! only for the guides someone opens. Plain data and one trait; must not import IO (the
-//! fetching is `load`'s, behind [`Fetch`]) nor any other tsgnav module.
+//! only for the guides someone opens. Pure code reads a body with [`Body::text`], which never
+//! fetches: a body still left behind is `None` there, not a read from disk. Plain data and one
+//! trait; must not import IO (the fetching is `load`'s, behind [`Fetch`]) nor any other
+//! tsgnav module.
 
 use std::fmt;
-use std::ops::{Deref, Range};
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 /// Where the text of a body left behind comes from (the parse cache's pack, in `load`).
@@ -15,8 +17,8 @@ pub trait Fetch: Send + Sync + fmt::Debug {
     fn fetch(&self, node: usize, range: Range<usize>) -> Result<String, String>;
 }
 
-/// A section's markdown source (heading line excluded). Reads as a `str` (it derefs to one);
-/// a body left behind is fetched on the first read, once, from any thread.
+/// A section's markdown source (heading line excluded): held, or left behind and fetched
+/// once, from any thread, by the first [`Body::fetch`]; until then [`Body::text`] is `None`.
 #[derive(Clone, Default)]
 pub struct Body(Repr);
 
@@ -51,9 +53,22 @@ impl Body {
         })))
     }
 
-    /// The text, fetched first if it was left behind. When it cannot be fetched as it was
-    /// read, the text is the reason (and stays so: it is asked for once).
-    pub fn as_str(&self) -> &str {
+    /// The text when it is in memory: held since the parse, or fetched already. `None` for a
+    /// body still in the parse cache; the runtime's edge fetches a guide's bodies
+    /// ([`Body::fetch`]) before it is shown, searched or linted, so pure code never reads one
+    /// from disk.
+    pub fn text(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Held(s) => Some(s),
+            Repr::Later(l) => l.text.get().map(String::as_str),
+        }
+    }
+
+    /// The text, read from where it was left if it is not in memory yet (IO, through
+    /// [`Fetch`]: for the edges only, the navigator's runtime and the command line's loaders).
+    /// When it cannot be fetched as it was read, the text is the reason (and stays so: it is
+    /// asked for once).
+    pub fn fetch(&self) -> &str {
         match &self.0 {
             Repr::Held(s) => s,
             Repr::Later(l) => l.text.get_or_init(|| {
@@ -86,13 +101,6 @@ impl Body {
     }
 }
 
-impl Deref for Body {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
 impl From<String> for Body {
     fn from(s: String) -> Body {
         Body(Repr::Held(s))
@@ -105,11 +113,14 @@ impl From<&str> for Body {
     }
 }
 
-/// Shows the text (fetching it if it was left behind), so a guide read back from the cache
-/// debug-prints as the guide parsed.
+/// Shows the text when it is in memory (so a guide read back from the cache and fetched
+/// debug-prints as the guide parsed), else how long it is; never fetches.
 impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
+        match self.text() {
+            Some(t) => fmt::Debug::fmt(t, f),
+            None => write!(f, "Body(left in the parse cache: {} bytes)", self.len()),
+        }
     }
 }
 
@@ -135,31 +146,36 @@ mod tests {
     }
 
     #[test]
-    fn a_body_left_behind_is_fetched_at_its_first_read_and_only_once() {
+    fn a_body_left_behind_is_fetched_by_its_first_fetch_only_and_once() {
         let rec = Arc::new(Record::default());
         let from: Arc<dyn Fetch> = rec.clone();
         let b = Body::later(Arc::clone(&from), 1, 14..TEXT.len());
         assert!(!b.is_held());
         assert_eq!(b.len(), 16, "the length is known without a fetch");
+        assert_eq!(b.text(), None, "pure code's read does not fetch");
+        assert_eq!(format!("{b:?}"), "Body(left in the parse cache: 16 bytes)");
         assert_eq!(rec.0.load(Ordering::SeqCst), 0);
-        assert_eq!(&*b, "second, with é\n");
-        assert!(b.contains('é'), "reads as a str");
+        assert_eq!(b.fetch(), "second, with é\n");
+        assert_eq!(b.text(), Some("second, with é\n"));
         let copy = b.clone();
-        assert_eq!(copy.as_str(), "second, with é\n");
+        assert_eq!(copy.fetch(), "second, with é\n");
+        assert_eq!(copy.text(), Some("second, with é\n"));
         assert_eq!(
             rec.0.load(Ordering::SeqCst),
             1,
             "fetched once, clones share it"
         );
         assert!(b.is_held() && copy.is_held());
+        assert_eq!(format!("{b:?}"), "\"second, with é\\n\"");
     }
 
     #[test]
     fn a_fetch_that_fails_reads_as_its_reason_and_is_not_asked_again() {
         let rec = Arc::new(Record::default());
         let b = Body::later(rec.clone(), 9, 0..13);
-        assert_eq!(b.as_str(), "gone: read the guide again");
-        assert_eq!(b.as_str(), "gone: read the guide again");
+        assert_eq!(b.fetch(), "gone: read the guide again");
+        assert_eq!(b.fetch(), "gone: read the guide again");
+        assert_eq!(b.text(), Some("gone: read the guide again"));
         assert_eq!(rec.0.load(Ordering::SeqCst), 1);
         assert_eq!(b.len(), "gone: read the guide again".len());
     }
@@ -168,7 +184,7 @@ mod tests {
     fn a_held_body_is_its_text() {
         let b = Body::from("text");
         assert!(b.is_held());
-        assert_eq!((b.len(), &*b), (4, "text"));
+        assert_eq!((b.len(), b.text(), b.fetch()), (4, Some("text"), "text"));
         assert!(Body::default().is_empty());
         assert_eq!(format!("{b:?}"), "\"text\"");
     }

@@ -127,7 +127,10 @@ pub fn guide_hits(lib: &Library, g: usize, query: &str, limit: usize) -> Vec<Hit
     let text = query.to_lowercase();
     if !text.trim().is_empty() {
         for (n, node) in guide.nodes.iter().enumerate() {
-            if !out.contains(&n) && node.body.to_lowercase().contains(&text) {
+            // The runtime fetches the open guide's text before this runs (a body still in
+            // the parse cache would not match).
+            let body = node.body.text().unwrap_or_default();
+            if !out.contains(&n) && body.to_lowercase().contains(&text) {
                 out.push(n);
             }
         }

@@ -104,7 +104,7 @@ fn benches(c: &mut Criterion) {
     eprintln!(
         "10k node: {} source lines, {} wrapped lines at 120 columns",
         app.current_node()
-            .map(|n| n.body.lines().count())
+            .map(|n| n.body.text().unwrap_or_default().lines().count())
             .unwrap_or(0),
         fs.cache.lines.len()
     );

@@ -167,6 +167,7 @@ fn swift_tsg_three_broken_anchors() {
         template: None,
         classify: &tsgnav::safety::classify_probe,
         file_exists: &exists,
+        text: &|n| n.body.fetch(),
     };
     let broken: Vec<(usize, String)> = lint::lint(&lib, &cfg)
         .into_iter()

@@ -20,6 +20,7 @@ fn findings(rule: &str) -> Vec<Finding> {
         template: Some(&template),
         classify: &tsgnav::safety::classify_probe,
         file_exists: &exists,
+        text: &|n| n.body.fetch(),
     };
     lint::lint(&lib, &cfg)
 }

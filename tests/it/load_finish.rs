@@ -139,5 +139,6 @@ fn a_settled_guide_read_back_from_the_pack_keeps_its_classes_and_refined_roles()
     let (fresh, errors, _) =
         load::load_library_cached_with(std::slice::from_ref(&root), None, settled);
     assert!(errors.is_empty());
+    warm.guides.iter().for_each(load::hold);
     assert_eq!(format!("{:?}", fresh.guides), format!("{:?}", warm.guides));
 }

@@ -125,6 +125,7 @@ mod tree_identity;
 mod tree_json;
 mod tree_stream;
 mod tui_assets;
+mod tui_body_edge;
 mod tui_cancel;
 mod tui_chart;
 mod tui_coalesced_keys;

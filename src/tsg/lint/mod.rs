@@ -10,7 +10,7 @@ pub mod shell_rules;
 
 use serde::Serialize;
 
-use crate::tsg::model::{Guide, Library, Probe, SafetyClass};
+use crate::tsg::model::{Guide, Library, Node, Probe, SafetyClass};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -48,6 +48,9 @@ pub struct LintConfig<'a> {
     pub classify: &'a dyn Fn(&Probe) -> SafetyClass,
     /// Whether a relative link of a guide points at an existing file.
     pub file_exists: &'a dyn Fn(&Guide, &str) -> bool,
+    /// A section's text, fetched from the parse cache if a warm load left it there (from
+    /// `load`: the caller's edge does the reading; a rule never reads a file itself).
+    pub text: &'a dyn Fn(&Node) -> &str,
 }
 
 /// Every rule id with its default severity and a one-line description.

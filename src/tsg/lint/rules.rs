@@ -210,7 +210,10 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
         let (Some(t), Some(anchor)) = (target, anchor) else {
             continue;
         };
-        if anchor.is_empty() || t.nodes.iter().any(|n| n.slug == anchor) || html_anchor(t, anchor) {
+        if anchor.is_empty()
+            || t.nodes.iter().any(|n| n.slug == anchor)
+            || html_anchor(t, anchor, cfg)
+        {
             continue;
         }
         let hint = closest(anchor, t.nodes.iter().map(|n| n.slug.as_str()))
@@ -238,7 +241,7 @@ fn folder_present(g: &Guide, dest: &str, cfg: &LintConfig) -> bool {
 
 /// Whether `anchor` is a target other than a heading: a tab of a tabbed page
 /// (`#tab/azure-cli`) or an HTML anchor in the guide (`<a id="error1"></a>`, `name="…"`).
-fn html_anchor(g: &Guide, anchor: &str) -> bool {
+fn html_anchor(g: &Guide, anchor: &str, cfg: &LintConfig) -> bool {
     if anchor.starts_with("tab/") {
         return true;
     }
@@ -248,9 +251,10 @@ fn html_anchor(g: &Guide, anchor: &str) -> bool {
         format!("name=\"{anchor}\""),
         format!("name='{anchor}'"),
     ];
-    g.nodes
-        .iter()
-        .any(|n| n.body.contains(anchor) && forms.iter().any(|f| n.body.contains(f.as_str())))
+    g.nodes.iter().any(|n| {
+        let body = (cfg.text)(n);
+        body.contains(anchor) && forms.iter().any(|f| body.contains(f.as_str()))
+    })
 }
 
 /// `undefined-variable`: a shell `$VAR` used before any probe assigns it and not declared

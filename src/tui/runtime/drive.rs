@@ -72,6 +72,7 @@ pub fn drive(
             for effect in update(&mut app, action) {
                 queue.extend(fx.execute(&app, effect));
             }
+            hold_open(&app);
         }
         if app.dirty {
             screen.draw(&app, &mut frame)?;
@@ -102,6 +103,14 @@ pub fn drive(
             tx: &tx,
         };
         ctx.on(msg, screen)?;
+    }
+}
+
+/// Reads in the open guide's text if a warm load left it in the parse cache: the view and the
+/// search inside a guide (pure code) read bodies only from memory.
+fn hold_open(app: &App) {
+    if let Some(g) = app.current_guide() {
+        crate::load::hold(g);
     }
 }
 

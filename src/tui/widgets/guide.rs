@@ -14,6 +14,10 @@ use crate::tui::frame::FrameState;
 use crate::tui::search::Hit;
 use crate::tui::theme::glyph;
 
+/// Drawn for a section whose text is still in the parse cache (the runtime reads it in before
+/// the frame, so this is seen only if that read has not happened).
+const NOT_READ_YET: &str = "> Reading this section's text from the parse cache…";
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let alert_rows = u16::from(app.nav.alert.is_some());
     let [crumbs, alert, main] = Layout::vertical([
@@ -197,6 +201,9 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
         return;
     }
     let classes = app.classes();
+    // The runtime fetches the open guide's text before each frame; a body still in the parse
+    // cache (none should be) is drawn as a note and not kept, so the next frame draws the text.
+    let held = app.current_node().is_none_or(|n| n.body.is_held());
     let lines = match app.current_node() {
         Some(node) => {
             let views: Vec<ProbeView> = node
@@ -216,12 +223,13 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                     not_isolated: crate::tui::isolation::not_isolated(app),
                 })
                 .collect();
-            markdown::render_outputs(&node.body, width, &app.theme, &views)
+            let body = node.body.text().unwrap_or(NOT_READ_YET);
+            markdown::render_outputs(body, width, &app.theme, &views)
         }
         None => (Vec::new(), Vec::new()),
     };
     (fs.cache.lines, fs.cache.outputs) = lines;
-    fs.cache.key = Some(key);
+    fs.cache.key = held.then_some(key);
 }
 
 fn search_overlay(f: &mut Frame, area: Rect, app: &App) {
