@@ -36,6 +36,9 @@ pub struct Recorded {
     mtime_ns: u128,
     /// The payload read back, once (none when it no longer reads back whole).
     payload: OnceLock<Option<Box<[u8]>>>,
+    /// The guide's bodies from its file parsed again, once, when the payload does not read
+    /// back (or why they cannot be had): every section of the guide is read from it.
+    reparsed: OnceLock<Result<Vec<String>, String>>,
 }
 
 impl Recorded {
@@ -58,6 +61,7 @@ impl Recorded {
             size,
             mtime_ns,
             payload: OnceLock::new(),
+            reparsed: OnceLock::new(),
         })
     }
 
@@ -68,9 +72,18 @@ impl Recorded {
         super::pack::intact(&buf, self.crc).then(|| buf.into_boxed_slice())
     }
 
-    /// Node `node`'s body from the guide's file, parsed again, if it is still the file the load
-    /// read (same size, same modification time): then it parses to the same nodes.
+    /// Node `node`'s body from the guide's file, parsed again (once for all its sections), if
+    /// it is still the file the load read (same size, same modification time): then it parses
+    /// to the same nodes.
     fn parse_again(&self, node: usize) -> Result<String, String> {
+        match self.reparsed.get_or_init(|| self.bodies_again()) {
+            Ok(bodies) => Ok(bodies.get(node).cloned().unwrap_or_default()),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// Every body of the guide's file parsed again, or why it cannot be (see [`parse_again`]).
+    fn bodies_again(&self) -> Result<Vec<String>, String> {
         let unchanged = std::fs::metadata(&self.file).is_ok_and(|m| {
             m.len() == self.size && Some(self.mtime_ns) == super::cache::mtime_ns(&m)
         });
@@ -88,9 +101,9 @@ impl Recorded {
         let guide = crate::tsg::parse_guide(&self.rel, &text);
         Ok(guide
             .nodes
-            .get(node)
+            .iter()
             .map(|n| n.body.fetch().to_string())
-            .unwrap_or_default())
+            .collect())
     }
 }
 

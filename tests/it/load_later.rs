@@ -145,3 +145,31 @@ fn when_neither_the_pack_nor_the_file_is_as_loaded_the_section_says_so() {
     // The other guide is unchanged: read again from its file.
     assert_eq!(got[first.nodes.len()..], parsed[first.nodes.len()..]);
 }
+
+/// When the pack no longer gives a guide's entry, its file is parsed again once for all its
+/// sections: the runtime reads a guide's sections in together, and a guide of a thousand
+/// sections must not cost a thousand parses. Seen from outside: once the first section has
+/// been read from the file, the file can go, and the others still come.
+#[test]
+fn a_guide_read_again_from_its_file_is_parsed_once_for_all_its_sections() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, cache, parsed, lib) = warm(dir.path());
+    let pack = cache.pack_path(std::slice::from_ref(&root));
+    let len = std::fs::metadata(&pack).expect("stat").len() as usize;
+    std::fs::write(&pack, vec![b'x'; len]).expect("overwrite");
+    let first = &lib.guides[0];
+    let left: Vec<usize> = (0..first.nodes.len())
+        .filter(|&n| !first.nodes[n].body.is_held())
+        .collect();
+    assert!(left.len() >= 2, "two sections at least are left behind");
+    assert_eq!(first.nodes[left[0]].body.fetch(), parsed[left[0]]);
+    std::fs::remove_file(root.join("a.md")).expect("remove");
+    tsgnav::load::hold(first);
+    for &n in &left {
+        assert_eq!(
+            first.nodes[n].body.text(),
+            Some(parsed[n].as_str()),
+            "node {n}"
+        );
+    }
+}
