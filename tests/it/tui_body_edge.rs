@@ -101,21 +101,43 @@ impl Screen for Recording {
     }
 }
 
-#[test]
-fn the_runtime_reads_in_the_open_guides_text_before_the_frame_and_no_other_guides() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let lib = warm(dir.path());
-    let app = App::new(lib, Keymap::bundled(), Theme::bundled(false));
+/// The navigator's own loop on `app`: where to send to it, its frames, its thread.
+type Looping = (
+    mpsc::Sender<Msg>,
+    mpsc::Receiver<Shot>,
+    std::thread::JoinHandle<std::io::Result<()>>,
+);
+
+fn looping(app: App) -> Looping {
     let (tx, rx) = mpsc::channel();
     let (stx, shots) = mpsc::channel();
     let loop_tx = tx.clone();
-    let looping = std::thread::spawn(move || {
+    let handle = std::thread::spawn(move || {
         let mut screen = Recording {
             term: Terminal::new(TestBackend::new(120, 40)).expect("backend"),
             shots: stx,
         };
         drive(app, Options::default(), &mut screen, (loop_tx, rx))
     });
+    (tx, shots, handle)
+}
+
+fn quit(tx: mpsc::Sender<Msg>, handle: std::thread::JoinHandle<std::io::Result<()>>) {
+    tx.send(Msg::Ui(Action::Command(Command::ForceQuit)))
+        .expect("send");
+    drop(tx);
+    handle
+        .join()
+        .expect("the loop does not panic")
+        .expect("the loop ends cleanly");
+}
+
+#[test]
+fn the_runtime_reads_in_the_open_guides_text_before_the_frame_and_no_other_guides() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = warm(dir.path());
+    let app = App::new(lib, Keymap::bundled(), Theme::bundled(false));
+    let (tx, shots, handle) = looping(app);
     let next = || {
         shots
             .recv_timeout(Duration::from_secs(20))
@@ -145,13 +167,24 @@ fn the_runtime_reads_in_the_open_guides_text_before_the_frame_and_no_other_guide
         shown.b.iter().all(|h| !h),
         "the other guide stays in the pack"
     );
-    tx.send(Msg::Ui(Action::Command(Command::ForceQuit)))
-        .expect("send");
-    drop(tx);
-    looping
-        .join()
-        .expect("the loop does not panic")
-        .expect("the loop ends cleanly");
+    quit(tx, handle);
+}
+
+#[test]
+fn a_navigator_that_starts_on_a_guide_draws_its_text_in_the_first_frame() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = warm(dir.path());
+    let mut app = App::new(lib, Keymap::bundled(), Theme::bundled(false));
+    // As `--node` or an alert lands it: on the step before the loop starts.
+    nav_cmd(&mut app, Cmd::Goto("b.md#routes-missing".into()));
+    let (tx, shots, handle) = looping(app);
+    let first = shots
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a frame");
+    assert!(first.text.contains("controller lost its"), "{}", first.text);
+    assert!(!first.text.contains("Reading this section's text"));
+    assert!(first.b.iter().all(|h| *h) && first.a.iter().all(|h| !h));
+    quit(tx, handle);
 }
 
 #[test]

@@ -50,7 +50,7 @@ pub fn drive(
     if opts.live.is_none() {
         app.session.live = engine;
     }
-    screen.draw(&app, &mut frame)?;
+    show(screen, &app, &mut frame)?;
     update(&mut app, Action::Drawn(frame.viewport));
     if let Some(l) = opts.loader {
         let (p, handle) = library::start(l, tx.clone());
@@ -75,7 +75,7 @@ pub fn drive(
             hold_open(&app);
         }
         if app.dirty {
-            screen.draw(&app, &mut frame)?;
+            show(screen, &app, &mut frame)?;
             app.dirty = false;
             // What the view measured goes back through `update`, the model's only writer.
             update(&mut app, Action::Drawn(frame.viewport));
@@ -107,11 +107,19 @@ pub fn drive(
 }
 
 /// Reads in the open guide's text if a warm load left it in the parse cache: the view and the
-/// search inside a guide (pure code) read bodies only from memory.
+/// search inside a guide (pure code) read bodies only from memory. Made after every `update`
+/// (a search typed right after a guide is opened comes before any frame) and before every
+/// frame (an app may start on a guide).
 fn hold_open(app: &App) {
     if let Some(g) = app.current_guide() {
         crate::load::hold(g);
     }
+}
+
+/// Draws a frame, the open guide's text read in first.
+fn show(screen: &mut dyn Screen, app: &App, frame: &mut FrameState) -> io::Result<()> {
+    hold_open(app);
+    screen.draw(app, frame)
 }
 
 /// What handling one message may change.
@@ -231,7 +239,7 @@ fn wait_for_pack(
     }
     app.set_message(PACK_LINE, false);
     let mut frame = FrameState::default();
-    screen.draw(app, &mut frame)?;
+    show(screen, app, &mut frame)?;
     let until = std::time::Instant::now() + library::PACK_GRACE;
     while std::time::Instant::now() < until {
         if loading.wait(Duration::from_millis(20)) {
