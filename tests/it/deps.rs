@@ -2,7 +2,8 @@
 //! too) and every path of every file under `src/` is parsed with `syn`, resolved against the
 //! file's module (`crate::`, `super::`, `self::`), and checked against the table in
 //! `src/lib.rs` (the one place the rule is written). Pure modules must not reach filesystem,
-//! process, network, environment or thread IO. Also: no `unwrap()` outside tests.
+//! process, network, environment or thread IO, nor read a section's text from the parse cache
+//! (`body.fetch()`). Also: no `unwrap()` outside tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -277,6 +278,23 @@ impl<'ast> Visit<'ast> for Checker<'_> {
             let line = m.method.span().start().line;
             self.unwraps.push(format!("{}:{line}", self.file));
         }
+        // `….body.fetch()` reads a section's text from the parse cache's pack: file IO, which
+        // pure code must leave to the edge (it reads `Body::text`).
+        let own = row_of(&self.here);
+        let on_body = matches!(&*m.receiver, syn::Expr::Field(f)
+            if matches!(&f.member, syn::Member::Named(n) if n == "body"));
+        if m.method == "fetch"
+            && on_body
+            && self.in_test == 0
+            && self.rules.get(&own).is_some_and(|r| r.pure)
+        {
+            let line = m.method.span().start().line;
+            self.problems.push(format!(
+                "{}:{line}: `body.fetch()` reads a section's text from disk in the pure module \
+                 `{own}`; read `body.text()` and let the edge read the guide in (`load::hold`)",
+                self.file
+            ));
+        }
         syn::visit::visit_expr_method_call(self, m);
     }
 }
@@ -447,6 +465,36 @@ fn the_checker_catches_grouped_nested_and_relative_forms() {
         "local kube"
     );
     assert_eq!(bad("query/x.rs", "use crate::mitigate::plan;").len(), 0);
+    assert_eq!(
+        bad(
+            "tui/widgets/x.rs",
+            "fn f(n: &Node) -> &str { n.body.fetch() }"
+        )
+        .len(),
+        1,
+        "a pure module reads a section's text from disk"
+    );
+    assert_eq!(
+        bad(
+            "tsg/lint/x.rs",
+            "fn f(n: &Node) -> usize { n.body.fetch().len() }"
+        )
+        .len(),
+        1
+    );
+    assert_eq!(
+        bad("cli/x.rs", "fn f(n: &Node) -> &str { n.body.fetch() }").len(),
+        0,
+        "the command line is an edge"
+    );
+    assert_eq!(
+        bad(
+            "tui/widgets/x.rs",
+            "fn f(n: &Node) -> Option<&str> { n.body.text() }"
+        )
+        .len(),
+        0
+    );
     let (_, unwraps) = check_source(
         Path::new("tsg/x.rs"),
         "fn f() { a.unwrap(); }\n#[cfg(test)]\nmod tests { fn g() { b.unwrap(); } }",
