@@ -1,12 +1,12 @@
-//! Node bodies a warm load leaves in the parse cache's pack, read back when something first
-//! reads one (a guide opened, searched or linted). Decoding a guide from the pack records where
-//! each body lies in its entry instead of copying it ([`decoding`] and [`body`]); a guide's
-//! entry is read back from the pack's open file at the first body asked for, checked against
-//! the checksum it was written with, and kept for its other bodies. A pack that no longer
-//! holds the entry as it was (changed in place: tsgnav itself only ever renames a new pack over
-//! the old, whose open file still reads as it did) is not trusted: the guide's file is parsed
-//! again, when it is still the file the load read, or the body says why it cannot be shown.
-//! Part of `load` (file IO); imports only `tsg` and its `load` siblings.
+//! Node bodies a warm load leaves in the parse cache's pack, read back when an edge asks ([`hold`]:
+//! the runtime for the guide it shows; `lint` where a rule needs a section). Decoding a guide from
+//! the pack records where each body lies in its entry instead of copying it ([`decoding`] and
+//! [`body`]); a guide's entry is read back from the pack's open file at the first body asked for,
+//! checked against the checksum it was written with, and kept for its other bodies. A pack that no
+//! longer holds the entry as it was (changed in place: tsgnav itself only ever renames a new pack
+//! over the old, whose open file still reads as it did) is not trusted: the guide's file is parsed
+//! again, when it is still the file the load read, or the body says why it cannot be shown. Part of
+//! `load` (file IO); imports only `tsg` and its `load` siblings.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -37,7 +37,7 @@ pub struct Recorded {
     /// The payload read back, once (none when it no longer reads back whole).
     payload: OnceLock<Option<Box<[u8]>>>,
     /// The guide's bodies from its file parsed again, once, when the payload does not read
-    /// back (or why they cannot be had): every section of the guide is read from it.
+    /// back (or why they cannot be had): every section of the guide is then read from these.
     reparsed: OnceLock<Result<Vec<String>, String>>,
 }
 
