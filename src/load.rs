@@ -74,6 +74,9 @@ impl LoadError {
 pub struct Source {
     pub file: PathBuf,
     pub rel: String,
+    /// The file's canonical path (its path as given when that cannot be resolved): what the
+    /// parse cache keys it by, the same whichever way the library's root was spelled.
+    pub keyed: String,
     /// The file as the walk saw it, when it was asked to look ([`discover_each_with`], for a
     /// load with a pack to check files against); else `None`, and it is looked at when read.
     pub seen: Option<Seen>,

@@ -38,8 +38,17 @@ pub fn discover_each_with(
     // components do, and hash in one piece (a `PathBuf` hashes component by component).
     let mut read = HashSet::new();
     let mut sink = |file: PathBuf, rel: String, canonical: Option<PathBuf>, seen| {
+        let keyed = match &canonical {
+            Some(c) => c.to_string_lossy().into_owned(),
+            None => file.to_string_lossy().into_owned(),
+        };
         if canonical.is_none_or(|c| read.insert(c.into_os_string())) {
-            found(Source { file, rel, seen });
+            found(Source {
+                file,
+                rel,
+                keyed,
+                seen,
+            });
         }
     };
     let mut errors = Vec::new();

@@ -48,7 +48,7 @@ pub(super) fn parse_one(
 ) -> (Result<Guide, LoadError>, bool) {
     // As `display` shows it (the same lossy text), without the formatting machinery.
     let shown = src.file.to_string_lossy().into_owned();
-    let mut known = cache.and_then(|c| Some((c, c.find(&shown, &src.rel)?)));
+    let mut known = cache.and_then(|c| Some((c, c.find(&src.keyed, &src.rel)?)));
     let hit = |(mut g, slot): (Guide, Slot), slots: &mut Vec<(usize, Slot)>| {
         slots.push((i, slot));
         g.file = shown.clone();
@@ -84,7 +84,7 @@ pub(super) fn parse_one(
         let mut g = tsg::parse_guide(&src.rel, text);
         (finish.work)(&mut g);
         g.file = shown.clone();
-        if let Some(slot) = cache.and_then(|c| c.prepare(&shown, &src.rel, &meta, &g)) {
+        if let Some(slot) = cache.and_then(|c| c.prepare(&src.keyed, &src.rel, &meta, &g)) {
             slots.push((i, slot));
         }
         g

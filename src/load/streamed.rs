@@ -156,7 +156,7 @@ pub fn parse_streamed<T: Send, W: Send>(
                 // No keys once the pack is known to be none (a cache folder that cannot be
                 // made): nothing would be let go.
                 if keep && !matches!(pack.get(), Some(None)) {
-                    found.push(key(&src.file.to_string_lossy(), &src.rel));
+                    found.push(key(&src.keyed, &src.rel));
                 }
                 feed.hand(Some(src), false);
             });

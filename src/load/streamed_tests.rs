@@ -14,6 +14,7 @@ fn src(n: usize) -> Source {
     Source {
         file: PathBuf::from(format!("g{n}.md")),
         rel: format!("g{n}.md"),
+        keyed: format!("g{n}.md"),
         seen: None,
     }
 }

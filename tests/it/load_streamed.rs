@@ -176,25 +176,44 @@ fn a_cached_file_made_unreadable_loads_as_it_would_with_no_cache() {
 }
 
 #[test]
-fn a_root_typed_with_a_trailing_slash_reads_the_same_pack() {
-    let (_dir, root, cache) = library(4);
+fn a_root_spelled_any_way_reads_the_same_pack_and_its_guides_keep_that_spelling() {
+    let (dir, root, cache) = library(4);
     let (_, _, stats) = load::load_library_cached(std::slice::from_ref(&root), Some(&cache));
     assert_eq!(stats.cached, 0);
-    // As a shell completes a folder's name: its files have the same paths either way.
-    let slashed = std::path::PathBuf::from(format!("{}/", root.display()));
-    let (lib, _, stats) = load::load_library_cached(&[slashed], Some(&cache));
-    assert_eq!((stats.cached, lib.guides.len()), (4, 4));
-    let packs = || {
-        std::fs::read_dir(cache.dir())
-            .expect("cache folder")
-            .count()
-    };
-    assert_eq!(packs(), 1, "one pack for the one library");
-    // Spelled with two slashes its files' paths differ (so would the entries' keys): a pack
-    // of its own, rather than one that two spellings rewrite in turn.
-    let doubled = std::path::PathBuf::from(format!("{}//", root.display()));
-    load::load_library_cached(std::slice::from_ref(&doubled), Some(&cache));
-    let (_, _, stats) = load::load_library_cached(&[doubled], Some(&cache));
-    assert_eq!(stats.cached, 4);
-    assert_eq!(packs(), 2);
+    let name = root
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let link = dir.path().join("linked");
+    std::os::unix::fs::symlink(&root, &link).expect("symlink");
+    let spellings = [
+        // As a shell completes a folder's name.
+        format!("{}/", root.display()),
+        format!("{}//", root.display()),
+        format!("{}/./", root.display()),
+        format!("{}/../{name}", root.display()),
+        link.display().to_string(),
+    ];
+    for spelled in spellings {
+        let spelled = std::path::PathBuf::from(spelled);
+        let (lib, errors, stats) =
+            load::load_library_cached(std::slice::from_ref(&spelled), Some(&cache));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            (stats.cached, lib.guides.len()),
+            (4, 4),
+            "{} reads the pack",
+            spelled.display()
+        );
+        // Each guide is the guide that spelling parses to: its file is named as typed.
+        let (fresh, _) = load::load_library(std::slice::from_ref(&spelled));
+        lib.guides.iter().for_each(load::hold);
+        assert_eq!(format!("{:?}", lib.guides), format!("{:?}", fresh.guides));
+        assert!(lib.guides[0].file.starts_with(&*spelled.to_string_lossy()));
+    }
+    let packs = std::fs::read_dir(cache.dir())
+        .expect("cache folder")
+        .count();
+    assert_eq!(packs, 1, "one pack for the one library");
 }

@@ -47,6 +47,7 @@ fn entries_of_files_not_found_are_let_go_when_the_walk_is_over() {
     let source = crate::load::Source {
         file: root.join("alpha.md"),
         rel: "alpha.md".into(),
+        keyed: file.clone(),
         seen: None,
     };
     let seen = crate::load::Seen::of(&meta);

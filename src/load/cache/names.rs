@@ -8,13 +8,17 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-/// The name of the pack of the library read from `roots` (as they were given; `lib/` is
-/// `lib`, whose files have the same paths): named after them, so each library keeps its own
-/// pack, and known before its folders are walked (so the pack is read while the walk goes on).
-/// No system call: `./lib`, `lib//` or a link to `lib` keep packs of their own (their files'
-/// paths are spelled otherwise, and the entries are keyed by them).
+/// The name of the pack of the library read from `roots`: named after their canonical paths,
+/// so each library keeps its own pack whichever way its folders are spelled (`lib`, `./lib/`,
+/// `/home/me/lib` or a link to it: one pack, as the entries are keyed by the files' canonical
+/// paths), and known before its folders are walked (so the pack is read while the walk goes
+/// on). One `realpath` per root; a root that cannot be resolved (it does not exist) counts as
+/// typed, `lib/` as `lib`.
 pub(super) fn pack_name(roots: &[PathBuf]) -> String {
     let spelled = |r: &PathBuf| {
+        if let Ok(c) = std::fs::canonicalize(r) {
+            return c.to_string_lossy().into_owned();
+        }
         let typed = r.display().to_string();
         match typed.strip_suffix('/') {
             Some(t) if !t.is_empty() && !t.ends_with('/') => t.to_string(),
@@ -30,7 +34,8 @@ pub(super) fn pack_name(roots: &[PathBuf]) -> String {
     format!("library-{}.pack", hex::encode(&h.finalize()[..16]))
 }
 
-/// How an entry is looked up: the file's path as shown, and its path in its library.
+/// How an entry is looked up: the file's canonical path ([`super::super::Source::keyed`]), and
+/// its path in its library.
 pub fn key(file: &str, rel: &str) -> String {
     let mut k = String::with_capacity(file.len() + 1 + rel.len());
     k.push_str(file);
