@@ -11,7 +11,7 @@
 # Needs tmux and the ARO-HCP corpus (../shared/corpus/aro-hcp beside the checkout, or
 # TSGNAV_CORPUS); the library is generated as in bench-vs-cmark.sh (copies of the corpus tree).
 # Each run: the shell in a 140x45 tmux pane writes the clock (ns) and starts tsgnav on the
-# library; this script polls the pane (capture-pane, ~every 2 ms) until the library header
+# library; this script polls the pane (capture-pane) until the library header
 # (`tsgnav · N guides`) is on screen and reads the clock again. So a run's time includes process
 # start, terminal set-up and the first draw, plus up to one poll of lag (2 ms until the first
 # frame, 10 ms after it). "cold" empties the

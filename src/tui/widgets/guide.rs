@@ -203,7 +203,7 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
     let classes = app.classes();
     // The runtime fetches the open guide's text before each frame; a body still in the parse
     // cache (none should be) is drawn as a note and not kept, so the next frame draws the text.
-    let held = app.current_node().is_none_or(|n| n.body.is_held());
+    let mut held = true;
     let lines = match app.current_node() {
         Some(node) => {
             let views: Vec<ProbeView> = node
@@ -223,8 +223,9 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
                     not_isolated: crate::tui::isolation::not_isolated(app),
                 })
                 .collect();
-            let body = node.body.text().unwrap_or(NOT_READ_YET);
-            markdown::render_outputs(body, width, &app.theme, &views)
+            let body = node.body.text();
+            held = body.is_some();
+            markdown::render_outputs(body.unwrap_or(NOT_READ_YET), width, &app.theme, &views)
         }
         None => (Vec::new(), Vec::new()),
     };
