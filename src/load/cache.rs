@@ -4,8 +4,10 @@
 //! start reads the pack once; an entry that does not match all of them, fails its checksum or
 //! does not read back whole, is ignored and parsed again, never trusted, and a pack that is not
 //! whole (cut short, from another layout or another build) is ignored as a whole. A guide's
-//! payload is the mirror of the model in `bincode` (binary: no text to scan or unescape; at
-//! 20,000 guides 324 MB against the 390 MB of JSON the first layout kept). When anything
+//! payload is the CRC-32 of the guide's text and the mirror of the model in `bincode` (binary: no
+//! text to scan or unescape), with each long section written as where it lies in the guide's file
+//! rather than as its text (`super::later`): at 20,000 guides 141 MB, against the 324 MB of the
+//! layout that copied the sections and the 390 MB of JSON of the first. When anything
 //! changed, the new pack is streamed to a temporary file as the guides come (no second copy of
 //! the library in memory) and renamed into place once every guide is in, so a killed process
 //! leaves the old pack or the new one, never a torn one. Best effort: a cache folder that cannot
@@ -177,7 +179,8 @@ impl Opened {
 
     /// The guide of entry `at` (found with [`Opened::find`] for `source`), if the entry
     /// matches `seen` and this build exactly, with the slot that keeps it in the next pack. Its
-    /// nodes' bodies are left in the pack, read back when first read (`super::later`). Either
+    /// long nodes' bodies are left in the guide's file, read when first read (`super::later`),
+    /// and checked then against the checksum of the text parsed. Either
     /// way the entry is done with: its chunk of the pack is let go once every entry in it is.
     pub fn get(
         &self,
@@ -187,14 +190,11 @@ impl Opened {
     ) -> Option<(Guide, Slot)> {
         let (size, mtime, crc, range) = self.slots.get(at)?;
         let decode = |payload: &[u8]| {
-            let decode = || payload_codec().deserialize::<GuideIn>(payload).ok();
-            match self.bytes.file() {
-                Some(pack) => {
-                    let record = Recorded::of(pack, range, *crc, source, *size, *mtime);
-                    later::decoding(payload, record, decode)
-                }
-                None => decode(),
-            }
+            let (text_crc, guide) = payload.split_first_chunk::<4>()?;
+            let record = Recorded::of(source.file.clone(), *size, u32::from_le_bytes(*text_crc));
+            later::decoding(record, || {
+                payload_codec().deserialize::<GuideIn>(guide).ok()
+            })
         };
         let guide = (*size == seen.len && Some(*mtime) == seen.mtime_ns)
             .then(|| self.bytes.get(range.clone()))
@@ -223,15 +223,37 @@ impl Opened {
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
-    /// serialized on the parse thread that parsed it.
-    pub fn prepare(&self, file: &str, rel: &str, meta: &Metadata, guide: &Guide) -> Option<Slot> {
-        Some(Slot::New {
+    /// serialized on the parse thread that parsed it from `text`, with where its bodies lie in
+    /// `text`. The payload is the CRC-32 of `text` (four bytes) and the guide, whose long bodies
+    /// are written as where they lie in `text` (`super::later`): the pack holds no copy of the
+    /// sections' text.
+    pub fn prepare(
+        &self,
+        file: &str,
+        rel: &str,
+        meta: &Metadata,
+        guide: &Guide,
+        text: &str,
+    ) -> Option<(Slot, later::Placed)> {
+        let mut placed = later::Placed::of(text, guide);
+        if !meta.is_file() {
+            // A pipe or a device gives its text once: its sections stay text, in the pack and
+            // in memory, never read from it again.
+            placed.at.clear();
+        }
+        let mut payload = placed.crc.to_le_bytes().to_vec();
+        let (encoded, placed) = later::placing(placed, || {
+            payload_codec().serialize_into(&mut payload, &GuideOut(guide))
+        });
+        encoded.ok()?;
+        let slot = Slot::New {
             file: file.to_string(),
             rel: rel.to_string(),
             size: meta.len(),
             mtime_ns: mtime_ns(meta)?,
-            payload: payload_codec().serialize(&GuideOut(guide)).ok()?,
-        })
+            payload,
+        };
+        Some((slot, placed))
     }
 
     /// Gathers the slots of every guide until the channel closes and, when the library changed

@@ -2,8 +2,8 @@
 //! (`tree --json`) leaves fields out on purpose (bodies, end lines, links, problems); the cache
 //! must keep every one, so it uses serde's remote derives here instead. They name every field
 //! and variant, so a field added to the model stops the build until it is added below: the
-//! cache can never drop data silently. A node's body is decoded by its sibling `later`, which
-//! leaves it in the pack. Imports only `tsg` and that sibling.
+//! cache can never drop data silently. Where a node's body lies in its guide's file is its sibling
+//! `later`'s. Imports only `tsg` and that sibling.
 
 use serde::{Deserialize, Serialize};
 
@@ -105,17 +105,40 @@ struct NodeDef {
     body: Body,
 }
 
-/// A body is written as its text; read back as bytes borrowed from the payload, so that a
-/// warm load can leave it there (see `super::later`).
+/// A body is written as where it lies in its guide's file when the encoding knows (see
+/// `super::later::placing`), else as its text; read back as a body left in the file (see
+/// `super::later::decoding`), or as the text.
 mod body_via {
     use super::*;
-    pub fn serialize<S: serde::Serializer>(b: &Body, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(b.fetch())
+
+    #[derive(Serialize, Deserialize)]
+    enum Wire<'a> {
+        Text(&'a str),
+        At(u64, u64),
     }
+
+    pub fn serialize<S: serde::Serializer>(b: &Body, s: S) -> Result<S::Ok, S::Error> {
+        match super::super::later::place() {
+            Some(r) => Wire::At(r.start as u64, r.len() as u64),
+            None => Wire::Text(b.fetch()),
+        }
+        .serialize(s)
+    }
+
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
-        let bytes: &'de [u8] = Deserialize::deserialize(d)?;
-        super::super::later::body(bytes)
-            .ok_or_else(|| serde::de::Error::custom("a node body that is not UTF-8"))
+        use serde::de::Error;
+        match Wire::deserialize(d)? {
+            Wire::Text(t) => Ok(Body::from(t)),
+            Wire::At(start, len) => {
+                let at = usize::try_from(start).map_err(D::Error::custom)?;
+                let len = usize::try_from(len).map_err(D::Error::custom)?;
+                let end = at
+                    .checked_add(len)
+                    .ok_or_else(|| D::Error::custom("a body past the end"))?;
+                super::super::later::body_at(at..end)
+                    .ok_or_else(|| D::Error::custom("a body in a file, decoded without its record"))
+            }
+        }
     }
 }
 

@@ -84,8 +84,13 @@ pub(super) fn parse_one(
         let mut g = tsg::parse_guide(&src.rel, text);
         (finish.work)(&mut g);
         g.file = shown.clone();
-        if let Some(slot) = cache.and_then(|c| c.prepare(&src.keyed, &src.rel, &meta, &g)) {
+        if let Some((slot, placed)) =
+            cache.and_then(|c| c.prepare(&src.keyed, &src.rel, &meta, &g, text))
+        {
             slots.push((i, slot));
+            // Written to the pack: the sections' text is read from the file when asked for,
+            // as after a warm start, and its memory goes to the guides still to come.
+            placed.leave(&mut g, src.file.clone(), meta.len());
         }
         g
     });

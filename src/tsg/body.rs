@@ -1,7 +1,7 @@
-//! A node's markdown text: held in memory, or left where the parse cache keeps it until an edge
-//! fetches it (the runtime when a guide is opened, `lint` where a rule needs it). A warm start of a
-//! big library decodes titles, ids, probes and edges for every guide, but the sections' text (over
-//! 40 % of what it would hold) only for the guides someone opens. Pure code reads a body with
+//! A node's markdown text: held in memory, or left in the guide's file (where the parse cache
+//! found it) until an edge fetches it (the runtime when a guide is opened, `lint` where a rule
+//! needs it). A warm start of a big library decodes titles, ids, probes and edges for every guide,
+//! but the sections' text (over 40 % of what it would hold) only for the guides someone opens. Pure code reads a body with
 //! [`Body::text`], which never fetches: a body still left behind is `None` there, not a read from
 //! disk. Plain data and one trait; must not import IO (the fetching is `load`'s, behind [`Fetch`])
 //! nor any other tsgnav module.
@@ -10,11 +10,11 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-/// Where the text of a body left behind comes from (the parse cache's pack, in `load`).
+/// Where the text of a body left behind comes from (the guide's file, read by `load`).
 pub trait Fetch: Send + Sync + fmt::Debug {
-    /// The text of node `node`, whose bytes were `range` of the record it was decoded from;
-    /// or, when it can no longer be had as it was read, a sentence saying why and what to do.
-    fn fetch(&self, node: usize, range: Range<usize>) -> Result<String, String>;
+    /// The text that was bytes `range` of the record's source; or, when it can no longer be
+    /// had as it was read, a sentence saying why and what to do.
+    fn fetch(&self, range: Range<usize>) -> Result<String, String>;
 }
 
 /// A section's markdown source (heading line excluded): held, or left behind and fetched
@@ -37,24 +37,22 @@ impl Default for Repr {
 #[derive(Clone)]
 struct Later {
     from: Arc<dyn Fetch>,
-    node: usize,
     range: Range<usize>,
     text: OnceLock<String>,
 }
 
 impl Body {
-    /// The text of node `node`, left in `from` as bytes `range` of its record.
-    pub fn later(from: Arc<dyn Fetch>, node: usize, range: Range<usize>) -> Body {
+    /// The text left in `from` as bytes `range` of its source.
+    pub fn later(from: Arc<dyn Fetch>, range: Range<usize>) -> Body {
         Body(Repr::Later(Box::new(Later {
             from,
-            node,
             range,
             text: OnceLock::new(),
         })))
     }
 
     /// The text when it is in memory: held since the parse, or fetched already. `None` for a
-    /// body still in the parse cache; the runtime's edge fetches a guide's bodies
+    /// body still in its file; the runtime's edge fetches a guide's bodies
     /// ([`Body::fetch`]) before it is shown, searched or linted, so pure code never reads one
     /// from disk.
     pub fn text(&self) -> Option<&str> {
@@ -71,11 +69,9 @@ impl Body {
     pub fn fetch(&self) -> &str {
         match &self.0 {
             Repr::Held(s) => s,
-            Repr::Later(l) => l.text.get_or_init(|| {
-                l.from
-                    .fetch(l.node, l.range.clone())
-                    .unwrap_or_else(|why| why)
-            }),
+            Repr::Later(l) => l
+                .text
+                .get_or_init(|| l.from.fetch(l.range.clone()).unwrap_or_else(|why| why)),
         }
     }
 
@@ -119,7 +115,7 @@ impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.text() {
             Some(t) => fmt::Debug::fmt(t, f),
-            None => write!(f, "Body(left in the parse cache: {} bytes)", self.len()),
+            None => write!(f, "Body(left in the guide's file: {} bytes)", self.len()),
         }
     }
 }
@@ -129,19 +125,18 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// A record of two sections' text; counts the fetches, fails for node 9.
+    /// A record of two sections' text; counts the fetches, fails for a range past its end.
     #[derive(Debug, Default)]
     struct Record(AtomicUsize);
 
     const TEXT: &str = "first section\nsecond, with é\n";
 
     impl Fetch for Record {
-        fn fetch(&self, node: usize, range: Range<usize>) -> Result<String, String> {
+        fn fetch(&self, range: Range<usize>) -> Result<String, String> {
             self.0.fetch_add(1, Ordering::SeqCst);
-            match node {
-                9 => Err("gone: read the guide again".into()),
-                _ => Ok(TEXT[range].to_string()),
-            }
+            TEXT.get(range)
+                .map(str::to_string)
+                .ok_or_else(|| "gone: read the guide again".into())
         }
     }
 
@@ -149,11 +144,11 @@ mod tests {
     fn a_body_left_behind_is_fetched_by_its_first_fetch_only_and_once() {
         let rec = Arc::new(Record::default());
         let from: Arc<dyn Fetch> = rec.clone();
-        let b = Body::later(Arc::clone(&from), 1, 14..TEXT.len());
+        let b = Body::later(Arc::clone(&from), 14..TEXT.len());
         assert!(!b.is_held());
         assert_eq!(b.len(), 16, "the length is known without a fetch");
         assert_eq!(b.text(), None, "pure code's read does not fetch");
-        assert_eq!(format!("{b:?}"), "Body(left in the parse cache: 16 bytes)");
+        assert_eq!(format!("{b:?}"), "Body(left in the guide's file: 16 bytes)");
         assert_eq!(rec.0.load(Ordering::SeqCst), 0);
         assert_eq!(b.fetch(), "second, with é\n");
         assert_eq!(b.text(), Some("second, with é\n"));
@@ -172,7 +167,7 @@ mod tests {
     #[test]
     fn a_fetch_that_fails_reads_as_its_reason_and_is_not_asked_again() {
         let rec = Arc::new(Record::default());
-        let b = Body::later(rec.clone(), 9, 0..13);
+        let b = Body::later(rec.clone(), 90..103);
         assert_eq!(b.fetch(), "gone: read the guide again");
         assert_eq!(b.fetch(), "gone: read the guide again");
         assert_eq!(b.text(), Some("gone: read the guide again"));

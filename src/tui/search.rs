@@ -128,7 +128,7 @@ pub fn guide_hits(lib: &Library, g: usize, query: &str, limit: usize) -> Vec<Hit
     if !text.trim().is_empty() {
         for (n, node) in guide.nodes.iter().enumerate() {
             // The runtime fetches the open guide's text before this runs (a body still in
-            // the parse cache would not match).
+            // its file would not match).
             let body = node.body.text().unwrap_or_default();
             if !out.contains(&n) && body.to_lowercase().contains(&text) {
                 out.push(n);

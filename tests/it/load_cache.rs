@@ -40,7 +40,7 @@ fn load(root: &Path, cache: Option<&Cache>) -> (String, Stats, usize) {
     let (lib, errors, stats) = load_library_cached(&[root.to_path_buf()], cache);
     assert!(errors.is_empty(), "{errors:?}");
     // Debug shows every field, the ones `tree --json` leaves out (bodies, links …) too; the
-    // bodies a warm load left in the pack are read in first, as the navigator does.
+    // bodies a warm load left in the guides' files are read in first, as the navigator does.
     lib.guides.iter().for_each(tsgnav::load::hold);
     (format!("{:#?}", lib.guides), stats, lib.guides.len())
 }

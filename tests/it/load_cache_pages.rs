@@ -25,7 +25,7 @@ fn big_guide(i: usize) -> String {
 fn load(root: &Path, cache: Option<&Cache>) -> (String, Stats) {
     let (lib, errors, stats) = load_library_cached(&[root.to_path_buf()], cache);
     assert!(errors.is_empty(), "{errors:?}");
-    // Bodies a warm load left in the pack are read in as the navigator does it.
+    // Bodies a warm load left in the guides' files are read in as the navigator does it.
     lib.guides.iter().for_each(tsgnav::load::hold);
     (format!("{:#?}", lib.guides), stats)
 }

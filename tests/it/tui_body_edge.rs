@@ -1,5 +1,5 @@
 //! Where a warm load's section text is read from disk: only at the edge. A warm load leaves the
-//! sections' text in the parse cache's pack; the navigator's runtime reads in the open guide's
+//! sections' text in the guides' own files; the navigator's runtime reads in the open guide's
 //! before the frame that shows it (and before the search inside it), and the pure code (the
 //! view, the search) only ever finds text in memory. A guide nobody opened stays on disk.
 //! Real parse cache on disk; the navigator's own loop (`drive`) on a `TestBackend`.
@@ -29,7 +29,7 @@ const LONG_A: &str = "Look at the gateway's health first, then at the routes it 
 const LONG_B: &str = "Routes that vanish after a rollout usually mean the controller lost its \
                       lease; read its logs before restarting anything.";
 
-/// Two guides whose sections are long enough to be left in the pack, loaded warm.
+/// Two guides whose sections are long enough to be left in their files, loaded warm.
 fn warm(dir: &Path) -> Library {
     let root = dir.join("guides");
     std::fs::create_dir_all(&root).expect("mkdir");
@@ -58,7 +58,7 @@ fn warm(dir: &Path) -> Library {
             .iter()
             .flat_map(|g| &g.nodes)
             .all(|n| !n.body.is_held()),
-        "every section is long enough to stay in the pack"
+        "every section is long enough to stay in its file"
     );
     lib
 }
@@ -165,7 +165,7 @@ fn the_runtime_reads_in_the_open_guides_text_before_the_frame_and_no_other_guide
     assert!(shown.a.iter().all(|h| *h), "the open guide is in memory");
     assert!(
         shown.b.iter().all(|h| !h),
-        "the other guide stays in the pack"
+        "the other guide stays in its file"
     );
     quit(tx, handle);
 }
@@ -197,7 +197,7 @@ fn the_view_never_reads_from_disk_and_draws_the_text_once_the_edge_has_read_it()
     let mut frame = FrameState::default();
     let before = screen(&render_with(&mut app, &mut frame, 120, 40));
     assert!(
-        before.contains("Reading this section's text from the parse cache"),
+        before.contains("Reading this section's text from its guide's file"),
         "{before}"
     );
     assert!(!before.contains("Zebrafish"));

@@ -110,7 +110,7 @@ fn as_json(guides: &[Guide]) -> serde_json::Value {
 /// Every view of the two libraries agrees: fields, index, search.
 fn assert_same(got: &App, want: &Library, what: &str) {
     assert_eq!(got.lib.guides.len(), want.guides.len(), "{what}");
-    // A warm load leaves bodies in the pack; the runtime reads a guide's in when it shows it.
+    // A warm load leaves bodies in the guides' files; the runtime reads a guide's in when it shows it.
     got.lib.guides.iter().for_each(tsgnav::load::hold);
     want.guides.iter().for_each(tsgnav::load::hold);
     assert_eq!(

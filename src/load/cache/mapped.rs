@@ -2,19 +2,16 @@
 //! go a chunk at a time once what they hold is decoded ([`Pending`]), and the temporary packs a
 //! killed writer left beside it removed. Part of `load` (file IO); imports nothing of the crate.
 
-use std::fs::File;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// A pack's bytes, mapped rather than read: a warm start of a big library does not copy the
 /// whole pack into memory before its first guide can be decoded (a 300 MB pack took a third of
 /// a second to read, and as much again to fault in the copy), and the pages are the page
-/// cache's, shared, not the process's own. The file stays open beside its map, for the node
-/// bodies a load leaves in it to be read back later (`load::later`).
+/// cache's, shared, not the process's own.
 pub enum Bytes {
-    Mapped(memmap2::Mmap, Arc<File>),
+    Mapped(memmap2::Mmap),
     None,
 }
 
@@ -29,28 +26,18 @@ impl Bytes {
         // edited in place by something else is refused by `pack::decode` and the checksums;
         // only a truncation while this start reads it could fault, in the user's own cache.
         match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(m) => Bytes::Mapped(m, Arc::new(file)),
+            Ok(m) => Bytes::Mapped(m),
             Err(_) => Bytes::None,
         }
     }
 
-    /// The pack's file, open for reading (none when it could not be mapped).
-    pub fn file(&self) -> Option<&Arc<File>> {
-        match self {
-            Bytes::Mapped(_, f) => Some(f),
-            Bytes::None => None,
-        }
-    }
-}
-
-impl Bytes {
     /// Lets the pages wholly inside `range` go from this process's memory once what they hold
     /// has been read (decoded): a warm start of a big library would otherwise keep the whole
     /// pack resident beside the guides decoded from it. They stay in the page cache, and a
     /// later read of them (a changed library copies kept entries into the new pack) faults
     /// them in again from the file.
     pub fn release(&self, range: std::ops::Range<usize>) {
-        let Bytes::Mapped(m, _) = self else {
+        let Bytes::Mapped(m) = self else {
             return;
         };
         const PAGE: usize = 4096;
@@ -154,7 +141,7 @@ impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m, _) => m,
+            Bytes::Mapped(m) => m,
             Bytes::None => &[],
         }
     }

@@ -14,9 +14,9 @@ use crate::tui::frame::FrameState;
 use crate::tui::search::Hit;
 use crate::tui::theme::glyph;
 
-/// Drawn for a section whose text is still in the parse cache (the runtime reads it in before
+/// Drawn for a section whose text is still in its guide's file (the runtime reads it in before
 /// the frame, so this is seen only if that read has not happened).
-const NOT_READ_YET: &str = "> Reading this section's text from the parse cache…";
+const NOT_READ_YET: &str = "> Reading this section's text from its guide's file…";
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, fs: &mut FrameState) {
     let alert_rows = u16::from(app.nav.alert.is_some());
