@@ -223,37 +223,28 @@ impl Opened {
     }
 
     /// The new entry that keeps `guide`, parsed from `file` as it was when `meta` was read,
-    /// serialized on the parse thread that parsed it from `text`, with where its bodies lie in
-    /// `text`. The payload is the CRC-32 of `text` (four bytes) and the guide, whose long bodies
-    /// are written as where they lie in `text` (`super::later`): the pack holds no copy of the
-    /// sections' text.
+    /// serialized on the parse thread that parsed it. The payload is `crc`, the CRC-32 of the
+    /// text parsed (four bytes), and the guide, whose sections left in the file are written as
+    /// where they lie there (`super::later`): the pack holds no copy of their text.
     pub fn prepare(
         &self,
         file: &str,
         rel: &str,
         meta: &Metadata,
         guide: &Guide,
-        text: &str,
-    ) -> Option<(Slot, later::Placed)> {
-        let mut placed = later::Placed::of(text, guide);
-        if !meta.is_file() {
-            // A pipe or a device gives its text once: its sections stay text, in the pack and
-            // in memory, never read from it again.
-            placed.at.clear();
-        }
-        let mut payload = placed.crc.to_le_bytes().to_vec();
-        let (encoded, placed) = later::placing(placed, || {
-            payload_codec().serialize_into(&mut payload, &GuideOut(guide))
-        });
-        encoded.ok()?;
-        let slot = Slot::New {
+        crc: u32,
+    ) -> Option<Slot> {
+        let mut payload = crc.to_le_bytes().to_vec();
+        payload_codec()
+            .serialize_into(&mut payload, &GuideOut(guide))
+            .ok()?;
+        Some(Slot::New {
             file: file.to_string(),
             rel: rel.to_string(),
             size: meta.len(),
             mtime_ns: mtime_ns(meta)?,
             payload,
-        };
-        Some((slot, placed))
+        })
     }
 
     /// Gathers the slots of every guide until the channel closes and, when the library changed

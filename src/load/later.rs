@@ -1,15 +1,14 @@
 //! Node bodies left in the guides' own files, read back when an edge asks ([`hold`]: the runtime
 //! for the guide it shows; `lint` where a rule needs a section). A section's text is a stretch of
-//! its guide's file, so the parse cache does not copy it: a new entry records where each long
-//! body lies in the file it was parsed from, with the CRC-32 of that file's text ([`Placed`],
-//! written through [`placing`] and [`place`]). A load leaves such bodies in a [`Recorded`] of the
-//! file: a warm one as it decodes the entry ([`decoding`] and [`body_at`]), a cold one once the
-//! guide is written to the pack ([`Placed::leave`]), so neither holds the text of guides nobody
-//! opens. The file is read at the first body asked for, once for all the guide's sections, and
-//! trusted only when it is still the text that was parsed (same length, same checksum); else each
-//! section says why it cannot be shown and how to read the guide again. Short bodies, and any not
-//! found verbatim in the file, stay in the pack as text and in memory. Part of `load` (file IO);
-//! imports only `tsg` and its `load` siblings.
+//! its guide's file, so a load that writes the parse cache does not copy it: the parse leaves each
+//! long section where it lies ([`Leaving`]), the pack's entry records those ranges with the
+//! CRC-32 of the file's text, and a warm load leaves them there too as it decodes the entry
+//! ([`decoding`] and [`body_at`]): neither holds the text of guides nobody opens. The file is
+//! read at the first body asked for, once for all the guide's sections, and trusted only when it
+//! is still the text that was parsed (same length, same checksum); else each section says why it
+//! cannot be shown and how to read the guide again. Short sections, and every section of a guide
+//! read from a pipe or a device (which gives its text once), are copied. Part of `load` (file
+//! IO); imports only `tsg` and its `load` siblings.
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -18,13 +17,9 @@ use std::sync::{Arc, OnceLock};
 
 use crate::tsg::{Body, Fetch, Guide};
 
-/// Bodies this short stay in the pack as text and are copied at once: a record of where one
-/// lies costs as much memory.
+/// Sections this short are copied (and kept in the pack as text): a record of where one lies
+/// costs as much memory.
 pub const HELD_UP_TO: usize = 48;
-
-/// How many places that start like a body but are not it a search looks at before it keeps
-/// the body as text (a guide crafted to repeat a body's start cannot make the write slow).
-const TRIES: usize = 4;
 
 /// One guide's file as a load found it in the pack: the text its sections are read from.
 #[derive(Debug)]
@@ -87,117 +82,51 @@ pub fn hold(guide: &Guide) {
     }
 }
 
-/// Where each body of the guide being encoded on this thread lies in its file, and how many
-/// were taken.
-struct Placing {
-    placed: Placed,
-    next: usize,
+/// How a parse leaves the long sections of one guide's file in it: the file's record, and
+/// the CRC-32 of the text parsed (which the pack's entry keeps).
+pub struct Leaving {
+    record: Arc<dyn Fetch>,
+    crc: u32,
+}
+
+impl Leaving {
+    /// For `text`, just read from `file` (`len` bytes by its metadata then).
+    pub fn new(file: PathBuf, len: u64, text: &str) -> Leaving {
+        let crc = crc32fast::hash(text.as_bytes());
+        Leaving {
+            record: Recorded::of(file, len, crc),
+            crc,
+        }
+    }
+
+    /// The body of the section at `range` of the text, left in the file when it is long.
+    pub fn body(&self, range: Range<usize>) -> Option<Body> {
+        (range.len() > HELD_UP_TO).then(|| Body::later(Arc::clone(&self.record), range))
+    }
+
+    pub fn crc(&self) -> u32 {
+        self.crc
+    }
 }
 
 thread_local! {
-    static PLACING: RefCell<Option<Placing>> = const { RefCell::new(None) };
     static DECODING: RefCell<Option<Arc<dyn Fetch>>> = const { RefCell::new(None) };
 }
 
-/// Clears a thread-local when dropped (also when the closure it guards panics).
-struct Clear(fn());
+/// Clears the decoding's record when dropped (also when the decoding panics).
+struct Clear;
 
 impl Drop for Clear {
     fn drop(&mut self) {
-        (self.0)();
+        DECODING.with(|d| drop(d.borrow_mut().take()));
     }
-}
-
-/// Where `body` lies in `text` at or after `*cursor` (then moved past it), if it is long
-/// enough to be worth a record and found verbatim within [`TRIES`] places that start alike.
-fn locate(text: &[u8], cursor: &mut usize, body: &[u8]) -> Option<Range<usize>> {
-    if body.len() <= HELD_UP_TO {
-        return None;
-    }
-    let head = memchr::memmem::Finder::new(body.get(..32)?);
-    let mut from = *cursor;
-    for _ in 0..TRIES {
-        let at = from + head.find(text.get(from..)?)?;
-        if text.get(at..at + body.len()) == Some(body) {
-            *cursor = at + body.len();
-            return Some(at..at + body.len());
-        }
-        from = at + 1;
-    }
-    None
-}
-
-/// Where each body of `guide`, parsed from `text`, lies in `text` (`None`: short, or not
-/// found verbatim there), in node order, with the CRC-32 of `text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Placed {
-    pub at: Vec<Option<Range<usize>>>,
-    pub crc: u32,
-}
-
-impl Placed {
-    pub fn of(text: &str, guide: &Guide) -> Placed {
-        let mut cursor = 0;
-        let at = guide
-            .nodes
-            .iter()
-            .map(|n| locate(text.as_bytes(), &mut cursor, n.body.text()?.as_bytes()))
-            .collect();
-        Placed {
-            at,
-            crc: crc32fast::hash(text.as_bytes()),
-        }
-    }
-
-    /// Leaves each body of `guide` that `self` places in its file, read from `file` (`len`
-    /// bytes when parsed) when an edge asks: the text parsed, once written to the pack, need
-    /// not stay in memory, nor be copied, beside the guides still to come.
-    pub fn leave(&self, guide: &mut Guide, file: PathBuf, len: u64) {
-        if self.at.iter().all(Option::is_none) {
-            return;
-        }
-        let record = Recorded::of(file, len, self.crc);
-        for (n, at) in guide.nodes.iter_mut().zip(&self.at) {
-            if let Some(r) = at {
-                n.body = Body::later(Arc::clone(&record), r.clone());
-            }
-        }
-    }
-}
-
-/// Runs `encode` (the encoding of a guide) with each long body it meets written as where it
-/// lies in its file, as `placed` says ([`place`]), rather than as its text; gives `placed` back.
-pub fn placing<T>(placed: Placed, encode: impl FnOnce() -> T) -> (T, Placed) {
-    PLACING.with(|p| *p.borrow_mut() = Some(Placing { placed, next: 0 }));
-    let _clear = Clear(|| PLACING.with(|p| drop(p.borrow_mut().take())));
-    let out = encode();
-    let placed = PLACING.with(|p| p.borrow_mut().take()).map(|p| p.placed);
-    (
-        out,
-        placed.unwrap_or(Placed {
-            at: Vec::new(),
-            crc: 0,
-        }),
-    )
-}
-
-/// Where the next body being encoded lies in its guide's file, if it is to be written so (see
-/// [`placing`]); none outside it.
-pub fn place() -> Option<Range<usize>> {
-    PLACING.with(|p| {
-        let mut p = p.borrow_mut();
-        let p = p.as_mut()?;
-        let at = p.placed.at.get(p.next).cloned().flatten();
-        p.next += 1;
-        at
-    })
 }
 
 /// Runs `decode` (the decoding of one guide's entry) with the bodies it meets that lie in the
 /// guide's file left in `from`, its record.
 pub fn decoding<T>(from: Arc<dyn Fetch>, decode: impl FnOnce() -> T) -> T {
     DECODING.with(|d| *d.borrow_mut() = Some(from));
-    let _clear = Clear(|| DECODING.with(|d| drop(d.borrow_mut().take())));
+    let _clear = Clear;
     decode()
 }
 
@@ -211,53 +140,18 @@ pub fn body_at(range: Range<usize>) -> Option<Body> {
 mod tests {
     use super::*;
 
-    const LONG: &str = "A section long enough to be worth a record of where it lies in its file.\n";
-
     #[test]
-    fn a_long_body_is_found_where_it_lies_and_the_search_moves_past_it() {
-        let text = format!("# T\n\n{LONG}\n## Again\n\n{LONG}");
-        let mut cursor = 0;
-        let first = locate(text.as_bytes(), &mut cursor, LONG.as_bytes()).expect("found");
-        assert_eq!(&text[first.clone()], LONG);
-        assert_eq!(first.start, 5);
-        let second = locate(text.as_bytes(), &mut cursor, LONG.as_bytes()).expect("found");
-        assert_eq!(&text[second.clone()], LONG);
-        assert!(
-            second.start > first.end,
-            "the same text again is found where it lies next"
-        );
-        assert_eq!(locate(text.as_bytes(), &mut cursor, LONG.as_bytes()), None);
-    }
-
-    #[test]
-    fn short_absent_and_crafted_bodies_stay_text() {
-        let mut cursor = 0;
-        assert_eq!(locate(LONG.as_bytes(), &mut cursor, b"short"), None);
-        assert_eq!(
-            locate(LONG.as_bytes(), &mut cursor, "x".repeat(60).as_bytes()),
-            None
-        );
-        // Many places start like the body, none is it: given up after a few, not scanned to
-        // the end of a long run.
-        let body = format!("{}END{}", "a".repeat(40), "b".repeat(20));
-        let text = format!("{}{}", "a".repeat(10_000), body);
-        let mut cursor = 0;
-        assert_eq!(locate(text.as_bytes(), &mut cursor, body.as_bytes()), None);
-        assert_eq!(cursor, 0);
-    }
-
-    #[test]
-    fn place_answers_only_inside_placing_in_node_order() {
-        let text = format!("# T\n\n{LONG}\n## S\n\nok\n");
-        let guide = crate::tsg::parse_guide("t.md", &text);
-        assert_eq!(place(), None);
-        let placed = Placed::of(&text, &guide);
-        assert_eq!(placed.crc, crc32fast::hash(text.as_bytes()));
-        let (got, back) = placing(placed.clone(), || (place(), place(), place()));
-        assert_eq!(back, placed, "given back whole");
-        let (t, s, none) = got;
-        assert_eq!(t.map(|r| &text[r]), guide.nodes[0].body.text());
-        assert_eq!((s, none), (None, None), "short, then past the last node");
-        assert_eq!(place(), None, "cleared after");
+    fn long_sections_are_left_short_ones_are_not() {
+        let text = "# T\n\nA section long enough to be worth a record of where it lies.\n";
+        let leaving = Leaving::new(PathBuf::from("t.md"), text.len() as u64, text);
+        assert_eq!(leaving.crc(), crc32fast::hash(text.as_bytes()));
+        let long = leaving.body(4..text.len()).expect("left");
+        assert_eq!(long.left_at(), Some(4..text.len()));
+        assert!(leaving.body(0..HELD_UP_TO).is_none());
+        assert!(body_at(0..1).is_none(), "none outside a decoding");
+        let from: Arc<dyn Fetch> = Recorded::of(PathBuf::from("t.md"), 1, 2);
+        let inside = decoding(from, || body_at(3..90).map(|b| b.left_at()));
+        assert_eq!(inside, Some(Some(3..90)));
+        assert!(body_at(0..1).is_none(), "cleared after");
     }
 }

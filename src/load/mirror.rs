@@ -105,8 +105,8 @@ struct NodeDef {
     body: Body,
 }
 
-/// A body is written as where it lies in its guide's file when the encoding knows (see
-/// `super::later::placing`), else as its text; read back as a body left in the file (see
+/// A body is written as where it lies in its guide's file when the parse left it there (see
+/// `super::later::Leaving`), else as its text; read back as a body left in the file (see
 /// `super::later::decoding`), or as the text.
 mod body_via {
     use super::*;
@@ -118,7 +118,7 @@ mod body_via {
     }
 
     pub fn serialize<S: serde::Serializer>(b: &Body, s: S) -> Result<S::Ok, S::Error> {
-        match super::super::later::place() {
+        match b.left_at() {
             Some(r) => Wire::At(r.start as u64, r.len() as u64),
             None => Wire::Text(b.fetch()),
         }

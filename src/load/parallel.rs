@@ -3,8 +3,8 @@
 //! next pack. Imports only `tsg` and its `load` siblings.
 
 use super::cache::{Opened, Slot};
-use super::{LoadError, Seen, Source};
-use crate::tsg::{self, Guide};
+use super::{later, LoadError, Seen, Source};
+use crate::tsg::{self, roles::Synonyms, Guide};
 
 /// Work done on a guide just parsed, on the thread that parsed it and before the pack keeps it
 /// (the safety classes and the role refinement of the caller, which `load` may not name): so a
@@ -81,16 +81,19 @@ pub(super) fn parse_one(
         return hit(found, slots);
     }
     let result = super::read_open_into(&src.file, file, &meta, buf).map(|text| {
-        let mut g = tsg::parse_guide(&src.rel, text);
+        // With a pack to write, the long sections stay in the file (read again when asked
+        // for, as after a warm start), so no copy of them is made nor held beside the guides
+        // still to come. A pipe or a device gives its text once: its sections are copied.
+        let leaving = cache.map(|_| later::Leaving::new(src.file.clone(), meta.len(), text));
+        let leave = |r| leaving.as_ref().filter(|_| meta.is_file())?.body(r);
+        let mut g = tsg::parse_guide_leaving(&src.rel, text, &Synonyms::default(), &leave);
         (finish.work)(&mut g);
         g.file = shown.clone();
-        if let Some((slot, placed)) =
-            cache.and_then(|c| c.prepare(&src.keyed, &src.rel, &meta, &g, text))
-        {
+        let slot = cache
+            .zip(leaving.as_ref())
+            .and_then(|(c, l)| c.prepare(&src.keyed, &src.rel, &meta, &g, l.crc()));
+        if let Some(slot) = slot {
             slots.push((i, slot));
-            // Written to the pack: the sections' text is read from the file when asked for,
-            // as after a warm start, and its memory goes to the guides still to come.
-            placed.leave(&mut g, src.file.clone(), meta.len());
         }
         g
     });

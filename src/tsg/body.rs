@@ -88,6 +88,15 @@ impl Body {
         self.len() == 0
     }
 
+    /// Where a body left behind lies in its source (whether fetched since or not); `None` for
+    /// one held from the start. What the parse cache writes instead of the text.
+    pub fn left_at(&self) -> Option<Range<usize>> {
+        match &self.0 {
+            Repr::Held(_) => None,
+            Repr::Later(l) => Some(l.range.clone()),
+        }
+    }
+
     /// Whether the text is in memory (held from the start, or fetched already).
     pub fn is_held(&self) -> bool {
         match &self.0 {

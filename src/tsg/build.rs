@@ -1,6 +1,9 @@
 //! Raw sections → a `Guide`: node ids, parents, roles, fields, callouts, checklists, probes.
 //! Tables, escalations and edges are added by `tables` and `edges`. Pure; must not import IO.
 
+use std::ops::Range;
+
+use super::body::Body;
 use super::model::{Callout, CalloutKind, ChecklistItem, FrontMatter, Node, Role, RunsIn};
 use super::raw::{RawCode, RawDoc, RawQuote, RawSection};
 use super::roles::Synonyms;
@@ -49,8 +52,19 @@ fn callout_text(q: &RawQuote) -> String {
     }
 }
 
-/// Builds the nodes of one guide from its raw sections.
-pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<Node> {
+/// Builds the nodes of one guide from its raw sections; each section's text is made by `leave`
+/// from its byte range in `src`, or copied when `leave` gives none.
+pub fn nodes(
+    path: &str,
+    src: &str,
+    doc: &RawDoc,
+    synonyms: &Synonyms,
+    leave: &dyn Fn(Range<usize>) -> Option<Body>,
+) -> Vec<Node> {
+    let body = |r: Range<usize>| match src.get(r.clone()) {
+        Some(text) => leave(r).unwrap_or_else(|| text.into()),
+        None => Body::default(),
+    };
     // The line of the last byte, as `LineIndex` counts: one more than the newlines.
     let total_lines = doc.lines;
     let sections: Vec<&RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
@@ -84,7 +98,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             parent: parent.map(|p| nodes[p].id.clone()),
             line: s.line,
             end_line,
-            body: src.get(s.body_start.min(end)..end).unwrap_or("").into(),
+            body: body(s.body_start.min(end)..end),
             ..Node::default()
         };
         fill(&mut node, s, &mut console);
@@ -105,7 +119,7 @@ pub fn nodes(path: &str, src: &str, doc: &RawDoc, synonyms: &Synonyms) -> Vec<No
             level: 1,
             line: 1,
             end_line: total_lines,
-            body: src.into(),
+            body: body(0..src.len()),
             ..Node::default()
         };
         if let Some(s) = preamble {

@@ -47,6 +47,18 @@ pub fn parse_guide(path: &str, source: &str) -> Guide {
 
 /// `parse_guide` with a custom role synonym table.
 pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) -> Guide {
+    parse_guide_leaving(path, source, synonyms, &|_| None)
+}
+
+/// `parse_guide_with`, each section's text made by `leave` from its byte range in `source`
+/// when it gives a body (one left where the source lies, for the caller to read again), and
+/// copied from `source` when it gives none.
+pub fn parse_guide_leaving(
+    path: &str,
+    source: &str,
+    synonyms: &roles::Synonyms,
+    leave: &dyn Fn(std::ops::Range<usize>) -> Option<Body>,
+) -> Guide {
     let doc = walk::walk(source);
     let mut guide = Guide {
         path: path.to_string(),
@@ -57,7 +69,7 @@ pub fn parse_guide_with(path: &str, source: &str, synonyms: &roles::Synonyms) ->
         Ok(fm) => guide.front_matter = fm,
         Err((line, msg)) => guide.problems.push((line, msg)),
     }
-    guide.nodes = build::nodes(path, source, &doc, synonyms);
+    guide.nodes = build::nodes(path, source, &doc, synonyms, leave);
     guide.title = build::title(path, guide.front_matter.as_ref(), &guide.nodes);
     let sections: Vec<&raw::RawSection> = doc.sections.iter().filter(|s| s.level > 0).collect();
     guide.routes = edges::link(path, &sections, &mut guide.nodes);
