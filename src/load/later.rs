@@ -90,11 +90,11 @@ pub struct Leaving {
 }
 
 impl Leaving {
-    /// For `text`, just read from `file` (`len` bytes by its metadata then).
-    pub fn new(file: PathBuf, len: u64, text: &str) -> Leaving {
+    /// For `text`, just read whole from `file`.
+    pub fn new(file: PathBuf, text: &str) -> Leaving {
         let crc = crc32fast::hash(text.as_bytes());
         Leaving {
-            record: Recorded::of(file, len, crc),
+            record: Recorded::of(file, text.len() as u64, crc),
             crc,
         }
     }
@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn long_sections_are_left_short_ones_are_not() {
         let text = "# T\n\nA section long enough to be worth a record of where it lies.\n";
-        let leaving = Leaving::new(PathBuf::from("t.md"), text.len() as u64, text);
+        let leaving = Leaving::new(PathBuf::from("t.md"), text);
         assert_eq!(leaving.crc(), crc32fast::hash(text.as_bytes()));
         let long = leaving.body(4..text.len()).expect("left");
         assert_eq!(long.left_at(), Some(4..text.len()));

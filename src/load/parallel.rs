@@ -84,7 +84,7 @@ pub(super) fn parse_one(
         // With a pack to write, the long sections stay in the file (read again when asked
         // for, as after a warm start), so no copy of them is made nor held beside the guides
         // still to come. A pipe or a device gives its text once: its sections are copied.
-        let leaving = cache.map(|_| later::Leaving::new(src.file.clone(), meta.len(), text));
+        let leaving = cache.map(|_| later::Leaving::new(src.file.clone(), text));
         let leave = |r| leaving.as_ref().filter(|_| meta.is_file())?.body(r);
         let mut g = tsg::parse_guide_leaving(&src.rel, text, &Synonyms::default(), &leave);
         (finish.work)(&mut g);

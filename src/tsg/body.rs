@@ -1,10 +1,10 @@
-//! A node's markdown text: held in memory, or left in the guide's file (where the parse cache
-//! found it) until an edge fetches it (the runtime when a guide is opened, `lint` where a rule
-//! needs it). A warm start of a big library decodes titles, ids, probes and edges for every guide,
-//! but the sections' text (over 40 % of what it would hold) only for the guides someone opens. Pure code reads a body with
-//! [`Body::text`], which never fetches: a body still left behind is `None` there, not a read from
-//! disk. Plain data and one trait; must not import IO (the fetching is `load`'s, behind [`Fetch`])
-//! nor any other tsgnav module.
+//! A node's markdown text: held in memory, or left in the guide's file, where it lies, until an
+//! edge fetches it (the runtime when a guide is opened, `lint` where a rule needs it). A load
+//! that writes the parse cache, and a warm start, make titles, ids, probes and edges for every
+//! guide, but read the sections' text (over 40 % of what the guides would hold) only for the
+//! guides someone opens. Pure code reads a body with [`Body::text`], which never fetches: a body
+//! still left behind is `None` there, not a read from disk. Plain data and one trait; must not
+//! import IO (the fetching is `load`'s, behind [`Fetch`]) nor any other tsgnav module.
 
 use std::fmt;
 use std::ops::Range;
