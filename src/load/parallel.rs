@@ -85,7 +85,8 @@ pub(super) fn parse_one(
         // for, as after a warm start), so no copy of them is made nor held beside the guides
         // still to come. A pipe or a device gives its text once: its sections are copied.
         let leaving = cache.map(|_| later::Leaving::new(src.file.clone(), text));
-        let leave = |r| leaving.as_ref().filter(|_| meta.is_file())?.body(r);
+        let left_in = leaving.as_ref().filter(|_| meta.is_file());
+        let leave = |r| left_in?.body(r);
         let mut g = tsg::parse_guide_leaving(&src.rel, text, &Synonyms::default(), &leave);
         (finish.work)(&mut g);
         g.file = shown.clone();

@@ -82,8 +82,8 @@ pub struct Node {
     pub checklist: Vec<ChecklistItem>,
     pub probes: Vec<Probe>,
     pub edges: Vec<Edge>,
-    /// The section's markdown source (heading line excluded); from a warm start, fetched
-    /// from the parse cache when first read (see [`super::body`]).
+    /// The section's markdown source (heading line excluded); when a load left it in the
+    /// guide's file, read from there at the edge (see [`super::body`]).
     #[serde(skip)]
     pub body: super::body::Body,
 }

@@ -48,8 +48,8 @@ pub struct LintConfig<'a> {
     pub classify: &'a dyn Fn(&Probe) -> SafetyClass,
     /// Whether a relative link of a guide points at an existing file.
     pub file_exists: &'a dyn Fn(&Guide, &str) -> bool,
-    /// A section's text, fetched from the parse cache if a warm load left it there (from
-    /// `load`: the caller's edge does the reading; a rule never reads a file itself).
+    /// A section's text, read from its guide's file if the load left it there (from `load`:
+    /// the caller's edge does the reading; a rule never reads a file itself).
     pub text: &'a dyn Fn(&Node) -> &str,
 }
 

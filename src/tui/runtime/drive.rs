@@ -106,7 +106,7 @@ pub fn drive(
     }
 }
 
-/// Reads in the open guide's text if a warm load left it in the guide's file: the view and the
+/// Reads in the open guide's text if the load left it in the guide's file: the view and the
 /// search inside a guide (pure code) read bodies only from memory. Made after every `update`
 /// (a search typed right after a guide is opened comes before any frame) and before every
 /// frame (an app may start on a guide).

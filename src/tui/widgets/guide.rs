@@ -201,8 +201,8 @@ pub fn ensure_cache(app: &App, fs: &mut FrameState, width: u16) {
         return;
     }
     let classes = app.classes();
-    // The runtime fetches the open guide's text before each frame; a body still in the parse
-    // cache (none should be) is drawn as a note and not kept, so the next frame draws the text.
+    // The runtime fetches the open guide's text before each frame; a body still in its file
+    // (none should be) is drawn as a note and not kept, so the next frame draws the text.
     let mut held = true;
     let lines = match app.current_node() {
         Some(node) => {
