@@ -9,6 +9,7 @@ mod later;
 mod mirror;
 mod pack;
 pub mod parallel;
+mod short;
 mod streamed;
 
 pub use cache::{tool_stamp, Cache};

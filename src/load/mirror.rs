@@ -3,7 +3,8 @@
 //! must keep every one, so it uses serde's remote derives here instead. They name every field
 //! and variant, so a field added to the model stops the build until it is added below: the
 //! cache can never drop data silently. Where a node's body lies in its guide's file is its sibling
-//! `later`'s. Imports only `tsg` and that sibling.
+//! `later`'s; how ids and a probe's source are written short, its sibling `short`'s. Imports
+//! only `tsg` and those siblings.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +66,7 @@ mod opt_safety {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Guide")]
 pub struct GuideDef {
+    #[serde(with = "super::short::path")]
     path: String,
     title: String,
     front_matter: Option<FrontMatter>,
@@ -83,12 +85,14 @@ pub struct GuideDef {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Node")]
 struct NodeDef {
+    #[serde(with = "super::short::id")]
     id: String,
     slug: String,
     title: String,
     level: u8,
     #[serde(with = "RoleDef")]
     role: Role,
+    #[serde(with = "super::short::parent")]
     parent: Option<String>,
     line: usize,
     end_line: usize,
@@ -234,7 +238,9 @@ struct ProbeDef {
     lang: Lang,
     info: String,
     attrs: std::collections::BTreeMap<String, String>,
+    #[serde(with = "super::short::code")]
     code: String,
+    #[serde(with = "super::short::source")]
     source: String,
     expected_output: String,
     #[serde(with = "opt_runs_in")]
@@ -274,6 +280,7 @@ enum EdgeKindDef {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Edge")]
 struct EdgeDef {
+    #[serde(with = "super::short::id")]
     to: String,
     #[serde(with = "EdgeKindDef")]
     kind: EdgeKind,

@@ -63,6 +63,7 @@ mod load_cache;
 mod load_cache_pages;
 mod load_finish;
 mod load_later;
+mod load_short;
 mod load_streamed;
 mod mitigate_classes;
 mod mitigate_maestro;
