@@ -92,8 +92,7 @@ const SQL_WRITE_FUNCTIONS: &[&str] = &[
 /// `SELECT` that calls a function with effects, locks rows or writes a table changes data.
 pub(super) fn sql(code: &str) -> Class {
     let mut class = read_only("SQL queries and meta-commands that only read");
-    let text: String = code
-        .lines()
+    let text: String = crate::tsg::lines(code)
         .filter(|l| !l.trim_start().starts_with("--"))
         .collect::<Vec<_>>()
         .join("\n");
@@ -235,7 +234,10 @@ const REDIS_SUB_WRITES: &[&str] = &[
 
 fn redis_lines(code: &str) -> Class {
     let mut class = read_only("redis commands that only read");
-    for line in code.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    for line in crate::tsg::lines(code)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
         let words: Vec<String> = line.split_whitespace().map(String::from).collect();
         class = worse(class, redis(&words));
     }

@@ -205,7 +205,7 @@ pub(super) fn loop_variables(script: &str) -> Vec<(usize, String)> {
     if !script.contains("for") && !script.contains("select") {
         return out;
     }
-    for (n, line) in script.lines().enumerate() {
+    for (n, line) in crate::tsg::lines(script).enumerate() {
         let words: Vec<&str> = line
             .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
             .filter(|w| !w.is_empty())

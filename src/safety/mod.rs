@@ -222,7 +222,7 @@ pub fn explain_probe(p: &Probe) -> Verdict {
             // Typed into a console: read in the console's language, not as shell.
             Some(c) => {
                 let (class, reason) = consoles::classify(c, &p.code);
-                let first = p.code.lines().next().unwrap_or("");
+                let first = crate::tsg::lines(&p.code).next().unwrap_or("");
                 Verdict::single(class, 1, first, reason)
             }
             None => match shell::Lexed::of(p.lexed.0.as_deref(), &p.code) {
@@ -245,7 +245,7 @@ pub fn explain_probe(p: &Probe) -> Verdict {
 /// KQL is read-only unless it holds a management command (`.drop`, `.set` …); `.show` reads.
 fn kql(code: &str) -> Verdict {
     let mut hits = Vec::new();
-    for (i, line) in code.lines().enumerate() {
+    for (i, line) in crate::tsg::lines(code).enumerate() {
         let t = line.trim_start();
         let Some(rest) = t.strip_prefix('.') else {
             continue;
@@ -280,8 +280,7 @@ fn kql(code: &str) -> Verdict {
 
 /// HTTP requests are classed by the method of the first request line.
 fn http(code: &str) -> Verdict {
-    let first = code
-        .lines()
+    let first = crate::tsg::lines(code)
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .find(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"));

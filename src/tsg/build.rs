@@ -264,7 +264,7 @@ fn near_miss_key(text: &str, first_line: usize) -> Option<(usize, String)> {
             _ => false,
         }
     };
-    for (i, l) in text.lines().enumerate() {
+    for (i, l) in super::swar::lines(text).enumerate() {
         let Some((key, _)) = l.split_once(':') else {
             continue;
         };

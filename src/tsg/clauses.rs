@@ -15,7 +15,7 @@ pub struct Clauses {
 pub fn split(text: &str) -> Clauses {
     let mut out = Clauses::default();
     let mut lead = Vec::new();
-    for line in text.lines() {
+    for line in super::swar::lines(text) {
         let line = line
             .trim()
             .trim_start_matches(['-', '*', '+'])

@@ -38,6 +38,7 @@ pub use model::*;
 pub use outcome::{FailKind, Outcome};
 pub use probe::split_info;
 pub use probe_ref::{NodeId, ProbeRef};
+pub use swar::lines;
 
 /// Parses one guide. `path` is the guide's path relative to its root (`/` separators), used
 /// in node ids. Never panics; problems (bad front matter) are kept in `Guide::problems`.

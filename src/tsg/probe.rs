@@ -248,7 +248,7 @@ pub fn looks_like_promql(code: &str) -> bool {
 /// Whether `{…}` and what follows on its line read as a query, not a sample of output: a
 /// sample is `metric{a="b"} 42` or `metric{a="b"} = 1` (PromQL compares with `==`).
 fn selector_query(after: &str) -> bool {
-    let line = after.lines().next().unwrap_or("");
+    let line = super::swar::lines(after).next().unwrap_or("");
     let Some(close) = line.find('}') else {
         return after.contains('}');
     };
@@ -261,8 +261,7 @@ fn selector_query(after: &str) -> bool {
 }
 
 fn looks_like_shell(code: &str) -> bool {
-    let Some(first) = code
-        .lines()
+    let Some(first) = super::swar::lines(code)
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
     else {
@@ -300,8 +299,7 @@ fn kusto_hints(code: &str, hints: &mut BackendHints) {
         hints.kusto_database = quoted(&code[i + 8..]);
     }
     if hints.kusto_cluster.is_none() {
-        let first = code
-            .lines()
+        let first = super::swar::lines(code)
             .map(str::trim)
             .find(|l| !l.is_empty())
             .unwrap_or("");

@@ -457,8 +457,8 @@ fn split_probe(p: &Probe, first: usize, segs: Vec<Segment>) -> Vec<Probe> {
         .iter()
         .map(|(_, l)| l.first().map_or(0, |l| l.0))
         .collect();
-    let outputs: Vec<&str> = p.expected_output.lines().collect();
-    let source: Vec<&str> = p.source.lines().collect();
+    let outputs: Vec<&str> = super::swar::lines(&p.expected_output).collect();
+    let source: Vec<&str> = super::swar::lines(&p.source).collect();
     let mut out = Vec::with_capacity(segs.len());
     for (k, (runs_in, lines)) in segs.into_iter().enumerate() {
         let code: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();

@@ -229,7 +229,7 @@ fn is_transcript(lines: &[&str], word: &str) -> (bool, bool) {
 
 /// Splits `code` as a transcript when it has prompts; `None` when it is a plain script.
 pub fn split(word: &str, code: &str) -> Option<Transcript> {
-    let lines: Vec<&str> = code.lines().collect();
+    let lines: Vec<&str> = super::swar::lines(code).collect();
     let (found, root_ok) = is_transcript(&lines, word);
     if !found {
         return None;
@@ -247,7 +247,7 @@ pub fn split(word: &str, code: &str) -> Option<Transcript> {
 /// The logical command lines of a plain script: 0-based first line and text, `\`
 /// continuations, open quotes and heredoc bodies joined to the line that opened them.
 pub fn script_lines(code: &str) -> Vec<(usize, String)> {
-    let lines: Vec<&str> = code.lines().collect();
+    let lines: Vec<&str> = super::swar::lines(code).collect();
     read(&lines, None).commands
 }
 

@@ -92,7 +92,7 @@ pub fn shell_assigns_in(code: &str, cmds: &[super::shell::SimpleCommand]) -> Vec
         }
     }
     // `for X in …` is a compound command the parser does not emit as a simple command.
-    for line in code.lines() {
+    for line in super::swar::lines(code) {
         let mut words = line.split([' ', ';', '\t']).filter(|w| !w.is_empty());
         while let Some(w) = words.next() {
             if w == "for" {

@@ -67,7 +67,7 @@ fn sentence(line: &str) -> bool {
 fn start(lines: &[&str]) -> Option<(usize, bool)> {
     let logical = super::script_lines(&lines.join("\n"));
     for (k, (i, text)) in logical.iter().enumerate().skip(1) {
-        let first = text.lines().next().unwrap_or("");
+        let first = super::super::swar::lines(text).next().unwrap_or("");
         let t = first.trim();
         // `# Example output:` in a script introduces commented output; the commands go on.
         if !t.starts_with('#') && lead_in(t) {
@@ -96,7 +96,7 @@ pub fn split(code: &str) -> Option<(String, String)> {
     // The lines after the first are searched for "utput" once, not line by line.
     let later = code.split_once('\n').map_or("", |(_, later)| later);
     let maybe = later.contains("utput")
-        || later.lines().any(|l| {
+        || super::super::swar::lines(later).any(|l| {
             let t = l.trim_start();
             t.starts_with(";;")
                 || t == "{"
@@ -108,7 +108,7 @@ pub fn split(code: &str) -> Option<(String, String)> {
     if !maybe {
         return None;
     }
-    let lines: Vec<&str> = code.lines().collect();
+    let lines: Vec<&str> = super::super::swar::lines(code).collect();
     let (at, lead) = start(&lines)?;
     let cmd = lines[..at].join("\n").trim_end().to_string();
     let out = lines[at + usize::from(lead)..]
