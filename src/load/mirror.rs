@@ -66,6 +66,8 @@ mod opt_safety {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Guide")]
 pub struct GuideDef {
+    // First: the ids in the nodes after it are written relative to it (`short`); a reorder
+    // fails `load_short`.
     #[serde(with = "super::short::path")]
     path: String,
     title: String,
@@ -238,6 +240,7 @@ struct ProbeDef {
     lang: Lang,
     info: String,
     attrs: std::collections::BTreeMap<String, String>,
+    // Just before `source`, which is written as nothing when it is this (`short`).
     #[serde(with = "super::short::code")]
     code: String,
     #[serde(with = "super::short::source")]
