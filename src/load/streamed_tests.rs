@@ -74,3 +74,20 @@ fn a_walk_that_panics_ends_the_load_instead_of_leaving_the_workers_waiting() {
     });
     assert!(panicked.is_err(), "the walk's panic comes out of the load");
 }
+
+/// The pack's writer takes the idle policy for its own thread only: the thread that started it
+/// (in a load, the one that runs the workers and the navigator) keeps the policy it had.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_writer_runs_behind_the_workers_and_leaves_other_threads_as_they_were() {
+    // SAFETY: sched_getscheduler reads this thread's policy; no memory of ours is touched.
+    let policy = || unsafe { libc::sched_getscheduler(0) };
+    let before = policy();
+    let writer = std::thread::spawn(move || {
+        behind_the_workers();
+        policy()
+    });
+    assert_eq!(writer.join().ok(), Some(libc::SCHED_IDLE));
+    assert_eq!(policy(), before);
+    assert_ne!(before, libc::SCHED_IDLE);
+}
