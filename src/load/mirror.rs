@@ -89,7 +89,6 @@ pub struct GuideDef {
 struct NodeDef {
     #[serde(with = "super::short::id")]
     id: String,
-    slug: String,
     title: String,
     level: u8,
     #[serde(with = "RoleDef")]
@@ -344,7 +343,5 @@ struct EscalationDef {
 #[serde(remote = "Link")]
 struct LinkDef {
     dest: String,
-    text: String,
     line: usize,
-    from_slug: String,
 }

@@ -18,7 +18,7 @@ use std::ops::Range;
 /// The layout's name and version: a pack of another layout (the first one kept JSON payloads
 /// and no checksums, the second the sections' text, the third every id and block in full) is
 /// refused whole.
-const MAGIC: &[u8; 12] = b"TSGNAVPACK4\n";
+const MAGIC: &[u8; 12] = b"TSGNAVPACK5\n";
 const END: &[u8; 4] = b"END\n";
 
 /// One entry: which file it was parsed from, as it was then, and its payload (the guide).

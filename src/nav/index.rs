@@ -103,7 +103,7 @@ impl Index {
                 return Some(id);
             }
             if !typed.contains('#') {
-                if let Some(n) = g.nodes.iter().find(|n| n.slug.starts_with(typed)) {
+                if let Some(n) = g.nodes.iter().find(|n| n.slug().starts_with(typed)) {
                     return Some(n.id.clone());
                 }
             }
@@ -116,13 +116,13 @@ impl Index {
                 .filter(|g| file.ends_with(&g.path) || g.path.ends_with(file));
             return hit
                 .flat_map(|g| &g.nodes)
-                .find(|n| n.slug == slug)
+                .find(|n| n.slug() == slug)
                 .map(|n| n.id.clone());
         }
         let nodes = || lib.guides.iter().flat_map(|g| &g.nodes);
         nodes()
-            .find(|n| n.slug == typed)
-            .or_else(|| nodes().find(|n| n.slug.starts_with(typed)))
+            .find(|n| n.slug() == typed)
+            .or_else(|| nodes().find(|n| n.slug().starts_with(typed)))
             .map(|n| n.id.clone())
     }
 }

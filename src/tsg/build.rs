@@ -78,20 +78,19 @@ pub fn nodes(
             stack.pop();
         }
         let parent = stack.last().map(|(_, idx)| *idx);
-        let slug = slugger.unique(&s.title);
         let role = synonyms.infer(&s.title, parent.map(|p| nodes[p].role));
         let end = sections.get(i + 1).map(|n| n.start).unwrap_or(src.len());
         let end_line = sections
             .get(i + 1)
             .map(|n| n.line.saturating_sub(1))
             .unwrap_or(total_lines);
-        let mut id = String::with_capacity(path.len() + 1 + slug.len());
+        // The slug is written once, into the id (`Node::slug` reads it back from there).
+        let mut id = String::with_capacity(path.len() + 1 + s.title.len());
         id.push_str(path);
         id.push('#');
-        id.push_str(&slug);
+        slugger.push_unique(&s.title, &mut id);
         let mut node = Node {
             id,
-            slug,
             title: s.title.clone(),
             level: s.level,
             role,

@@ -21,7 +21,6 @@ fn guide(i: usize, path: usize, first: usize, to: &[(usize, bool)], nodes: bool)
         for s in [format!("h{first}"), format!("step-{i}")] {
             g.nodes.push(Node {
                 id: format!("{path}#{s}"),
-                slug: s,
                 ..Node::default()
             });
         }

@@ -61,11 +61,8 @@ pub struct FrontMatter {
 /// One heading section.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Node {
-    /// `<relative path>#<GitHub slug>`.
+    /// `<relative path>#<GitHub slug>` (the slug alone: [`Node::slug`]).
     pub id: String,
-    /// The slug alone (the anchor).
-    #[serde(skip)]
-    pub slug: String,
     pub title: String,
     pub level: u8,
     pub role: Role,
@@ -86,6 +83,14 @@ pub struct Node {
     /// guide's file, read from there at the edge (see [`super::body`]).
     #[serde(skip)]
     pub body: super::body::Body,
+}
+
+impl Node {
+    /// The slug alone (the anchor): the id after its last `#`, which no slug holds; empty for
+    /// an id without one.
+    pub fn slug(&self) -> &str {
+        self.id.rsplit_once('#').map_or("", |(_, slug)| slug)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -417,12 +422,10 @@ pub struct Escalation {
     pub line: usize,
 }
 
-/// A link as written in the guide.
+/// A link as written in the guide, for `lint` (its target and line; what it says is read
+/// where the link is, into the section's edges, and not kept twice).
 #[derive(Debug, Clone)]
 pub struct Link {
     pub dest: String,
-    pub text: String,
     pub line: usize,
-    /// Node slug of the section holding the link (empty before the first heading).
-    pub from_slug: String,
 }

@@ -334,7 +334,9 @@ pub fn section_probes(
 ) -> Vec<Probe> {
     let mut r = SectionReader {
         stack: carried.take().into_iter().collect(),
-        out: Vec::new(),
+        // A block is most often one probe: room for that many, so a section's probes are
+        // not grown (and then given back) one push at a time.
+        out: Vec::with_capacity(codes.len()),
         entered: None,
     };
     let mut after = 0;

@@ -56,12 +56,20 @@ impl Slugger {
     }
 
     pub fn unique(&mut self, title: &str) -> String {
-        // Most headings are the first of their slug: one look-up and one copy.
+        let mut out = String::new();
+        self.push_unique(title, &mut out);
+        out
+    }
+
+    /// [`Slugger::unique`] written at the end of `out` (a node's id, after its path and `#`).
+    pub fn push_unique(&mut self, title: &str, out: &mut String) {
+        // Most headings are the first of their slug: one look-up, and the table keeps the
+        // only copy of the slug besides `out`.
         let base = match self.seen.entry(slug(title)) {
             std::collections::hash_map::Entry::Vacant(v) => {
-                let first = v.key().clone();
+                out.push_str(v.key());
                 v.insert(0);
-                return first;
+                return;
             }
             std::collections::hash_map::Entry::Occupied(o) => o.key().clone(),
         };
@@ -71,8 +79,8 @@ impl Slugger {
             self.seen.insert(candidate.clone(), n);
             candidate = format!("{base}-{n}");
         }
-        self.seen.insert(candidate.clone(), 0);
-        candidate
+        out.push_str(&candidate);
+        self.seen.insert(candidate, 0);
     }
 }
 
@@ -105,6 +113,13 @@ mod tests {
         assert_eq!(s.unique("Notes"), "notes-1");
         assert_eq!(s.unique("Notes"), "notes-2");
         assert_eq!(s.unique("Notes 1"), "notes-1-1");
+        // Written at the end of what is there (a node's id), with the same numbering.
+        let mut id = String::from("g.md#");
+        s.push_unique("Notes", &mut id);
+        assert_eq!(id, "g.md#notes-3");
+        id.truncate(5);
+        s.push_unique("Fresh!", &mut id);
+        assert_eq!(id, "g.md#fresh");
     }
 
     proptest::proptest! {

@@ -167,8 +167,8 @@ fn steps(app: &App, typed: &str) -> Vec<String> {
         out.extend(
             g.nodes
                 .iter()
-                .filter(|n| starts(&n.slug, typed) || starts(&n.id, typed))
-                .map(|n| n.slug.clone()),
+                .filter(|n| starts(n.slug(), typed) || starts(&n.id, typed))
+                .map(|n| n.slug().to_string()),
         );
     }
     for (i, g) in app.lib.guides.iter().enumerate() {
@@ -178,7 +178,7 @@ fn steps(app: &App, typed: &str) -> Vec<String> {
         out.extend(
             g.nodes
                 .iter()
-                .filter(|n| starts(&n.slug, typed) || starts(&n.id, typed))
+                .filter(|n| starts(n.slug(), typed) || starts(&n.id, typed))
                 .map(|n| n.id.clone()),
         );
         if out.len() >= MAX {

@@ -132,7 +132,7 @@ fn clicking_an_outline_row_opens_that_step() {
         .expect("guide")
         .nodes
         .iter()
-        .position(|n| n.slug == "glossary")
+        .position(|n| n.slug() == "glossary")
         .expect("glossary");
     let area = a.screen.viewport.areas.outline;
     let y = area.y + u16::try_from(row - a.screen.viewport.areas.outline_top).expect("row");

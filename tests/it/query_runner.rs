@@ -169,7 +169,7 @@ fn fence_timeouts_and_targets_come_from_the_probe() {
     assert_eq!(parse_duration("soon"), None);
     let src = "# G\n\n## Step\n\n```bash {timeout=2m}\nkubectl get pods -n maestro --context mc-1\n```\n\n```bash {timeout=soon}\nls\n```\n\n```bash\nls\n```\n";
     let g = tsgnav::tsg::parse_guide("g.md", src);
-    let node = g.nodes.iter().find(|n| n.slug == "step").unwrap();
+    let node = g.nodes.iter().find(|n| n.slug() == "step").unwrap();
     let first = ProbeRequest::from_probe(&node.id, &node.probes[0], Default::default()).unwrap();
     assert_eq!(first.timeout, Duration::from_secs(120));
     assert_eq!(first.id.0, "g.md#step/6");

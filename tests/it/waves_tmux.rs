@@ -223,7 +223,7 @@ fn tabs_to_the_change() -> usize {
     let id = lib.guides[0]
         .nodes
         .iter()
-        .find(|n| n.slug == STEP)
+        .find(|n| n.slug() == STEP)
         .expect("the step")
         .id
         .clone();

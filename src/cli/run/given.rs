@@ -42,7 +42,7 @@ pub fn target(arg: &str) -> anyhow::Result<NodeArg<'_>> {
         .guides
         .iter()
         .flat_map(|g| &g.nodes)
-        .find(|n| n.slug == slug)
+        .find(|n| n.slug() == slug)
         .ok_or_else(|| {
             anyhow!("{file} has no heading with the slug `{slug}` (see `tsgnav tree {file}`)")
         })?

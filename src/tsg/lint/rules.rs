@@ -211,12 +211,12 @@ pub fn links(g: &Guide, by_path: &HashMap<&str, &Guide>, cfg: &LintConfig, out: 
             continue;
         };
         if anchor.is_empty()
-            || t.nodes.iter().any(|n| n.slug == anchor)
+            || t.nodes.iter().any(|n| n.slug() == anchor)
             || html_anchor(t, anchor, cfg)
         {
             continue;
         }
-        let hint = closest(anchor, t.nodes.iter().map(|n| n.slug.as_str()))
+        let hint = closest(anchor, t.nodes.iter().map(|n| n.slug()))
             .map(|s| format!("; did you mean `#{s}`?"))
             .unwrap_or_else(|| "; anchors are GitHub slugs of headings (lower-case, punctuation dropped, spaces → `-`)".into());
         let m = format!("link `{}` names no heading in {}{hint}", l.dest, t.file);
