@@ -30,6 +30,8 @@ pub struct Recorded {
     crc: u32,
     /// The file's text, read once, or why it is no longer the text parsed.
     text: OnceLock<Result<Box<str>, String>>,
+    /// Why a range asked for is not in the text (made at the first such range).
+    outside: OnceLock<String>,
 }
 
 impl Recorded {
@@ -40,6 +42,7 @@ impl Recorded {
             len,
             crc,
             text: OnceLock::new(),
+            outside: OnceLock::new(),
         })
     }
 
@@ -58,18 +61,37 @@ impl Recorded {
     }
 }
 
-impl Fetch for Recorded {
-    fn fetch(&self, range: Range<usize>) -> Result<String, String> {
-        match self.text.get_or_init(|| self.read()) {
-            Ok(text) => text.get(range).map(str::to_string).ok_or_else(|| {
-                format!(
-                    "> This section's text cannot be shown: it lies outside {} as it was read. \
-                     Quit and start tsgnav again to read the guide as it is now.",
-                    self.file.display()
-                )
+impl Recorded {
+    /// Bytes `range` of what the file gave (`read`): a section of the text, or why not.
+    fn cut<'a>(
+        &'a self,
+        read: &'a Result<Box<str>, String>,
+        range: Range<usize>,
+    ) -> Result<&'a str, &'a str> {
+        match read {
+            Ok(text) => text.get(range).ok_or_else(|| {
+                self.outside
+                    .get_or_init(|| {
+                        format!(
+                            "> This section's text cannot be shown: it lies outside {} as it \
+                             was read. Quit and start tsgnav again to read the guide as it is now.",
+                            self.file.display()
+                        )
+                    })
+                    .as_str()
             }),
-            Err(why) => Err(why.clone()),
+            Err(why) => Err(why),
         }
+    }
+}
+
+impl Fetch for Recorded {
+    fn fetch(&self, range: Range<usize>) -> Result<&str, &str> {
+        self.cut(self.text.get_or_init(|| self.read()), range)
+    }
+
+    fn fetched(&self, range: Range<usize>) -> Option<Result<&str, &str>> {
+        Some(self.cut(self.text.get()?, range))
     }
 }
 

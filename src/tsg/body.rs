@@ -8,24 +8,32 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-/// Where the text of a body left behind comes from (the guide's file, read by `load`).
+/// Where the text of a body left behind comes from (the guide's file, read by `load`). The
+/// record reads its source once, at the first fetch of any range, and keeps it: every section of
+/// a guide borrows its text from that one copy.
 pub trait Fetch: Send + Sync + fmt::Debug {
-    /// The text that was bytes `range` of the record's source; or, when it can no longer be
-    /// had as it was read, a sentence saying why and what to do.
-    fn fetch(&self, range: Range<usize>) -> Result<String, String>;
+    /// The text that was bytes `range` of the record's source, the source read if it was not
+    /// yet; or, when it can no longer be had as it was read, a sentence saying why and what to
+    /// do (asked for once: a later call gives the same).
+    fn fetch(&self, range: Range<usize>) -> Result<&str, &str>;
+
+    /// What [`Fetch::fetch`] gives, once the source has been read; `None` before (never reads).
+    fn fetched(&self, range: Range<usize>) -> Option<Result<&str, &str>>;
 }
 
 /// A section's markdown source (heading line excluded): held, or left behind and fetched
-/// once, from any thread, by the first [`Body::fetch`]; until then [`Body::text`] is `None`.
+/// from any thread by the first [`Body::fetch`] of any section of its guide; until then
+/// [`Body::text`] is `None`. One left behind is its record and its range, with no allocation
+/// of its own (a library of 20,000 guides leaves about 200,000 of them).
 #[derive(Clone, Default)]
 pub struct Body(Repr);
 
 #[derive(Clone)]
 enum Repr {
     Held(String),
-    Later(Box<Later>),
+    Later(Arc<dyn Fetch>, Range<usize>),
 }
 
 impl Default for Repr {
@@ -34,21 +42,15 @@ impl Default for Repr {
     }
 }
 
-#[derive(Clone)]
-struct Later {
-    from: Arc<dyn Fetch>,
-    range: Range<usize>,
-    text: OnceLock<String>,
+/// The text, or the reason it cannot be had (which then reads as the text).
+fn either<'a>(r: Result<&'a str, &'a str>) -> &'a str {
+    r.unwrap_or_else(|why| why)
 }
 
 impl Body {
     /// The text left in `from` as bytes `range` of its source.
     pub fn later(from: Arc<dyn Fetch>, range: Range<usize>) -> Body {
-        Body(Repr::Later(Box::new(Later {
-            from,
-            range,
-            text: OnceLock::new(),
-        })))
+        Body(Repr::Later(from, range))
     }
 
     /// The text when it is in memory: held since the parse, or fetched already. `None` for a
@@ -58,7 +60,7 @@ impl Body {
     pub fn text(&self) -> Option<&str> {
         match &self.0 {
             Repr::Held(s) => Some(s),
-            Repr::Later(l) => l.text.get().map(String::as_str),
+            Repr::Later(from, range) => from.fetched(range.clone()).map(either),
         }
     }
 
@@ -69,9 +71,7 @@ impl Body {
     pub fn fetch(&self) -> &str {
         match &self.0 {
             Repr::Held(s) => s,
-            Repr::Later(l) => l
-                .text
-                .get_or_init(|| l.from.fetch(l.range.clone()).unwrap_or_else(|why| why)),
+            Repr::Later(from, range) => either(from.fetch(range.clone())),
         }
     }
 
@@ -80,7 +80,9 @@ impl Body {
     pub fn len(&self) -> usize {
         match &self.0 {
             Repr::Held(s) => s.len(),
-            Repr::Later(l) => l.text.get().map_or(l.range.len(), String::len),
+            Repr::Later(from, range) => from
+                .fetched(range.clone())
+                .map_or(range.len(), |t| either(t).len()),
         }
     }
 
@@ -93,7 +95,7 @@ impl Body {
     pub fn left_at(&self) -> Option<Range<usize>> {
         match &self.0 {
             Repr::Held(_) => None,
-            Repr::Later(l) => Some(l.range.clone()),
+            Repr::Later(_, range) => Some(range.clone()),
         }
     }
 
@@ -101,7 +103,7 @@ impl Body {
     pub fn is_held(&self) -> bool {
         match &self.0 {
             Repr::Held(_) => true,
-            Repr::Later(l) => l.text.get().is_some(),
+            Repr::Later(from, range) => from.fetched(range.clone()).is_some(),
         }
     }
 }
@@ -134,18 +136,28 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// A record of two sections' text; counts the fetches, fails for a range past its end.
+    /// A record of two sections' text; counts the fetches that read it, fails for a range
+    /// past its end.
     #[derive(Debug, Default)]
-    struct Record(AtomicUsize);
+    struct Record(AtomicUsize, std::sync::OnceLock<&'static str>);
 
     const TEXT: &str = "first section\nsecond, with é\n";
 
+    fn cut(text: &str, range: Range<usize>) -> Result<&str, &str> {
+        text.get(range).ok_or("gone: read the guide again")
+    }
+
     impl Fetch for Record {
-        fn fetch(&self, range: Range<usize>) -> Result<String, String> {
-            self.0.fetch_add(1, Ordering::SeqCst);
-            TEXT.get(range)
-                .map(str::to_string)
-                .ok_or_else(|| "gone: read the guide again".into())
+        fn fetch(&self, range: Range<usize>) -> Result<&str, &str> {
+            let text = self.1.get_or_init(|| {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                TEXT
+            });
+            cut(text, range)
+        }
+
+        fn fetched(&self, range: Range<usize>) -> Option<Result<&str, &str>> {
+            self.1.get().map(|text| cut(text, range))
         }
     }
 
@@ -171,6 +183,10 @@ mod tests {
         );
         assert!(b.is_held() && copy.is_held());
         assert_eq!(format!("{b:?}"), "\"second, with é\\n\"");
+        // Its guide's other sections were read with it: in memory, without a fetch.
+        let sibling = Body::later(from, 0..13);
+        assert_eq!(sibling.text(), Some("first section"));
+        assert_eq!(rec.0.load(Ordering::SeqCst), 1);
     }
 
     #[test]
