@@ -19,7 +19,6 @@ use std::fs::Metadata;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -247,11 +246,11 @@ impl Opened {
         })
     }
 
-    /// Gathers the slots of every guide until the channel closes and, when the library changed
-    /// (a new entry, or a guide gone), streams the new pack to a temporary file as the slots
-    /// come, then renames it into place. A failure leaves the old pack (or none) in place: the
+    /// Takes the slots of every guide (a load gathers them while it parses) and, when the
+    /// library changed (a new entry, or a guide gone), streams the new pack to a temporary
+    /// file slot by slot, then renames it into place. A failure leaves the old pack (or none) in place: the
     /// guides are parsed again next time.
-    pub fn write_all(&self, slots: Receiver<Vec<(usize, Slot)>>) {
+    pub fn write_all(&self, slots: impl IntoIterator<Item = Vec<(usize, Slot)>>) {
         // The old pack's framing is read again only when a new pack is written (so an
         // unchanged library does not bring the whole pack back into memory).
         let framing = std::cell::OnceCell::new();

@@ -261,24 +261,16 @@ fn open_pack(
         let _ = unblock.0.set(opened.clone());
         drop(unblock);
         if let Some(o) = opened {
-            behind_the_workers();
-            o.write_all(wrx);
+            // Gathered while the workers parse, written once they are done: the writing
+            // (mostly the kernel's copy into the page cache) does not take a core from
+            // them, so a cold start shows its guides first. The slots' entries are encoded
+            // already, and the workers would have made them anyway: at 20,000 guides they
+            // hold about 80 MB until the pack is written.
+            let gathered: Vec<_> = wrx.into_iter().collect();
+            o.write_all(gathered);
         }
     });
     (Some(wtx), Some(writer))
-}
-
-/// Puts the calling thread (the pack's writer) behind every other: it runs when no worker
-/// wants a core, so a cold start shows its guides first and writes their pack after
-/// (Linux's `SCHED_IDLE`, which any thread may take for itself). Where it is refused the
-/// writer runs as before, beside the workers.
-fn behind_the_workers() {
-    #[cfg(target_os = "linux")]
-    {
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: `param` lives across the call, which only reads it; pid 0 is this thread.
-        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
-    }
 }
 
 #[cfg(test)]

@@ -75,19 +75,77 @@ fn a_walk_that_panics_ends_the_load_instead_of_leaving_the_workers_waiting() {
     assert!(panicked.is_err(), "the walk's panic comes out of the load");
 }
 
-/// The pack's writer takes the idle policy for its own thread only: the thread that started it
-/// (in a load, the one that runs the workers and the navigator) keeps the policy it had.
-#[cfg(target_os = "linux")]
+/// A cold load writes nothing of its pack while its guides are parsed: 200 guides in (over
+/// three of the batches a worker hands the writer), the walk holds back the rest while this
+/// looks at the cache folder for half a second; then the load ends and the pack is there,
+/// whole. (Writing as the slots came, the temporary pack was there within milliseconds.)
 #[test]
-fn the_writer_runs_behind_the_workers_and_leaves_other_threads_as_they_were() {
-    // SAFETY: sched_getscheduler reads this thread's policy; no memory of ours is touched.
-    let policy = || unsafe { libc::sched_getscheduler(0) };
-    let before = policy();
-    let writer = std::thread::spawn(move || {
-        behind_the_workers();
-        policy()
-    });
-    assert_eq!(writer.join().ok(), Some(libc::SCHED_IDLE));
-    assert_eq!(policy(), before);
-    assert_ne!(before, libc::SCHED_IDLE);
+fn the_pack_is_written_once_every_guide_is_parsed_not_beside_the_parsing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lib = dir.path().join("lib");
+    std::fs::create_dir(&lib).expect("lib");
+    let source = |i: usize| {
+        let file = lib.join(format!("g{i}.md"));
+        std::fs::write(
+            &file,
+            format!("# Guide {i}\n\n## Check\n\n```bash\nls /tmp/{i}\n```\n"),
+        )
+        .expect("guide");
+        Source {
+            keyed: file.display().to_string(),
+            file,
+            rel: format!("g{i}.md"),
+            seen: None,
+        }
+    };
+    let sources: Vec<Source> = (0..300).map(source).collect();
+    let cached = dir.path().join("cache");
+    let cache = super::super::Cache::with_stamp(cached.clone(), "test".into());
+    let roots = [lib.clone()];
+    let pack_files = || {
+        std::fs::read_dir(&cached)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let (go, wait) = mpsc::channel::<()>();
+    let walk = move |found: &mut dyn FnMut(Source)| {
+        let mut rest = sources.into_iter();
+        rest.by_ref().take(200).for_each(&mut *found);
+        // Held back until the test has looked (or gave up on seeing 200 guides).
+        let _ = wait.recv_timeout(Duration::from_secs(30));
+        rest.for_each(found);
+    };
+    let (mut ready, mut early) = (0, Vec::new());
+    let idle = Duration::from_millis(10);
+    let (_, writer) = parse_streamed(
+        walk,
+        Some((&cache, &roots)),
+        Finish::NONE,
+        idle,
+        &|g| g.title,
+        |step| {
+            if let Streamed::Ready(_, Ok(_)) = step {
+                ready += 1;
+                if ready == 200 {
+                    let until = std::time::Instant::now() + Duration::from_millis(500);
+                    while early.is_empty() && std::time::Instant::now() < until {
+                        std::thread::sleep(Duration::from_millis(10));
+                        early = pack_files();
+                    }
+                    let _ = go.send(());
+                }
+            }
+        },
+    );
+    writer
+        .expect("a writer for a cache")
+        .join()
+        .expect("writer");
+    assert_eq!(ready, 300);
+    assert!(early.is_empty(), "written while parsing: {early:?}");
+    let after = pack_files();
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(after[0].to_string_lossy().ends_with(".pack"), "{after:?}");
+    let (lib2, _, stats) = super::super::load_library_cached(&roots, Some(&cache));
+    assert_eq!((lib2.guides.len(), stats.cached), (300, 300));
 }
