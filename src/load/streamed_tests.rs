@@ -100,7 +100,7 @@ fn the_pack_is_written_once_every_guide_is_parsed_not_beside_the_parsing() {
     };
     let sources: Vec<Source> = (0..300).map(source).collect();
     let cached = dir.path().join("cache");
-    let cache = super::super::Cache::with_stamp(cached.clone(), "test".into());
+    let cache = crate::load::Cache::with_stamp(cached.clone(), "test".into());
     let roots = [lib.clone()];
     let pack_files = || {
         std::fs::read_dir(&cached)
@@ -146,6 +146,6 @@ fn the_pack_is_written_once_every_guide_is_parsed_not_beside_the_parsing() {
     let after = pack_files();
     assert_eq!(after.len(), 1, "{after:?}");
     assert!(after[0].to_string_lossy().ends_with(".pack"), "{after:?}");
-    let (lib2, _, stats) = super::super::load_library_cached(&roots, Some(&cache));
+    let (lib2, _, stats) = crate::load::load_library_cached(&roots, Some(&cache));
     assert_eq!((lib2.guides.len(), stats.cached), (300, 300));
 }
