@@ -6,11 +6,12 @@
 //! whole (cut short, from another layout or another build) is ignored as a whole. A guide's
 //! payload is the CRC-32 of the guide's text and the mirror of the model in `bincode` (binary: no
 //! text to scan or unescape), with each long section written as where it lies in the guide's file
-//! rather than as its text (`super::later`): at 20,000 guides 141 MB, against the 324 MB of the
+//! rather than as its text (`super::later`): at 20,000 guides 82 MB, against the 324 MB of the
 //! layout that copied the sections and the 390 MB of JSON of the first. When anything
-//! changed, the new pack is streamed to a temporary file as the guides come (no second copy of
-//! the library in memory) and renamed into place once every guide is in, so a killed process
-//! leaves the old pack or the new one, never a torn one. Best effort: a cache folder that cannot
+//! changed, the entries encoded as the guides are parsed wait (as bytes, not as a second copy
+//! of the model) until every guide is in; then the new pack is streamed to a temporary file
+//! and renamed into place, so a killed process leaves the old pack or the new one, never a
+//! torn one. Best effort: a cache folder that cannot
 //! be written only costs speed. The mapping itself (its pages let go a chunk at a time once
 //! the entries in it are decoded, the temporary packs of killed writers removed) is
 //! [`mapped`]. Imports only `tsg`.
@@ -248,8 +249,8 @@ impl Opened {
 
     /// Takes the slots of every guide (a load gathers them while it parses) and, when the
     /// library changed (a new entry, or a guide gone), streams the new pack to a temporary
-    /// file slot by slot, then renames it into place. A failure leaves the old pack (or none) in place: the
-    /// guides are parsed again next time.
+    /// file slot by slot, then renames it into place. A failure leaves the old pack (or none)
+    /// in place: the guides are parsed again next time.
     pub fn write_all(&self, slots: impl IntoIterator<Item = Vec<(usize, Slot)>>) {
         // The old pack's framing is read again only when a new pack is written (so an
         // unchanged library does not bring the whole pack back into memory).
