@@ -23,14 +23,18 @@ fn col(t: &RawTable, words: &[&str]) -> Option<usize> {
         .position(|h| words.iter().any(|w| holds(h, w)))
 }
 
-/// `h.contains(w)` for a short header cell: compared in place at each byte that starts `w`
-/// (a substring search sets itself up at every call, which costs more than a header).
+/// `h.contains(w)` for a short header cell: compared in place at each byte that starts `w`,
+/// found by a plain loop (a substring search sets itself up at every call, and even a byte
+/// search's call costs more than reading a header of a few words).
 fn holds(h: &str, w: &str) -> bool {
     let (h, w) = (h.as_bytes(), w.as_bytes());
     let Some(&first) = w.first() else {
         return true;
     };
-    memchr::memchr_iter(first, h).any(|i| h.get(i..i + w.len()) == Some(w))
+    let Some(last) = h.len().checked_sub(w.len()) else {
+        return false;
+    };
+    (0..=last).any(|i| h[i] == first && h.get(i..i + w.len()) == Some(w))
 }
 
 fn first_link(section: &RawSection, cell: &Cell) -> Option<String> {
