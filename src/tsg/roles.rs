@@ -240,24 +240,22 @@ const LEADS: &[(&str, Role)] = &[
     ("error messages", Role::Triage),
 ];
 
-/// One anchored automaton over the leading words, built once.
-static LEAD_AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-    AhoCorasick::builder()
-        .start_kind(aho_corasick::StartKind::Anchored)
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(LEADS.iter().map(|l| l.0))
-        .ok()
-});
-
 /// The role of a heading's leading word (`t` lower-cased, numbering stripped), when the word
-/// stands alone ("fix for …", not "fixed").
+/// stands alone ("fix for …", not "fixed"): the longest of [`LEADS`] that starts `t` and is
+/// followed by no ASCII letter or digit. Each is one word but "error message(s)", so the
+/// first word is looked up, and only "error" reads on.
 fn lead(t: &str) -> Option<Role> {
-    let ac = LEAD_AC.as_ref()?;
-    let input = aho_corasick::Input::new(t).anchored(aho_corasick::Anchored::Yes);
-    let m = ac.find(input)?;
-    let next = t[m.end()..].chars().next();
-    next.is_none_or(|c| !c.is_ascii_alphanumeric())
-        .then(|| LEADS[m.pattern().as_usize()].1)
+    let end = t
+        .bytes()
+        .position(|c| !c.is_ascii_alphanumeric())
+        .unwrap_or(t.len());
+    let word = &t[..end];
+    if word == "error" {
+        let rest = t[end..].strip_prefix(" message")?;
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        return (!rest.starts_with(|c: char| c.is_ascii_alphanumeric())).then_some(Role::Triage);
+    }
+    LEADS.iter().find(|l| l.0 == word).map(|l| l.1)
 }
 
 impl Synonyms {
@@ -414,6 +412,47 @@ pub fn refine(guide: &mut Guide, synonyms: &Synonyms, mutates: &dyn Fn(&Probe) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `lead` was: one anchored, leftmost-longest automaton over the leading words.
+    fn lead_by_automaton(t: &str) -> Option<Role> {
+        let ac = AhoCorasick::builder()
+            .start_kind(aho_corasick::StartKind::Anchored)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(LEADS.iter().map(|l| l.0))
+            .expect("automaton");
+        let m = ac.find(aho_corasick::Input::new(t).anchored(aho_corasick::Anchored::Yes))?;
+        let next = t[m.end()..].chars().next();
+        next.is_none_or(|c| !c.is_ascii_alphanumeric())
+            .then(|| LEADS[m.pattern().as_usize()].1)
+    }
+
+    #[test]
+    fn a_leading_word_stands_alone() {
+        for (t, want) in [
+            ("fix ", Some(Role::Mitigation)),
+            ("fix-it ", Some(Role::Mitigation)),
+            ("fixed ", None),
+            ("fixé ", Some(Role::Mitigation)),
+            ("causes: x ", Some(Role::Mitigation)),
+            ("error messages ", Some(Role::Triage)),
+            ("error message2 ", None),
+            ("error  message ", None),
+            ("error ", None),
+            ("", None),
+        ] {
+            assert_eq!(lead(t), want, "{t:?}");
+            assert_eq!(lead_by_automaton(t), want, "{t:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lead_finds_what_the_automaton_found(
+            t in "(cause|causes|solution|fix|symptom|problem|error| message|s|e|x|2|é| |-|:){0,5}"
+        ) {
+            proptest::prop_assert_eq!(lead(&t), lead_by_automaton(&t));
+        }
+    }
 
     #[test]
     fn infers_roles_from_real_headings() {
