@@ -6,6 +6,9 @@
 
 use super::model::{Guide, Library, Route, RouteBy};
 
+mod sentence;
+pub use sentence::sentence_alerts;
+
 /// Whether `name` has the shape of an alert name: one identifier in mixed case
 /// (`KubePodCrashLooping`, `etcdMembersDown`), not `README` or `kube-pod-crash`.
 pub fn alert_like(name: &str) -> bool {
@@ -39,91 +42,6 @@ pub fn product_like(name: &str) -> bool {
         && word >= 2
         && b.len() - word >= 2
         && b[word..].iter().all(|c| c.is_ascii_uppercase())
-}
-
-/// Alert names a sentence names as alerts: "This alert, FooBarDown, fires …", "The
-/// `FooBarDown` alert …", "the alert FooBarDown", "FooBarDown fires when …".
-pub fn sentence_alerts(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    // One pass with the word, the one before it and the two after (each trimmed of its
-    // punctuation once, as it enters): "alert" names the word beside it, "fires" the one
-    // before it when "when" follows.
-    let mut words = Words::of(text);
-    let mut before: Option<&str> = None;
-    let mut next = words.next().map(|w| (w, bare(w)));
-    let mut after = words.next().map(|w| (w, bare(w)));
-    while let Some((w, name)) = next {
-        let then = words.next().map(|w| (w, bare(w)));
-        let alert_word =
-            |b: &str| b.eq_ignore_ascii_case("alert") || b.eq_ignore_ascii_case("alerts");
-        let named = before.is_some_and(alert_word)
-            || after.is_some_and(|(_, a)| alert_word(a))
-            || after.is_some_and(|(_, a)| matches!(a, "fires" | "triggers" | "fired"))
-                && then.is_some_and(|(_, t)| t == "when");
-        // `userJourneySwift*` is a pattern of alert names, not one alert.
-        let glob = || {
-            w.trim_end_matches(['`', ',', '.', ':', ';', ')'])
-                .ends_with('*')
-                && !w.trim_start_matches('`').starts_with('*')
-        };
-        if named && !glob() && alert_like(name) && !product_like(name) && !out.contains(&name) {
-            out.push(name);
-        }
-        before = Some(name);
-        (next, after) = (after, then);
-    }
-    out
-}
-
-/// A word without the punctuation around it (all ASCII, so cut at byte boundaries).
-fn bare(w: &str) -> &str {
-    let p = |c: &u8| {
-        matches!(
-            c,
-            b'`' | b'*' | b'"' | b'\'' | b'(' | b')' | b',' | b'.' | b':' | b';'
-        )
-    };
-    let b = w.as_bytes();
-    let start = b.iter().take_while(|c| p(c)).count();
-    let end = b.len() - b[start..].iter().rev().take_while(|c| p(c)).count();
-    w.get(start..end).unwrap_or_default()
-}
-
-/// The words of `text` (split at whitespace, as `char::is_whitespace` has it): an ASCII text
-/// byte by byte, without decoding a character.
-enum Words<'a> {
-    Ascii { text: &'a str, at: usize },
-    Chars(std::str::SplitWhitespace<'a>),
-}
-
-impl<'a> Words<'a> {
-    fn of(text: &'a str) -> Self {
-        if text.is_ascii() {
-            Words::Ascii { text, at: 0 }
-        } else {
-            Words::Chars(text.split_whitespace())
-        }
-    }
-}
-
-impl<'a> Iterator for Words<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        match self {
-            Words::Chars(words) => words.next(),
-            Words::Ascii { text, at } => {
-                // The ASCII whitespace of `char::is_whitespace`: `u8::is_ascii_whitespace`
-                // leaves out the vertical tab.
-                let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-                let b = text.as_bytes();
-                let start = *at + b.get(*at..)?.iter().take_while(|c| space(c)).count();
-                let len = b.get(start..)?.iter().take_while(|c| !space(c)).count();
-                *at = start + len;
-                (len > 0).then(|| text.get(start..start + len)).flatten()
-            }
-        }
-    }
 }
 
 /// A single capitalised word that could be an alert name (`Watchdog`).
