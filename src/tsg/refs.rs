@@ -116,9 +116,25 @@ pub struct RefIndex {
 impl RefIndex {
     pub fn new(nodes: &[Node]) -> Self {
         let mut keys = std::collections::HashMap::new();
+        let lead = |t: &str| t.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
         for (i, node) in nodes.iter().enumerate() {
-            let t = node.title.to_lowercase();
-            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let title = node.title.as_str();
+            // An ASCII title lower-cases byte by byte: only one that starts with a kind is
+            // copied to lower case (most headings are not numbered).
+            let lower = if title.is_ascii() {
+                let from = title.len() - lead(title);
+                let head = title.as_bytes().get(from..).unwrap_or_default();
+                if !KINDS.iter().any(|k| {
+                    head.get(..k.len())
+                        .is_some_and(|h| h.eq_ignore_ascii_case(k.as_bytes()))
+                }) {
+                    continue;
+                }
+                title.to_ascii_lowercase()
+            } else {
+                title.to_lowercase()
+            };
+            let t = lower.get(lower.len() - lead(&lower)..).unwrap_or_default();
             for kind in KINDS {
                 let Some(rest) = t.strip_prefix(kind).and_then(|r| r.strip_prefix(' ')) else {
                     continue;

@@ -227,15 +227,18 @@ fn squash_chars(s: &str) -> String {
 /// Lower-cases and turns a bold label into a field key: `If/then outcome` → `if-then`,
 /// `Expected result` → `expected-result`.
 pub fn field_key(label: &str) -> String {
-    let mut key = String::new();
-    for c in label.trim().trim_end_matches(':').chars() {
-        if c.is_alphanumeric() {
+    let label = label.trim().trim_end_matches(':');
+    let mut key = String::with_capacity(label.len());
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            key.push(c.to_ascii_lowercase());
+        } else if c.is_alphanumeric() {
             key.extend(c.to_lowercase());
         } else if !key.ends_with('-') && !key.is_empty() {
             key.push('-');
         }
     }
-    let key = key.trim_end_matches('-').to_string();
+    key.truncate(key.trim_end_matches('-').len());
     match key.as_str() {
         "if-then-outcome" | "if-then-outcomes" | "if-then" => "if-then".into(),
         "precondition" | "pre-conditions" => "preconditions".into(),

@@ -114,3 +114,54 @@ proptest::proptest! {
         proptest::prop_assert_eq!(rest.trim_start().to_string(), squash(rest));
     }
 }
+
+/// `field_key` as first written: every letter or digit lower-cased as a `char`.
+fn field_key_by_chars(label: &str) -> String {
+    let mut key = String::new();
+    for c in label.trim().trim_end_matches(':').chars() {
+        if c.is_alphanumeric() {
+            key.extend(c.to_lowercase());
+        } else if !key.ends_with('-') && !key.is_empty() {
+            key.push('-');
+        }
+    }
+    let key = key.trim_end_matches('-').to_string();
+    match key.as_str() {
+        "if-then-outcome" | "if-then-outcomes" | "if-then" => "if-then".into(),
+        "precondition" | "pre-conditions" => "preconditions".into(),
+        "risks" => "risk".into(),
+        "goals" => "goal".into(),
+        "actions" => "action".into(),
+        "expected-results" | "expected-outcome" | "expected" => "expected-result".into(),
+        _ => key,
+    }
+}
+
+#[test]
+fn a_field_key_lower_cases_any_letter_as_a_char_does() {
+    for label in [
+        "Goal:",
+        "GOALS",
+        "Pre-Conditions:",
+        "If / Then outcome",
+        "Étape 2",
+        "İstanbul",
+        "\u{212a}elvin",
+        "STRAẞE",
+        "  -- risks --  ",
+        "",
+        ":",
+        "a::b",
+        "Expected   Results:",
+    ] {
+        assert_eq!(field_key(label), field_key_by_chars(label), "{label:?}");
+    }
+    assert_eq!(field_key("İ-Ş"), "i\u{307}-ş");
+}
+
+proptest::proptest! {
+    #[test]
+    fn field_key_matches_the_char_reading(s in "([a-zA-Z0-9]|[ :/-]|İ|\u{212a}|É|ẞ|→|\u{a0}){0,16}") {
+        proptest::prop_assert_eq!(field_key(&s), field_key_by_chars(&s));
+    }
+}
