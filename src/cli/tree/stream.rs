@@ -155,17 +155,17 @@ impl<'a, W: std::io::Write> Stream<'a, W> {
                 .as_ref()
                 .is_some_and(|l| l.get(to).is_none_or(|&k| k < arrived))
         };
+        let mut ready = Vec::new();
         while let Some(j) = self.waiting.front() {
             if !j.holes.iter().all(|h| known(&self.last, &h.to)) {
                 break;
             }
-            if let Some(j) = self.waiting.pop_front() {
-                if self.result.is_ok() {
-                    self.result = write_guide(self.out, &j, &self.firsts, self.wrote > 0);
-                }
-                self.wrote += 1;
-            }
+            ready.extend(self.waiting.pop_front());
         }
+        if self.result.is_ok() && !ready.is_empty() {
+            self.result = write_guides(self.out, &ready, &self.firsts, self.wrote > 0);
+        }
+        self.wrote += ready.len();
     }
 
     fn finish(mut self) -> anyhow::Result<bool> {
@@ -186,25 +186,168 @@ fn report(e: &crate::load::LoadError) -> bool {
     !e.is_warning()
 }
 
-/// Writes one guide's JSON, each hole filled with the first node of the guide it names.
-fn write_guide(
+/// Writes guides' JSON, each hole filled with the first node of the guide it names, as one
+/// vectored write of their pieces where they lie: a run of guides longer than the writer's
+/// buffer goes to the file without being copied into it (the guides' bytes were made on other
+/// cores, so a copy here would also pull them into this core's cache).
+fn write_guides(
     out: &mut impl std::io::Write,
-    j: &GuideJson,
+    guides: &[GuideJson],
     firsts: &HashMap<String, String>,
     comma: bool,
 ) -> std::io::Result<()> {
-    if comma {
-        out.write_all(b",")?;
-    }
-    let mut at = 0;
-    for h in &j.holes {
-        if let Some(id) = firsts.get(&h.to) {
-            out.write_all(&j.bytes[at..h.start])?;
+    use std::io::IoSlice;
+    let fills: Vec<Vec<u8>> = guides
+        .iter()
+        .flat_map(|j| &j.holes)
+        .filter_map(|h| firsts.get(&h.to))
+        .map(|id| {
             let mut s = Vec::with_capacity(id.len() + 2);
             crate::tsg::json::string(&mut s, id);
-            out.write_all(&s)?;
-            at = h.end;
+            s
+        })
+        .collect();
+    let mut fill = fills.iter();
+    let mut pieces = Vec::with_capacity(guides.len() * 2 + fills.len() * 2);
+    for (k, j) in guides.iter().enumerate() {
+        if comma || k > 0 {
+            pieces.push(IoSlice::new(b","));
+        }
+        let mut at = 0;
+        for h in &j.holes {
+            if firsts.contains_key(&h.to) {
+                pieces.push(IoSlice::new(j.bytes.get(at..h.start).unwrap_or_default()));
+                pieces.push(IoSlice::new(fill.next().map_or(&[][..], Vec::as_slice)));
+                at = h.end;
+            }
+        }
+        pieces.push(IoSlice::new(j.bytes.get(at..).unwrap_or_default()));
+    }
+    write_all_vectored(out, &mut pieces)
+}
+
+/// `Write::write_all` for a vectored write (std's own is not stable): writes every piece,
+/// again after a short write or an interrupted one.
+fn write_all_vectored(
+    out: &mut impl std::io::Write,
+    mut pieces: &mut [std::io::IoSlice<'_>],
+) -> std::io::Result<()> {
+    std::io::IoSlice::advance_slices(&mut pieces, 0);
+    while !pieces.is_empty() {
+        match out.write_vectored(pieces) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut pieces, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
-    out.write_all(&j.bytes[at..])
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that takes at most five bytes a call, across pieces, and is interrupted every
+    /// third call: every byte must still arrive, once, in order.
+    struct Trickle {
+        got: Vec<u8>,
+        calls: usize,
+    }
+
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.write_vectored(&[std::io::IoSlice::new(buf)])
+        }
+
+        fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(5 - n);
+                self.got.extend_from_slice(&b[..take]);
+                n += take;
+                if n == 5 {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn guide(bytes: &str, holes: &[(usize, usize, &str)]) -> GuideJson {
+        GuideJson {
+            bytes: bytes.as_bytes().to_vec(),
+            holes: holes
+                .iter()
+                .map(|&(start, end, to)| crate::tsg::json::Hole {
+                    start,
+                    end,
+                    to: to.to_string(),
+                })
+                .collect(),
+            path: String::new(),
+            first: None,
+        }
+    }
+
+    #[test]
+    fn guides_are_written_whole_with_their_holes_filled_through_short_writes() {
+        let firsts: HashMap<String, String> =
+            [("b.md".to_string(), "b.md#\"top\"".to_string())].into();
+        let guides = [
+            guide(r#"{"to":null,"x":1}"#, &[(6, 10, "b.md")]),
+            guide(r#"{"to":null}"#, &[(6, 10, "missing.md")]),
+            guide("", &[]),
+            guide(
+                r#"{"a":null,"b":null}"#,
+                &[(5, 9, "b.md"), (14, 18, "b.md")],
+            ),
+        ];
+        let mut w = Trickle {
+            got: Vec::new(),
+            calls: 0,
+        };
+        write_guides(&mut w, &guides, &firsts, true).expect("written");
+        assert_eq!(
+            String::from_utf8(w.got).expect("utf-8"),
+            concat!(
+                r#",{"to":"b.md#\"top\"","x":1}"#,
+                r#",{"to":null}"#,
+                ",",
+                r#",{"a":"b.md#\"top\"","b":"b.md#\"top\""}"#
+            )
+        );
+        assert!(w.calls > 20, "the writer was asked {} times", w.calls);
+        // The first guides of the output: a comma only between them.
+        let mut w = Trickle {
+            got: Vec::new(),
+            calls: 0,
+        };
+        write_guides(&mut w, &guides[1..3], &firsts, false).expect("written");
+        assert_eq!(w.got, br#"{"to":null},"#);
+    }
+
+    #[test]
+    fn a_writer_that_takes_nothing_is_an_error_not_a_loop() {
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Ok(0)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = write_guides(&mut Full, &[guide("{}", &[])], &HashMap::new(), false)
+            .expect_err("nothing written");
+        assert_eq!(e.kind(), std::io::ErrorKind::WriteZero);
+    }
 }
