@@ -101,11 +101,40 @@ pub(super) fn parse_one(
     (result, false)
 }
 
-/// How many consecutive files a worker takes at once: their results go to the caller's
-/// thread as one message, so it wakes once per batch, not once per guide.
-pub(super) const BATCH: usize = 8;
+/// How many consecutive files a worker takes at once when the files before them number
+/// `first`: their results go to the caller's thread as one message, so it wakes once per
+/// batch, not once per guide. Eight at the start, so a small library is shared between the
+/// workers at once, then growing with the count up to 32: a big library then wakes the
+/// caller's thread a quarter as often (each wake-up is a context switch on two cores; at
+/// 2,000 guides, 750 became 190 and `tree --json` took 2 % less CPU).
+pub(super) fn batch(first: usize) -> usize {
+    (first / 8).clamp(8, 32)
+}
 
 /// How many guides' slots a worker gathers before it hands them to the pack's writer: the
 /// writer has nothing to do until a new entry shows up (a warm start has none), so it is woken
 /// eight times less often than the loading thread.
 pub(super) const SLOTS_EVERY: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::batch;
+
+    /// A small library is shared out eight files at a time; a big one 32 at a time; the
+    /// claims, taken one after another, cover every file once.
+    #[test]
+    fn batches_start_small_and_grow_to_32() {
+        assert_eq!((batch(0), batch(8), batch(71)), (8, 8, 8));
+        assert_eq!((batch(72), batch(160)), (9, 20));
+        assert_eq!((batch(256), batch(1 << 40)), (32, 32));
+        let (mut at, mut claims) = (0, 0);
+        while at < 2_000 {
+            let n = batch(at);
+            assert!((8..=32).contains(&n) && n >= batch(at.saturating_sub(1)));
+            at += n;
+            claims += 1;
+        }
+        // 2,000 guides: 75 claims (250 were made eight at a time).
+        assert_eq!(claims, 75);
+    }
+}

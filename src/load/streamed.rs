@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::cache::{key, Opened, Slot};
-use super::parallel::{parse_one, Finish, Stats, BATCH, SLOTS_EVERY};
+use super::parallel::{batch, parse_one, Finish, Stats, SLOTS_EVERY};
 use super::{Cache, LoadError, Source};
 use crate::tsg::Guide;
 
@@ -120,7 +120,7 @@ impl Drop for Unblock {
 /// and turns each guide into a `T` with `map` on the thread that read it (so a caller that only
 /// needs, say, the guide's JSON never holds the library). `emit` comes on this thread: the guides
 /// in the walk's order, [`Streamed::Walked`] with what `walk` returned, and [`Streamed::Idle`] when
-/// nothing became ready for `idle`. Each worker takes [`BATCH`] consecutive files at a time and
+/// nothing became ready for `idle`. Each worker takes [`batch`] consecutive files at a time and
 /// hands their results back together (what is ready goes back early when it has to wait for the
 /// walk). Returns once every guide is emitted, with the thread still writing the library's new pack
 /// (join it before the process exits, so it is not lost).
@@ -179,16 +179,19 @@ pub fn parse_streamed<T: Send, W: Send>(
                 };
                 let mut over = false;
                 while !over {
-                    let first = next.fetch_add(BATCH, Ordering::Relaxed);
-                    let (mut batch, mut i) = (Vec::with_capacity(BATCH), first);
-                    while i < first + BATCH {
+                    let first = next
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |f| Some(f + batch(f)))
+                        .unwrap_or_else(|f| f);
+                    let end = first + batch(first);
+                    let (mut taken, mut i) = (Vec::with_capacity(end - first), first);
+                    while i < end {
                         // What is ready goes back before waiting for a walk that is slow.
                         let send = || {
-                            if !batch.is_empty() {
-                                let _ = tx.send(Sent::Ready(std::mem::take(&mut batch)));
+                            if !taken.is_empty() {
+                                let _ = tx.send(Sent::Ready(std::mem::take(&mut taken)));
                             }
                         };
-                        let files = feed.take(i..first + BATCH, send);
+                        let files = feed.take(i..end, send);
                         over = files.is_empty();
                         if over {
                             break;
@@ -199,14 +202,14 @@ pub fn parse_streamed<T: Send, W: Send>(
                             if hit {
                                 cached.fetch_add(1, Ordering::Relaxed);
                             }
-                            batch.push((i, result.map(map)));
+                            taken.push((i, result.map(map)));
                             i += 1;
                         }
                     }
                     if slots.len() >= SLOTS_EVERY {
                         flush(&mut slots);
                     }
-                    if !batch.is_empty() && tx.send(Sent::Ready(batch)).is_err() {
+                    if !taken.is_empty() && tx.send(Sent::Ready(taken)).is_err() {
                         break;
                     }
                 }
