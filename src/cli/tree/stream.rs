@@ -262,7 +262,7 @@ mod tests {
 
         fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
             self.calls += 1;
-            if self.calls % 3 == 0 {
+            if self.calls.is_multiple_of(3) {
                 return Err(std::io::ErrorKind::Interrupted.into());
             }
             let mut n = 0;
