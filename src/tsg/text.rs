@@ -239,6 +239,11 @@ pub fn field_key(label: &str) -> String {
         }
     }
     key.truncate(key.trim_end_matches('-').len());
+    canonical_key(key)
+}
+
+/// The one key of a field that several labels name (`Risks`, `Pre-conditions` …).
+fn canonical_key(key: String) -> String {
     match key.as_str() {
         "if-then-outcome" | "if-then-outcomes" | "if-then" => "if-then".into(),
         "precondition" | "pre-conditions" => "preconditions".into(),

@@ -125,16 +125,7 @@ fn field_key_by_chars(label: &str) -> String {
             key.push('-');
         }
     }
-    let key = key.trim_end_matches('-').to_string();
-    match key.as_str() {
-        "if-then-outcome" | "if-then-outcomes" | "if-then" => "if-then".into(),
-        "precondition" | "pre-conditions" => "preconditions".into(),
-        "risks" => "risk".into(),
-        "goals" => "goal".into(),
-        "actions" => "action".into(),
-        "expected-results" | "expected-outcome" | "expected" => "expected-result".into(),
-        _ => key,
-    }
+    super::canonical_key(key.trim_end_matches('-').to_string())
 }
 
 #[test]
