@@ -188,8 +188,8 @@ fn report(e: &crate::load::LoadError) -> bool {
 
 /// Writes guides' JSON, each hole filled with the first node of the guide it names, as one
 /// vectored write of their pieces where they lie: a run of guides longer than the writer's
-/// buffer goes to the file without being copied into it (the guides' bytes were made on other
-/// cores, so a copy here would also pull them into this core's cache).
+/// buffer goes to the file without being copied into it first (0.6 % fewer instructions at
+/// 2,000 guides; no change in time could be told from the noise).
 fn write_guides(
     out: &mut impl std::io::Write,
     guides: &[GuideJson],
