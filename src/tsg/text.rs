@@ -102,6 +102,15 @@ const MAY_BE_SPACE: [bool; 256] = {
     t
 };
 
+/// Whether `t` is only whitespace (what `str::trim` leaves empty): a text whose first byte
+/// cannot start a whitespace character (`MAY_BE_SPACE`), most of them, is answered there.
+pub fn is_blank(t: &str) -> bool {
+    match t.as_bytes().first() {
+        None => true,
+        Some(&b) => MAY_BE_SPACE[usize::from(b)] && t.chars().all(char::is_whitespace),
+    }
+}
+
 /// The length of the whitespace character (as `char::is_whitespace` counts it) at byte `i`
 /// of `s`, or 0 when none starts there.
 fn space_len(s: &str, i: usize) -> usize {

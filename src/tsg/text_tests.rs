@@ -156,3 +156,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(field_key(&s), field_key_by_chars(&s));
     }
 }
+
+#[test]
+fn blank_is_what_trims_to_nothing() {
+    for t in [
+        "",
+        " ",
+        "\t\n\r\x0b\x0c",
+        "\x0b",
+        "\x0c",
+        "\u{a0}",
+        " \u{2003} ",
+        "\u{3000}",
+        "a",
+        " a",
+        "\u{a0}a",
+        "é",
+        "\x0bx",
+        "`",
+        "\u{85}",
+        "\u{1f}",
+    ] {
+        assert_eq!(is_blank(t), t.trim().is_empty(), "{t:?}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn blank_matches_trim(t in "[ \t\n\r\x0b\x0c\x1f\u{a0}\u{2003}\u{85}\u{3000}aé`→]{0,6}") {
+        proptest::prop_assert_eq!(is_blank(&t), t.trim().is_empty());
+    }
+}

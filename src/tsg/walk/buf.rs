@@ -3,6 +3,7 @@
 //! it. Pure; must not import IO.
 
 use super::super::raw::{Label, RawPara};
+use super::super::text::is_blank;
 
 /// Text being gathered for one block, with bold-label tracking.
 #[derive(Debug, Default)]
@@ -35,9 +36,9 @@ impl Buf {
 
     pub(super) fn push(&mut self, t: &str) {
         match &mut self.label {
-            LabelState::Fresh if !blank(t) => self.label = LabelState::Plain,
+            LabelState::Fresh if !is_blank(t) => self.label = LabelState::Plain,
             LabelState::InStrong(s) => s.push_str(t),
-            LabelState::Labeled(l, _, pending) if *pending && !blank(t) => {
+            LabelState::Labeled(l, _, pending) if *pending && !is_blank(t) => {
                 l.colon = t.trim_start().starts_with(':');
                 *pending = false;
             }
@@ -95,18 +96,6 @@ impl Buf {
     }
 }
 
-/// Whether `t` is only whitespace (`str::trim`'s): most texts start with a letter, which
-/// answers at the first byte, where a trim would also look from the end.
-fn blank(t: &str) -> bool {
-    match t.as_bytes().first() {
-        None => true,
-        Some(b) if b.is_ascii() && !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') => {
-            false
-        }
-        Some(_) => t.chars().all(char::is_whitespace),
-    }
-}
-
 /// The targets of Hugo `ref`/`relref` shortcodes in `text`.
 pub(super) fn hugo_refs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -132,36 +121,4 @@ pub(super) fn hugo_refs(text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::blank;
-
-    #[test]
-    fn blank_is_what_trims_to_nothing() {
-        for t in [
-            "",
-            " ",
-            "\t\n\r\x0b\x0c",
-            "\u{a0}",
-            " \u{2003} ",
-            "a",
-            " a",
-            "\u{a0}a",
-            "é",
-            "\x0bx",
-            "`",
-            "\u{85}",
-        ] {
-            assert_eq!(blank(t), t.trim().is_empty(), "{t:?}");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn blank_matches_trim(t in "[ \t\n\r\x0b\x0c\u{a0}\u{2003}\u{85}aé`]{0,6}") {
-            proptest::prop_assert_eq!(blank(&t), t.trim().is_empty());
-        }
-    }
 }
